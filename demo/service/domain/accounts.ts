@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import type { Environment } from '../../../src/api/types.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db.js';
+import { HttpError } from '../http/errors.js';
+import { newId, newSecret } from '../ids.js';
+
+/** Who is calling: the token's user, organization and environment. */
+export interface Caller {
+  userId: string;
+  organizationId: string;
+  environment: Environment;
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export class Accounts {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates the organization (and its first user) when missing, and returns a new token. Stored hashed. */
+  createToken(orgName: string, environment: Environment = 'production'): string {
+    const now = this.clock.now();
+    return this.db.transaction(() => {
+      let org = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(orgName) as { id: string } | undefined;
+      if (!org) {
+        org = { id: newId() };
+        this.db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run(org.id, orgName, now);
+        this.db.prepare('INSERT INTO users (id, organization_id, created_at) VALUES (?, ?, ?)').run(newId(), org.id, now);
+      }
+      const user = this.db.prepare('SELECT id FROM users WHERE organization_id = ? ORDER BY created_at LIMIT 1').get(
+        org.id,
+      ) as { id: string };
+      const token = newSecret('vsk_', 32);
+      this.db
+        .prepare('INSERT INTO tokens (hash, user_id, organization_id, environment, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(hashToken(token), user.id, org.id, environment, now);
+      return token;
+    })();
+  }
+
+  /** Returns whether a live token was revoked. */
+  revokeToken(token: string): boolean {
+    const r = this.db
+      .prepare('UPDATE tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL')
+      .run(this.clock.now(), hashToken(token));
+    return r.changes > 0;
+  }
+
+  /** Makes a token stop working now, as if its lifetime had ended (test hooks). */
+  expireToken(token: string): boolean {
+    const r = this.db.prepare('UPDATE tokens SET expires_at = ? WHERE hash = ?').run(this.clock.now(), hashToken(token));
+    return r.changes > 0;
+  }
+
+  /**
+   * Decision (spec: "Exact format of the Authorization header value: not shown"): `Bearer <token>` as
+   * RFC 6750 says, and the bare token too, as dashboards that hand out "API keys" are often used.
+   */
+  authenticate(header: string | undefined): Caller {
+    const token = header?.replace(/^Bearer\s+/i, '').trim();
+    if (!token) throw new HttpError(401, 'unauthorized', 'The Authorization header is missing: send "Bearer <token>".');
+    const row = this.db
+      .prepare('SELECT user_id, organization_id, environment, expires_at, revoked_at FROM tokens WHERE hash = ?')
+      .get(hashToken(token)) as
+      | { user_id: string; organization_id: string; environment: Environment; expires_at: number | null; revoked_at: number | null }
+      | undefined;
+    if (!row) throw new HttpError(401, 'unauthorized', 'The access token is not known to this service.');
+    if (row.revoked_at !== null) throw new HttpError(401, 'unauthorized', 'The access token was revoked.');
+    if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
+      throw new HttpError(401, 'token_expired', 'The access token has expired.');
+    }
+    return { userId: row.user_id, organizationId: row.organization_id, environment: row.environment };
+  }
+}

@@ -1,0 +1,302 @@
+import { createReadStream, createWriteStream, renameSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import {
+  MAX_PART_BYTES,
+  UPLOAD_TTL_MS,
+  type ChunkDetail,
+  type CompleteResponse,
+  type MultipartSession,
+  type UploadUrlResponse,
+} from '../../../src/api/types.js';
+import { iso, type Clock } from '../clock.js';
+import type { Db } from '../db.js';
+import { badField, HttpError, notFound } from '../http/errors.js';
+import { show } from '../http/router.js';
+import { newId, newSecret } from '../ids.js';
+import { writeBody, type Files } from '../storage/files.js';
+import type { UrlSigner } from '../storage/signing.js';
+import type { Caller } from './accounts.js';
+import type { VideoRow, Videos } from './videos.js';
+
+interface SessionRow {
+  key: string;
+  video_id: string;
+  created_at: number;
+  expires_at: number;
+  state: 'open' | 'completed' | 'aborted';
+}
+interface ChunkRow {
+  chunk_id: number;
+  etag: string;
+  size: number;
+  file: string;
+}
+
+const KEY_SHAPE = /^mpu_[A-Za-z0-9_-]{32}$/;
+const LINK_PATH = /^\/uploads\/([0-9a-f]{24})$/;
+const CHUNK_PATH = /^\/chunks\/(mpu_[A-Za-z0-9_-]{32})\/(\d{1,5})$/;
+/** Decision ("maximum number of chunks: not shown"): S3's limit, which the element also plans for. */
+export const MAX_CHUNKS = 10_000;
+
+/**
+ * Uploads: the signed link (#2), multipart sessions (#3, #4, #6, #7), and the bytes arriving on the
+ * storage origin (#5). The database row is the commit point of every change; files are written first
+ * under temporary names and removed after, so a crash at any point loses no accepted byte.
+ */
+export class Uploads {
+  private readonly completing = new Set<string>();
+  /** Bytes received per video and per session, failed attempts included (read through test hooks). */
+  readonly received = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly files: Files,
+    private readonly signer: UrlSigner,
+    private readonly videos: Videos,
+    private readonly apiOrigin: () => string,
+  ) {}
+
+  // #2: a signed link for one PUT of the whole file, valid 6 hours.
+  createLink(video: VideoRow): UploadUrlResponse {
+    this.assertWaiting(video);
+    const id = newId();
+    const now = this.clock.now();
+    const expires = now + UPLOAD_TTL_MS;
+    this.db
+      .prepare('INSERT INTO upload_links (id, video_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+      .run(id, video.id, now, expires);
+    return { url: this.signer.sign(`/uploads/${id}`, expires) };
+  }
+
+  // #3: a multipart session, valid 6 hours.
+  begin(video: VideoRow): MultipartSession {
+    this.assertWaiting(video);
+    const key = newSecret('mpu_');
+    const now = this.clock.now();
+    const expiresAt = now + UPLOAD_TTL_MS;
+    this.db
+      .prepare(`INSERT INTO upload_sessions (key, video_id, created_at, expires_at, state) VALUES (?, ?, ?, ?, 'open')`)
+      .run(key, video.id, now, expiresAt);
+    return { key, expiresAt };
+  }
+
+  // #4: one URL for one chunk of one session. Decision: the URL lives as long as its session.
+  chunkUrl(caller: Caller, body: Record<string, unknown>, pathVideoId?: string): UploadUrlResponse {
+    const session = this.session(caller, body.key, pathVideoId);
+    const chunkId = chunkIdOf(body.chunkId, 'chunkId');
+    this.assertOpen(session);
+    if (this.clock.now() >= session.expires_at) {
+      throw new HttpError(
+        410,
+        'session_expired',
+        `The multipart session expired at ${iso(session.expires_at)}; no more chunks can be uploaded with it. ` +
+          'Complete it with the chunks already uploaded, or abort it and begin a new one.',
+      );
+    }
+    return { url: this.signer.sign(`/chunks/${session.key}/${chunkId}`, session.expires_at) };
+  }
+
+  // #6: checks the list against the stored chunks, then assembles the source by streaming.
+  async complete(caller: Caller, body: Record<string, unknown>, pathVideoId?: string): Promise<CompleteResponse> {
+    const session = this.session(caller, body.key, pathVideoId);
+    this.assertOpen(session);
+    const listed = parseChunkList(body.chunks);
+    if (this.completing.has(session.key)) {
+      throw new HttpError(409, 'session_completing', 'This multipart session is already being completed.');
+    }
+    this.completing.add(session.key);
+    try {
+      const stored = new Map(
+        (this.db.prepare('SELECT chunk_id, etag, size, file FROM chunks WHERE session_key = ?').all(session.key) as ChunkRow[]).map(
+          (c) => [c.chunk_id, c],
+        ),
+      );
+      const parts = listed.map((c, i) => {
+        const chunk = stored.get(c.chunkId);
+        if (!chunk) throw badField(`chunks[${i}].chunkId`, `Chunk ${c.chunkId} was never uploaded to this session.`);
+        if (c.eTag.replace(/^"|"$/g, '') !== chunk.etag) {
+          throw badField(
+            `chunks[${i}].eTag`,
+            `The eTag of chunk ${c.chunkId} is ${show(c.eTag)}, but the stored chunk has "${chunk.etag}".`,
+          );
+        }
+        return chunk;
+      });
+      const source = this.files.source(session.video_id);
+      await mkdir(this.files.videoDir(session.video_id), { recursive: true });
+      const temp = `${source}.assembling`;
+      const out = createWriteStream(temp, { highWaterMark: 4 * 1024 * 1024 });
+      await pipeline(async function* (files: string[]) {
+        for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * 1024 * 1024 });
+      }(parts.map((p) => this.files.chunk(session.key, p.file))), out);
+      const size = parts.reduce((sum, p) => sum + p.size, 0);
+      try {
+        this.db.transaction(() => {
+          this.assertWaiting(this.videos.row(session.video_id)!);
+          renameSync(temp, source);
+          this.closeSession(session.key, 'completed');
+          this.videos.startProcessing(session.video_id, size, 'multipart');
+        })();
+      } finally {
+        await rm(temp, { force: true });
+      }
+      await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
+      return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
+    } finally {
+      this.completing.delete(session.key);
+    }
+  }
+
+  // #7: cancels the session and deletes its chunks. Decision: aborting twice is a success, like a DELETE.
+  async abort(caller: Caller, body: Record<string, unknown>): Promise<{ success: boolean }> {
+    const session = this.session(caller, body.key);
+    if (session.state === 'completed') {
+      throw new HttpError(409, 'session_closed', 'This multipart session was completed; it can no longer be aborted.');
+    }
+    if (this.completing.has(session.key)) {
+      throw new HttpError(409, 'session_completing', 'This multipart session is being completed; it can no longer be aborted.');
+    }
+    if (session.state === 'open') this.closeSession(session.key, 'aborted');
+    await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
+    return { success: true };
+  }
+
+  // #5 for a signed link: the whole file. A failed PUT leaves nothing; the next one starts over.
+  async receiveSingle(url: URL, req: IncomingMessage): Promise<{ etag: string }> {
+    const [, linkId] = url.pathname.match(LINK_PATH) ?? [];
+    if (!linkId) throw notFound('This upload URL');
+    this.signer.verify(url, this.clock.now());
+    const link = this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as { video_id: string } | undefined;
+    if (!link) throw notFound('This upload link');
+    this.assertWaiting(this.videos.row(link.video_id)!);
+    const source = this.files.source(link.video_id);
+    const temp = `${source}.single-${newId()}`;
+    const written = await writeBody(req, temp, MAX_PART_BYTES, (n) => this.count(link.video_id, n));
+    try {
+      this.db.transaction(() => {
+        this.assertWaiting(this.videos.row(link.video_id)!);
+        renameSync(temp, source);
+        this.videos.startProcessing(link.video_id, written.size, 'single');
+      })();
+    } finally {
+      await rm(temp, { force: true });
+    }
+    return { etag: `"${written.md5}"` };
+  }
+
+  // #5 for a chunk: stored under a unique name; the database row says which file is the chunk.
+  async receiveChunk(url: URL, req: IncomingMessage): Promise<{ etag: string }> {
+    const [, key, id] = url.pathname.match(CHUNK_PATH) ?? [];
+    if (!key || !id) throw notFound('This upload URL');
+    this.signer.verify(url, this.clock.now());
+    const chunkId = Number(id);
+    const session = this.sessionRow(key);
+    if (!session) throw notFound('This multipart session');
+    this.assertOpen(session);
+    const file = `${chunkId}-${newId()}`;
+    const path = this.files.chunk(key, file);
+    const written = await writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n));
+    const replaced = this.db.transaction(() => {
+      const now = this.sessionRow(key)!;
+      if (now.state !== 'open') return null;
+      const old = this.db.prepare('SELECT file FROM chunks WHERE session_key = ? AND chunk_id = ?').get(key, chunkId) as
+        | { file: string }
+        | undefined;
+      this.db
+        .prepare(
+          `INSERT INTO chunks (session_key, chunk_id, etag, size, file, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (session_key, chunk_id) DO UPDATE SET etag = excluded.etag, size = excluded.size,
+           file = excluded.file, updated_at = excluded.updated_at`,
+        )
+        .run(key, chunkId, written.md5, written.size, file, this.clock.now());
+      return old?.file ?? '';
+    })();
+    if (replaced === null) {
+      await rm(path, { force: true });
+      this.assertOpen(this.sessionRow(key)!);
+    } else if (replaced) {
+      await rm(this.files.chunk(key, replaced), { force: true });
+    }
+    return { etag: `"${written.md5}"` };
+  }
+
+  /** Removes chunk files a crash left behind: of closed sessions, and temporary ones no row names. */
+  async sweepOrphans(): Promise<void> {
+    const closed = this.db.prepare(`SELECT key FROM upload_sessions WHERE state != 'open'`).all() as { key: string }[];
+    await Promise.all(closed.map((s) => rm(this.files.chunkDir(s.key), { recursive: true, force: true })));
+  }
+
+  private count(id: string, n: number): void {
+    this.received.set(id, (this.received.get(id) ?? 0) + n);
+  }
+
+  private sessionRow(key: string): SessionRow | undefined {
+    return this.db.prepare('SELECT * FROM upload_sessions WHERE key = ?').get(key) as SessionRow | undefined;
+  }
+
+  /** The caller's session named by `key`; with the path form that names a video, it must be that video's. */
+  private session(caller: Caller, key: unknown, pathVideoId?: string): SessionRow {
+    if (typeof key !== 'string' || key === '') throw badField('key', `key must be the session key from begin; got ${show(key)}.`);
+    const session = KEY_SHAPE.test(key) ? this.sessionRow(key) : undefined;
+    if (!session) throw new HttpError(404, 'not_found', `No multipart session has the key ${show(key)}.`, 'key');
+    this.videos.find(caller, session.video_id);
+    if (pathVideoId !== undefined && pathVideoId !== session.video_id) {
+      throw new HttpError(404, 'not_found', `The session ${show(key)} does not belong to video ${show(pathVideoId)}.`, 'key');
+    }
+    return session;
+  }
+
+  private closeSession(key: string, state: 'completed' | 'aborted'): void {
+    this.db.prepare('UPDATE upload_sessions SET state = ?, closed_at = ? WHERE key = ?').run(state, this.clock.now(), key);
+    this.db.prepare('DELETE FROM chunks WHERE session_key = ?').run(key);
+  }
+
+  private assertOpen(session: SessionRow): void {
+    if (session.state !== 'open') {
+      throw new HttpError(409, 'session_closed', `This multipart session was ${session.state}; begin a new one to upload again.`);
+    }
+  }
+
+  private assertWaiting(video: VideoRow): void {
+    if (video.status !== 'waiting') {
+      throw new HttpError(409, 'already_uploaded', `Video ${video.id} already has its file (status ${video.status}).`);
+    }
+  }
+}
+
+function chunkIdOf(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_CHUNKS) {
+    throw badField(field, `${field} must be a whole number from 1 to ${MAX_CHUNKS}; got ${show(value)}.`);
+  }
+  return value;
+}
+
+/** `chunks` of #6: chunkIds 1..N, in any order, with no gap and no duplicate; eTags strings. */
+function parseChunkList(value: unknown): ChunkDetail[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw badField('chunks', `chunks must be a non-empty array of {chunkId, eTag}; got ${show(value)}.`);
+  }
+  const list = value.map((c: unknown, i) => {
+    if (typeof c !== 'object' || c === null) throw badField(`chunks[${i}]`, `chunks[${i}] must be an object; got ${show(c)}.`);
+    const { chunkId, eTag } = c as Record<string, unknown>;
+    const id = chunkIdOf(chunkId, `chunks[${i}].chunkId`);
+    if (typeof eTag !== 'string' || !/^"?[0-9a-f]{32}"?$/i.test(eTag)) {
+      throw badField(`chunks[${i}].eTag`, `chunks[${i}].eTag must be the ETag the storage returned; got ${show(eTag)}.`);
+    }
+    return { chunkId: id, eTag: eTag.toLowerCase() };
+  });
+  const sorted = [...list].sort((a, b) => a.chunkId - b.chunkId);
+  sorted.forEach((c, i) => {
+    if (c.chunkId !== i + 1) {
+      const dup = sorted[i - 1]?.chunkId === c.chunkId;
+      throw badField(
+        'chunks',
+        dup ? `chunkId ${c.chunkId} is listed twice.` : `chunkIds must run from 1 to ${list.length} with no gap; chunk ${i + 1} is missing.`,
+      );
+    }
+  });
+  return sorted;
+}

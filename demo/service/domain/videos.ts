@@ -1,0 +1,119 @@
+import type { Environment, MediaInfo, VideoDetails, VideoObject, VideoStatus } from '../../../src/api/types.js';
+import { iso, type Clock } from '../clock.js';
+import type { Db } from '../db.js';
+import { notFound } from '../http/errors.js';
+import { isId, newId } from '../ids.js';
+import type { Jobs } from '../jobs.js';
+import type { Caller } from './accounts.js';
+
+export interface VideoRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  environment: Environment;
+  status: VideoStatus;
+  failure_reason: string | null;
+  file_name: string | null;
+  upload_method: 'single' | 'multipart' | null;
+  size: number | null;
+  duration: number | null;
+  has_video: number | null;
+  mediainfo: string | null;
+  created_at: number;
+  updated_at: number;
+  ready_at: number | null;
+}
+
+export const PROCESS_VIDEO = 'process-video';
+
+/** Video objects (#1, #8) and their life: waiting → processing → ready | failed. */
+export class Videos {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly jobs: Jobs,
+    private readonly apiOrigin: () => string,
+  ) {}
+
+  create(caller: Caller, fileName: string | null): VideoObject {
+    const id = newId();
+    const now = this.clock.now();
+    this.db
+      .prepare(
+        `INSERT INTO videos (id, organization_id, user_id, environment, status, file_name, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'waiting', ?, ?, ?)`,
+      )
+      .run(id, caller.organizationId, caller.userId, caller.environment, fileName, now, now);
+    return this.object(this.row(id)!);
+  }
+
+  row(id: string): VideoRow | undefined {
+    return this.db.prepare('SELECT * FROM videos WHERE id = ?').get(id) as VideoRow | undefined;
+  }
+
+  /** A video the caller may see. Another organization's (or environment's) video is a 404, never a 403. */
+  find(caller: Caller, id: string): VideoRow {
+    const row = isId(id) ? this.row(id) : undefined;
+    if (!row || row.organization_id !== caller.organizationId || row.environment !== caller.environment) {
+      throw notFound(`Video ${JSON.stringify(id)}`);
+    }
+    return row;
+  }
+
+  object(row: VideoRow): VideoObject {
+    const media = `${this.apiOrigin()}/media/${row.id}`;
+    const ready = row.status === 'ready';
+    return {
+      _id: row.id,
+      playback: {
+        embed_url: `${this.apiOrigin()}/embed/${row.id}`,
+        hls_url: `${media}/index.m3u8`,
+        poster_url: ready && row.has_video ? `${media}/poster.jpg` : null,
+      },
+      user: row.user_id,
+      environment: row.environment,
+      organization: row.organization_id,
+      creation_time: iso(row.created_at),
+    };
+  }
+
+  details(row: VideoRow): VideoDetails {
+    return {
+      ...this.object(row),
+      status: row.status,
+      failure_reason: row.failure_reason,
+      download_url: row.status === 'ready' ? `${this.apiOrigin()}/media/${row.id}/download.mp4` : null,
+      duration: row.duration,
+      size: row.size,
+      file_name: row.file_name,
+      upload_method: row.upload_method,
+      mediainfo: row.mediainfo ? (JSON.parse(row.mediainfo) as MediaInfo) : null,
+      update_time: iso(row.updated_at),
+      ready_time: row.ready_at === null ? null : iso(row.ready_at),
+    };
+  }
+
+  /** The source is complete on disk: queue its processing. Call inside the transaction that accepts the upload. */
+  startProcessing(id: string, size: number, method: 'single' | 'multipart'): void {
+    this.db
+      .prepare(`UPDATE videos SET status = 'processing', size = ?, upload_method = ?, updated_at = ? WHERE id = ?`)
+      .run(size, method, this.clock.now(), id);
+    this.jobs.enqueue(PROCESS_VIDEO, { videoId: id });
+  }
+
+  markReady(id: string, result: { duration: number; hasVideo: boolean; mediainfo: MediaInfo }): void {
+    const now = this.clock.now();
+    this.db
+      .prepare(
+        `UPDATE videos SET status = 'ready', failure_reason = NULL, duration = ?, has_video = ?, mediainfo = ?,
+         updated_at = ?, ready_at = ? WHERE id = ?`,
+      )
+      .run(result.duration, result.hasVideo ? 1 : 0, JSON.stringify(result.mediainfo), now, now, id);
+  }
+
+  markFailed(id: string, reason: string): void {
+    this.db
+      .prepare(`UPDATE videos SET status = 'failed', failure_reason = ?, updated_at = ? WHERE id = ?`)
+      .run(reason, this.clock.now(), id);
+  }
+}

@@ -1,0 +1,300 @@
+import { AUDIO_FIELDS, ENVIRONMENTS, GENERAL_FIELDS, VIDEO_FIELDS, VIDEO_STATUSES } from '../../src/api/types.js';
+
+/**
+ * OpenAPI 3.1 of everything the local service implements: the spec's endpoints and fields, and each
+ * decision taken where the spec says "not shown" (marked "Decision:"). A test checks that every
+ * registered route is here.
+ */
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+const strings = (fields: readonly string[]) => Object.fromEntries(fields.map((f) => [f, { type: 'string' }]));
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_TEXT[s], ...json(ref('Error')) }]));
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Bad JSON, or a field with a bad value; `error.field` names it.',
+  401: 'Token missing, unknown, revoked or expired.',
+  403: 'Upload URL signature missing, tampered or expired.',
+  404: 'Not found, or belongs to another organization or environment (never 403).',
+  405: 'Method not allowed on this path.',
+  409: 'Session already completed or aborted; video already has its file; completion in progress.',
+  410: 'Multipart session expired: no more chunk URLs (complete and abort still work).',
+  413: 'Body too large: JSON over 1 MiB, or a chunk or single upload of 5 GiB or more.',
+};
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } };
+const op = (summary: string, extra: object) => ({ summary, security: [{ bearer: [] }], ...extra });
+const publicOp = (summary: string, extra: object) => ({ summary, security: [], ...extra });
+const chunkUrlOp = (withId: boolean) =>
+  op('#4 Get the upload URL of one chunk', {
+    description:
+      'One URL per chunk, valid for that chunk of that session only, until the session expires (Decision: ' +
+      'a chunk URL lives as long as its session). Both path forms, with and without {id}, are served.',
+    ...(withId ? { parameters: [idParam] } : {}),
+    requestBody: json(ref('ChunkUrlRequest')),
+    responses: { 200: { description: 'Upload URL', ...json(ref('UploadUrl')) }, ...errors(400, 401, 404, 409, 410) },
+  });
+const completeOp = (withId: boolean) =>
+  op('#6 Complete a multipart upload', {
+    description:
+      'chunkIds must run 1..N with no gap or duplicate; each eTag must be the stored chunk\'s (with or without ' +
+      'quotes). Accepted after the session expired. The source is assembled by streaming and processing starts. ' +
+      'Decision: `url` is the video\'s #8 address. Both path forms are served.',
+    ...(withId ? { parameters: [idParam] } : {}),
+    requestBody: json(ref('CompleteRequest')),
+    responses: { 200: { description: 'Completed', ...json(ref('CompleteResponse')) }, ...errors(400, 401, 404, 409) },
+  });
+
+export function openApiDocument(serverUrl: string) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Video service (local implementation)',
+      version: '1.0.0',
+      description:
+        'Implements shared/service-spec.md. Every "not shown" of the spec is decided here and in the README. ' +
+        'Decision: every error is `{"error": {"status", "code", "message", "field"?}}`.',
+    },
+    servers: [{ url: serverUrl }],
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Decision: `Authorization: Bearer <token>`; the bare token is accepted too.',
+        },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['status', 'code', 'message'],
+              properties: {
+                status: { type: 'integer' },
+                code: {
+                  type: 'string',
+                  examples: ['invalid_json', 'invalid_field', 'unauthorized', 'token_expired', 'not_found', 'not_ready',
+                    'invalid_signature', 'signature_expired', 'session_expired', 'session_closed', 'session_completing',
+                    'already_uploaded', 'payload_too_large', 'incomplete_body', 'method_not_allowed', 'internal'],
+                },
+                message: { type: 'string', description: 'Names what was wrong and the bad value.' },
+                field: { type: 'string', description: 'The field at fault, e.g. `chunks[2].eTag`.' },
+              },
+            },
+          },
+        },
+        Playback: {
+          type: 'object',
+          required: ['embed_url', 'hls_url'],
+          properties: {
+            embed_url: { type: 'string', format: 'uri', description: 'A page that plays the video; works in an iframe.' },
+            hls_url: { type: 'string', format: 'uri', description: 'HLS master playlist (index.m3u8); 404 until ready.' },
+            poster_url: { type: ['string', 'null'], format: 'uri', description: 'Decision: a JPEG frame; null until ready and for audio-only videos.' },
+          },
+        },
+        Video: {
+          type: 'object',
+          required: ['_id', 'playback', 'user', 'environment', 'organization', 'creation_time'],
+          properties: {
+            _id: { type: 'string', pattern: '^[0-9a-f]{24}$' },
+            playback: ref('Playback'),
+            user: { type: 'string' },
+            environment: { enum: ENVIRONMENTS, description: 'Decision: production or sandbox, the token\'s environment.' },
+            organization: { type: 'string' },
+            creation_time: { type: 'string', format: 'date-time', description: 'ISO 8601 with milliseconds, UTC.' },
+          },
+        },
+        VideoDetails: {
+          description: 'Decision: the full video object of #8.',
+          allOf: [
+            ref('Video'),
+            {
+              type: 'object',
+              required: ['status', 'failure_reason', 'download_url', 'duration', 'size', 'file_name', 'upload_method', 'mediainfo', 'update_time', 'ready_time'],
+              properties: {
+                status: { enum: VIDEO_STATUSES, description: 'Decision: waiting (for its file) → processing → ready | failed.' },
+                failure_reason: { type: ['string', 'null'], description: 'Why processing failed, for a person.' },
+                download_url: { type: ['string', 'null'], format: 'uri', description: 'H.264/AAC MP4; null until ready.' },
+                duration: { type: ['number', 'null'], description: 'Seconds.' },
+                size: { type: ['integer', 'null'], description: 'Bytes of the uploaded source.' },
+                file_name: { type: ['string', 'null'], description: 'From the optional body of #1.' },
+                upload_method: { enum: ['single', 'multipart', null] },
+                mediainfo: { oneOf: [ref('MediaInfo'), { type: 'null' }] },
+                update_time: { type: 'string', format: 'date-time' },
+                ready_time: { type: ['string', 'null'], format: 'date-time' },
+              },
+            },
+          ],
+        },
+        MediaInfo: {
+          type: 'object',
+          description: 'Decision: MediaInfo of the delivered MP4 (what viewers get), every value a string; a field MediaInfo does not report is "".',
+          required: ['duration', 'track'],
+          properties: {
+            duration: { type: 'string', pattern: '^\\d+\\.\\d{3}$' },
+            track: {
+              type: 'array',
+              items: {
+                oneOf: [
+                  { type: 'object', properties: { '@type': { const: 'General' }, ...strings(GENERAL_FIELDS) } },
+                  { type: 'object', properties: { '@type': { const: 'Video' }, ...strings(VIDEO_FIELDS) } },
+                  { type: 'object', properties: { '@type': { const: 'Audio' }, ...strings(AUDIO_FIELDS) } },
+                ],
+              },
+            },
+          },
+        },
+        CreateVideoRequest: {
+          type: 'object',
+          description: 'Decision: an optional body (the spec sends none); `file_name` is kept as the source\'s name.',
+          properties: { file_name: { type: 'string', maxLength: 1024 } },
+        },
+        UploadUrl: {
+          type: 'object',
+          required: ['url'],
+          properties: {
+            url: {
+              type: 'string',
+              format: 'uri',
+              description: 'PUT target on the storage origin, signed in its query string (HMAC over path and expiry).',
+            },
+          },
+        },
+        MultipartSession: {
+          type: 'object',
+          required: ['key', 'expiresAt'],
+          properties: {
+            key: { type: 'string', description: 'Opaque session key.' },
+            expiresAt: { type: 'integer', description: 'Decision: milliseconds since the epoch (13 digits); 6 hours after begin.' },
+          },
+        },
+        ChunkUrlRequest: {
+          type: 'object',
+          required: ['key', 'chunkId'],
+          properties: { key: { type: 'string' }, chunkId: { type: 'integer', minimum: 1, maximum: 10000 } },
+        },
+        ChunkDetail: {
+          type: 'object',
+          required: ['chunkId', 'eTag'],
+          properties: {
+            chunkId: { type: 'integer', minimum: 1, maximum: 10000 },
+            eTag: { type: 'string', description: 'The ETag of the chunk\'s PUT (quoted hex MD5), with or without quotes.' },
+          },
+        },
+        CompleteRequest: {
+          type: 'object',
+          required: ['chunks', 'key'],
+          properties: { chunks: { type: 'array', minItems: 1, items: ref('ChunkDetail') }, key: { type: 'string' } },
+        },
+        CompleteResponse: {
+          type: 'object',
+          required: ['success', 'url'],
+          properties: { success: { type: 'boolean' }, url: { type: 'string', format: 'uri' } },
+        },
+        AbortRequest: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } },
+        AbortResponse: { type: 'object', required: ['success'], properties: { success: { type: 'boolean' } } },
+      },
+    },
+    paths: {
+      '/videos': {
+        post: op('#1 Create a video', {
+          requestBody: { required: false, ...json(ref('CreateVideoRequest')) },
+          responses: { 200: { description: 'The new video', ...json(ref('Video')) }, ...errors(400, 401, 413) },
+        }),
+      },
+      '/videos/{id}': {
+        get: op('#8 Get a video', {
+          parameters: [idParam],
+          responses: { 200: { description: 'Video details', ...json(ref('VideoDetails')) }, ...errors(401, 404) },
+        }),
+      },
+      '/videos/{id}/uploads': {
+        post: op('#2 Get a signed link for a single upload', {
+          description: 'Valid 6 hours (then its PUT gets 403). Refused with 409 once the video has its file.',
+          parameters: [idParam],
+          responses: { 200: { description: 'Signed link', ...json(ref('UploadUrl')) }, ...errors(401, 404, 409) },
+        }),
+      },
+      '/videos/{id}/multipart-upload/begin': {
+        post: op('#3 Begin a multipart upload', {
+          parameters: [idParam],
+          responses: { 200: { description: 'Session', ...json(ref('MultipartSession')) }, ...errors(401, 404, 409) },
+        }),
+      },
+      '/videos/{id}/multipart-upload/get-chunk-upload-url': { post: chunkUrlOp(true) },
+      '/videos/multipart-upload/get-chunk-upload-url': { post: chunkUrlOp(false) },
+      '/videos/{id}/multipart-upload/complete': { post: completeOp(true) },
+      '/videos/multipart-upload/complete': { post: completeOp(false) },
+      '/videos/multipart-upload/abort': {
+        post: op('#7 Abort a multipart upload', {
+          description: 'Deletes the chunks; later chunk URLs, chunk PUTs and completes get 409. Accepted after expiry. Decision: aborting twice succeeds.',
+          requestBody: json(ref('AbortRequest')),
+          responses: { 200: { description: 'Aborted', ...json(ref('AbortResponse')) }, ...errors(400, 401, 404, 409) },
+        }),
+      },
+      '/media/{id}/{file}': {
+        get: publicOp('HLS master playlist, download MP4 or poster of a ready video', {
+          description: 'Decision: playback addresses need no token (ids are unguessable), allow any origin, and honour Range. 404 until ready.',
+          parameters: [idParam, { name: 'file', in: 'path', required: true, schema: { enum: ['index.m3u8', 'download.mp4', 'poster.jpg'] } }],
+          responses: { 200: { description: 'The file' }, 206: { description: 'A range of it' }, ...errors(404) },
+        }),
+      },
+      '/media/{id}/{rendition}/{file}': {
+        get: publicOp('A rendition playlist or segment', {
+          description: 'Renditions: `main` (the MP4\'s streams, ≤1080p) and, for encoded sources above 540p, `360p`.',
+          parameters: [
+            idParam,
+            { name: 'rendition', in: 'path', required: true, schema: { type: 'string', pattern: '^(main|\\d{3,4}p)$' } },
+            { name: 'file', in: 'path', required: true, schema: { type: 'string', pattern: '^(stream\\.m3u8|seg\\d{4,6}\\.ts)$' } },
+          ],
+          responses: { 200: { description: 'The file' }, ...errors(404) },
+        }),
+      },
+      '/embed/{id}': {
+        get: publicOp('embed_url: a page that plays the video with hls.js', {
+          description: 'Sent with `Content-Security-Policy: frame-ancestors *` so it works in an iframe on any site.',
+          parameters: [idParam],
+          responses: { 200: { description: 'HTML page', content: { 'text/html': {} } }, ...errors(404) },
+        }),
+      },
+      '/embed/hls.min.js': {
+        get: publicOp('hls.js for the embed page', { responses: { 200: { description: 'JavaScript' } } }),
+      },
+      '/openapi.json': {
+        get: publicOp('This document', { responses: { 200: { description: 'OpenAPI 3.1', ...json({ type: 'object' }) } } }),
+      },
+      '/__test__/clock': {
+        post: publicOp('Test hooks only (--test-hooks): move the service clock forward', {
+          requestBody: json({ type: 'object', required: ['advanceMs'], properties: { advanceMs: { type: 'number', minimum: 0 } } }),
+          responses: { 200: { description: 'The new time', ...json({ type: 'object', properties: { now: { type: 'integer' } } }) }, ...errors(400) },
+        }),
+      },
+      '/__test__/received/{id}': {
+        get: publicOp('Test hooks only: bytes received for a video (single link) or a session key, failed attempts included', {
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'Count', ...json({ type: 'object', properties: { bytes: { type: 'integer' } } }) } },
+        }),
+      },
+      '/__test__/expire-token': {
+        post: publicOp('Test hooks only: make a token expire now', {
+          requestBody: json({ type: 'object', required: ['token'], properties: { token: { type: 'string' } } }),
+          responses: { 200: { description: 'Whether a token was found', ...json({ type: 'object' }) }, ...errors(400) },
+        }),
+      },
+      '/__test__/jobs/idle': {
+        post: publicOp('Test hooks only: wait until no job is due or running', {
+          responses: { 200: { description: 'Idle', ...json({ type: 'object' }) } },
+        }),
+      },
+    },
+    'x-storage-origin': {
+      description:
+        '#5 PUT {upload_url}: a separate origin. No Authorization header; the signature in the query string ' +
+        'authorises the PUT. 200 with the ETag header (quoted hex MD5 of the body, exposed to browsers); the chunk ' +
+        'response body is empty. Any Content-Type is accepted. 403: bad or expired signature; 404: unknown link or ' +
+        'session; 409: session completed or aborted, or the video already has its file; 413: 5 GiB or more. ' +
+        'Uploading a chunkId again replaces it; its new ETag is the one that counts.',
+    },
+  };
+}

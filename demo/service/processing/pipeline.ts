@@ -1,0 +1,120 @@
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MediaInfo } from '../../../src/api/types.js';
+import { MediaError, probe, run, type ProbeStream } from './ffmpeg.js';
+import { readMediaInfo } from './mediainfo.js';
+
+export interface Processed {
+  duration: number;
+  hasVideo: boolean;
+  mediainfo: MediaInfo;
+}
+
+/** The top of the ladder: nothing is delivered larger than 1080p (1920×1080, or 1080×1920 upright). */
+const MAX_LONG = 1920;
+const MAX_SHORT = 1080;
+/** A second, small rung for slow networks, made on the encode path only, so the copy path stays fast. */
+const LOW_RUNG_HEIGHT = 360;
+const SEGMENT_SECONDS = 4;
+
+/**
+ * Turns an uploaded source into what the service delivers, in `outDir`:
+ *   download.mp4      H.264 + AAC (streams copied when a browser plays them as they are, encoded otherwise),
+ *   index.m3u8        HLS master; one rendition per folder (the MP4's streams copied; 360p added when encoding),
+ *   poster.jpg        a frame from the first seconds (not for audio-only files).
+ * Audio-only sources are accepted: AAC audio in HLS and in download.mp4, no poster.
+ * Idempotent: everything is written to a fresh `outDir.tmp` and moved into place at the end.
+ */
+export async function processMedia(source: string, outDir: string, signal?: AbortSignal): Promise<Processed> {
+  const info = await probe(source, signal);
+  const video = info.streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
+  const audio = info.streams.find((s) => s.codec_type === 'audio');
+  if (!video && !audio) throw new MediaError(`The file has no video or audio stream (it was read as ${info.format.format_name}).`);
+
+  const work = `${outDir}.tmp`;
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  const mp4 = join(work, 'download.mp4');
+  const encodeVideo = video !== undefined && !browserPlaysAsIs(video);
+  await run('ffmpeg', ['-v', 'error', '-i', source, ...mp4Args(video, audio), '-movflags', '+faststart', '-y', mp4], signal);
+  await run('ffmpeg', ['-v', 'error', '-i', mp4, ...hlsArgs(video, audio, encodeVideo, work)], signal);
+  if (video) {
+    const duration = Number(info.format.duration ?? 0);
+    await run('ffmpeg', ['-v', 'error', '-ss', String(Math.min(1, duration / 3)), '-i', mp4, '-frames:v', '1', '-q:v', '3', '-y', join(work, 'poster.jpg')], signal);
+  }
+  const mediainfo = await readMediaInfo(mp4);
+  await rm(outDir, { recursive: true, force: true });
+  await rename(work, outDir);
+  return { duration: Number(mediainfo.duration), hasVideo: video !== undefined, mediainfo };
+}
+
+/** H.264 8-bit 4:2:0 progressive within 1080p plays everywhere as it is. */
+function browserPlaysAsIs(v: ProbeStream): boolean {
+  const long = Math.max(v.width ?? 0, v.height ?? 0);
+  const short = Math.min(v.width ?? 0, v.height ?? 0);
+  return (
+    v.codec_name === 'h264' &&
+    ['yuv420p', 'yuvj420p'].includes(v.pix_fmt ?? '') &&
+    !['tt', 'bb', 'tb', 'bt'].includes(v.field_order ?? '') &&
+    long <= MAX_LONG &&
+    short <= MAX_SHORT
+  );
+}
+
+function mp4Args(video: ProbeStream | undefined, audio: ProbeStream | undefined): string[] {
+  const args: string[] = [];
+  if (video) {
+    args.push('-map', `0:${video.index}`);
+    if (browserPlaysAsIs(video)) args.push('-c:v', 'copy');
+    else {
+      const fit =
+        `scale=w='if(gt(iw,ih),min(iw,${MAX_LONG}),min(iw,${MAX_SHORT}))':h='if(gt(iw,ih),min(ih,${MAX_SHORT}),min(ih,${MAX_LONG}))'` +
+        ':force_original_aspect_ratio=decrease:force_divisible_by=2';
+      args.push('-vf', `${video.field_order && video.field_order !== 'progressive' ? 'yadif,' : ''}${fit}`);
+      args.push('-c:v', 'libx264', '-preset', 'veryfast', '-crf', '21', '-pix_fmt', 'yuv420p', '-profile:v', 'high');
+      // Keyframes every 2 s so both rungs cut their segments at the same instants.
+      args.push('-force_key_frames', 'expr:gte(t,n_forced*2)');
+    }
+  }
+  if (audio) {
+    args.push('-map', `0:${audio.index}`);
+    if (audio.codec_name === 'aac') args.push('-c:a', 'copy');
+    else args.push('-c:a', 'aac', '-b:a', '160k', ...((audio.channels ?? 2) > 2 ? ['-ac', '2'] : []));
+  }
+  return args;
+}
+
+function hlsArgs(video: ProbeStream | undefined, audio: ProbeStream | undefined, encoded: boolean, work: string): string[] {
+  const low = video !== undefined && encoded && Math.min(video.width ?? 0, video.height ?? 0) > LOW_RUNG_HEIGHT * 1.5;
+  const maps: string[] = [];
+  const variants: string[] = [];
+  const rungs = low ? 2 : 1;
+  for (let i = 0; i < rungs; i++) {
+    const parts: string[] = [];
+    if (video) {
+      maps.push('-map', '0:v:0');
+      parts.push(`v:${i}`);
+    }
+    if (audio) {
+      maps.push('-map', '0:a:0');
+      parts.push(`a:${i}`);
+    }
+    variants.push([...parts, `name:${i === 0 ? 'main' : `${LOW_RUNG_HEIGHT}p`}`].join(','));
+  }
+  const codecs = ['-c', 'copy'];
+  if (low) {
+    codecs.push('-filter:v:1', `scale=-2:${LOW_RUNG_HEIGHT}`, '-c:v:1', 'libx264', '-preset', 'veryfast', '-b:v:1', '800k');
+    codecs.push('-maxrate:v:1', '900k', '-bufsize:v:1', '1600k', '-force_key_frames:v:1', 'expr:gte(t,n_forced*2)');
+  }
+  return [
+    ...maps,
+    ...codecs,
+    '-f', 'hls',
+    '-hls_time', String(SEGMENT_SECONDS),
+    '-hls_playlist_type', 'vod',
+    '-hls_segment_filename', join(work, '%v', 'seg%04d.ts'),
+    '-master_pl_name', 'index.m3u8',
+    '-var_stream_map', variants.join(' '),
+    join(work, '%v', 'stream.m3u8'),
+  ];
+}

@@ -1,0 +1,33 @@
+import type { Clock } from '../clock.js';
+import type { Accounts } from '../domain/accounts.js';
+import type { Uploads } from '../domain/uploads.js';
+import { badField } from '../http/errors.js';
+import { readJson, sendJson, show, type Router } from '../http/router.js';
+import type { Jobs } from '../jobs.js';
+
+/** Routes that exist only with --test-hooks: tests move the clock and read counters through them. */
+export function testHookRoutes(router: Router, deps: { clock: Clock; accounts: Accounts; uploads: Uploads; jobs: Jobs }): void {
+  router.add('POST', '/__test__/clock', async (req, res) => {
+    const { advanceMs } = await readJson(req);
+    if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs) || advanceMs < 0) {
+      throw badField('advanceMs', `advanceMs must be a number of milliseconds, 0 or more; got ${show(advanceMs)}.`);
+    }
+    sendJson(res, 200, { now: deps.clock.advance(advanceMs) });
+  });
+
+  // Bytes the storage received for a video (single link) or a session key (multipart), failed attempts included.
+  router.add('GET', '/__test__/received/{id}', (req, res) => {
+    sendJson(res, 200, { bytes: deps.uploads.received.get(req.params.id!) ?? 0 });
+  });
+
+  router.add('POST', '/__test__/expire-token', async (req, res) => {
+    const { token } = await readJson(req);
+    if (typeof token !== 'string') throw badField('token', `token must be a string; got ${show(token)}.`);
+    sendJson(res, 200, { expired: deps.accounts.expireToken(token) });
+  });
+
+  router.add('POST', '/__test__/jobs/idle', async (_req, res) => {
+    await deps.jobs.idle();
+    sendJson(res, 200, { idle: true });
+  });
+}

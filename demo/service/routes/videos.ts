@@ -1,0 +1,56 @@
+import type { ServerResponse } from 'node:http';
+import type { Accounts, Caller } from '../domain/accounts.js';
+import type { Uploads } from '../domain/uploads.js';
+import type { Videos } from '../domain/videos.js';
+import { badField } from '../http/errors.js';
+import { readJson, sendJson, show, type Request, type Router } from '../http/router.js';
+
+const MAX_FILE_NAME = 1024;
+
+/** #1–#4 and #6–#8 of the spec. Every one needs a token (spec: Authentication 1). */
+export function videoRoutes(router: Router, accounts: Accounts, videos: Videos, uploads: Uploads): void {
+  const authed =
+    (handler: (caller: Caller, req: Request) => unknown) => async (req: Request, res: ServerResponse) => {
+      const caller = accounts.authenticate(req.raw.headers.authorization);
+      sendJson(res, 200, await handler(caller, req));
+    };
+
+  // #1 Create video. Decision: an optional body {file_name} records the uploaded file's name.
+  router.add('POST', '/videos', authed(async (caller, req) => {
+    const { file_name } = await readJson(req);
+    if (file_name !== undefined && (typeof file_name !== 'string' || file_name.length > MAX_FILE_NAME)) {
+      throw badField('file_name', `file_name must be a string of at most ${MAX_FILE_NAME} characters; got ${show(file_name)}.`);
+    }
+    return videos.create(caller, file_name ?? null);
+  }));
+
+  // #8 Get video.
+  router.add('GET', '/videos/{id}', authed((caller, req) => videos.details(videos.find(caller, req.params.id!))));
+
+  // #2 Signed link for a single upload.
+  router.add('POST', '/videos/{id}/uploads', authed((caller, req) => uploads.createLink(videos.find(caller, req.params.id!))));
+
+  // #3 Begin a multipart session.
+  router.add('POST', '/videos/{id}/multipart-upload/begin', authed((caller, req) =>
+    uploads.begin(videos.find(caller, req.params.id!)),
+  ));
+
+  // #4 One URL per chunk; the spec shows the path with and without {video-id}, so both are served.
+  router.add('POST', '/videos/{id}/multipart-upload/get-chunk-upload-url', authed(async (caller, req) =>
+    uploads.chunkUrl(caller, await readJson(req), req.params.id),
+  ));
+  router.add('POST', '/videos/multipart-upload/get-chunk-upload-url', authed(async (caller, req) =>
+    uploads.chunkUrl(caller, await readJson(req)),
+  ));
+
+  // #6 Complete; both path forms, as for #4.
+  router.add('POST', '/videos/{id}/multipart-upload/complete', authed(async (caller, req) =>
+    uploads.complete(caller, await readJson(req), req.params.id),
+  ));
+  router.add('POST', '/videos/multipart-upload/complete', authed(async (caller, req) =>
+    uploads.complete(caller, await readJson(req)),
+  ));
+
+  // #7 Abort.
+  router.add('POST', '/videos/multipart-upload/abort', authed(async (caller, req) => uploads.abort(caller, await readJson(req))));
+}

@@ -1,0 +1,67 @@
+import { randomBytes, createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { HttpError } from '../http/errors.js';
+
+/** Where bytes live under the data directory. Names come from validated ids and keys only. */
+export class Files {
+  constructor(readonly root: string) {}
+  chunkDir = (key: string) => join(this.root, 'chunks', key);
+  chunk = (key: string, file: string) => join(this.chunkDir(key), file);
+  videoDir = (id: string) => join(this.root, 'videos', id);
+  source = (id: string) => join(this.videoDir(id), 'source');
+  media = (id: string, name: string) => join(this.videoDir(id), 'media', name);
+}
+
+export interface Written {
+  size: number;
+  md5: string;
+}
+
+/**
+ * Streams a request body to `target` through a temporary file and renames it into place only once the
+ * whole body arrived, so a cut connection or a crash never leaves a half file under the real name.
+ * The MD5 (the chunk's ETag, as S3 computes it) is taken on the way. More than `limit` bytes → 413.
+ * `onBytes` sees every byte received, failed attempts included.
+ */
+export async function writeBody(
+  req: IncomingMessage,
+  target: string,
+  limit: number,
+  onBytes: (n: number) => void,
+): Promise<Written> {
+  const declared = Number(req.headers['content-length']);
+  if (declared >= limit) {
+    throw new HttpError(413, 'payload_too_large', `The body has ${declared} bytes; it must be smaller than ${limit} bytes.`);
+  }
+  const dir = join(target, '..');
+  await mkdir(dir, { recursive: true });
+  const temp = `${target}.part-${randomBytes(6).toString('hex')}`;
+  const md5 = createHash('md5');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      onBytes(chunk.length);
+      if (size >= limit) {
+        done(new HttpError(413, 'payload_too_large', `The body must be smaller than ${limit} bytes.`));
+        return;
+      }
+      md5.update(chunk);
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(req, meter, createWriteStream(temp, { highWaterMark: 1024 * 1024 }));
+    if (!req.complete) throw new HttpError(400, 'incomplete_body', 'The connection closed before the whole body arrived.');
+    await rename(temp, target);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+  return { size, md5: md5.digest('hex') };
+}

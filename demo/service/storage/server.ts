@@ -1,0 +1,44 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Uploads } from '../domain/uploads.js';
+import { sendError } from '../http/errors.js';
+
+/**
+ * The storage origin ({upload_url}), #5. Its own port, so the browser meets real cross-origin rules:
+ * preflights are answered, PUT with any Content-Type is allowed from any origin, and ETag is exposed
+ * (without that header exposed, a browser uploader cannot complete a multipart upload).
+ * The signature in the query string authorises a PUT; an Authorization header is never read.
+ */
+export function storageHandler(uploads: Uploads) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    res.setHeader('access-control-allow-origin', '*');
+    res.setHeader('access-control-expose-headers', 'ETag');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, {
+        'access-control-allow-methods': 'PUT, OPTIONS',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
+        'access-control-max-age': '600',
+      });
+      res.end();
+      return;
+    }
+    try {
+      const url = new URL(req.url ?? '/', 'http://storage.invalid');
+      if (req.method !== 'PUT') {
+        res.writeHead(405, { allow: 'PUT, OPTIONS', 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { status: 405, code: 'method_not_allowed', message: 'The storage accepts PUT only.' } }));
+        req.resume();
+        return;
+      }
+      const { etag } = url.pathname.startsWith('/chunks/')
+        ? await uploads.receiveChunk(url, req)
+        : await uploads.receiveSingle(url, req);
+      res.writeHead(200, { etag, 'content-length': '0' });
+      res.end();
+    } catch (err) {
+      // The rest of a refused body is not read: close the connection once the answer is out.
+      res.setHeader('connection', 'close');
+      sendError(res, err);
+      req.resume();
+    }
+  };
+}

@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const DIR = join(tmpdir(), 'video-uploader-test-media');
+
+/**
+ * Test media, made by ffmpeg at test time (a test pattern and a tone). Each recipe is made once per
+ * machine into the temp folder and reused; the name says what it is.
+ */
+export const RECIPES = {
+  'h264-aac-720p-10s.mp4': ['-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '10', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
+  'h264-aac-320p-4s.mp4': ['-f', 'lavfi', '-i', 'testsrc2=size=480x320:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=330', '-t', '4', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
+  'vp9-opus-4s.webm': ['-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=550:sample_rate=48000', '-t', '4', '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '500k', '-c:a', 'libopus'],
+  'h264-aac-4s.mov': ['-f', 'lavfi', '-i', 'testsrc2=size=640x480:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=660', '-t', '4', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
+  'hevc-aac-4s.mkv': ['-f', 'lavfi', '-i', 'testsrc2=size=960x540:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=770', '-t', '4', '-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', 'log-level=error', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
+  'mpeg2-mp2-4s.ts': ['-f', 'lavfi', '-i', 'testsrc2=size=720x576:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=880', '-t', '4', '-c:v', 'mpeg2video', '-b:v', '2M', '-c:a', 'mp2'],
+  'audio-only-4s.mp3': ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '4', '-c:a', 'libmp3lame', '-b:a', '128k'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type MediaName = keyof typeof RECIPES;
+
+export async function media(name: MediaName): Promise<string> {
+  await mkdir(DIR, { recursive: true });
+  const out = join(DIR, name);
+  if (await stat(out).then((s) => s.size > 0, () => false)) return out;
+  const temp = `${out}.${process.pid}.tmp${name.slice(name.lastIndexOf('.'))}`;
+  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...RECIPES[name], temp]);
+  await run('mv', [temp, out]);
+  return out;
+}
+
+/** Probed duration in seconds (ffprobe, the format's duration). */
+export async function probeDuration(pathOrUrl: string): Promise<number> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', pathOrUrl]);
+  return Number(stdout.trim());
+}
+
+export async function sha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}

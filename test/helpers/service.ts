@@ -1,0 +1,106 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = join(ROOT, 'demo/service/main.ts');
+const TSX = ['--import', 'tsx'];
+
+export interface RunningService {
+  api: string;
+  storage: string;
+  data: string;
+  process: ChildProcess;
+  /** Creates an organization's token with the service's own command line. */
+  token(org: string, environment?: string): Promise<string>;
+  /** Calls the API; `token: null` sends no Authorization header. */
+  call<T = any>(method: string, path: string, options?: { token?: string | null; body?: unknown; raw?: string }): Promise<{ status: number; body: T; headers: Headers }>;
+  advanceClock(ms: number): Promise<void>;
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+  /** SIGKILL: no cleanup at all, as a crash. */
+  kill(): Promise<void>;
+}
+
+/** Starts the real service as its own process on 127.0.0.1 with test hooks, on free ports. */
+export async function startService(options: { data?: string; ports?: { api: string; storage: string } } = {}): Promise<RunningService> {
+  const port = (origin?: string) => (origin ? new URL(origin).port : '0');
+  const data = options.data ?? (await mkdtemp(join(tmpdir(), 'video-service-')));
+  const child = spawn(process.execPath, [...TSX, MAIN, '--port', port(options.ports?.api), '--storage-port', port(options.ports?.storage), '--data', data, '--test-hooks'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (process.env.SERVICE_LOG) process.stderr.write(d);
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (l) => l.startsWith('Video service ready') && resolve(l));
+    child.once('exit', (code) => reject(new Error(`service exited with ${code} before it was ready:\n${stderr}`)));
+  });
+  const [, api, storage] = /API (\S+) storage (\S+)/.exec(line)!;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const service: RunningService = {
+    api: api!,
+    storage: storage!,
+    data,
+    process: child,
+    async token(org, environment = 'production') {
+      const { stdout } = await promisify(execFile)(process.execPath, [...TSX, MAIN, 'token', '--org', org, '--environment', environment, '--data', data], { cwd: ROOT });
+      return stdout.trim();
+    },
+    async call(method, path, { token, body, raw } = {}) {
+      const headers: Record<string, string> = {};
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(api + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON: keep the text */
+      }
+      return { status: res.status, body: parsed as any, headers: res.headers };
+    },
+    async advanceClock(ms) {
+      const r = await service.call('POST', '/__test__/clock', { body: { advanceMs: ms } });
+      if (r.status !== 200) throw new Error(`clock: ${r.status}`);
+    },
+    async idle() {
+      await service.call('POST', '/__test__/jobs/idle');
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  return service;
+}
+
+/** PUTs bytes to a storage URL exactly as a browser uploader would: no Authorization. */
+export async function put(url: string, body: Uint8Array | Blob, contentType = 'video/mp4') {
+  const res = await fetch(url, { method: 'PUT', body: body as BodyInit, headers: { 'content-type': contentType } });
+  return { status: res.status, etag: res.headers.get('etag'), text: await res.text() };
+}
+
+/** Waits for #8 to leave `processing`/`waiting`, and returns the video. */
+export async function waitForVideo(service: RunningService, token: string, id: string, timeoutMs = 120_000): Promise<any> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await service.call('GET', `/videos/${id}`, { token });
+    if (body.status === 'ready' || body.status === 'failed') return body;
+    if (Date.now() > end) throw new Error(`video ${id} still ${body.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

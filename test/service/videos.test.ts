@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startService as startInProcess } from '../../demo/service/app.js';
+import { startService, type RunningService } from '../helpers/service.js';
+
+describe('accounts, video objects and errors', () => {
+  let service: RunningService;
+  let token: string;
+  before(async () => {
+    service = await startService();
+    token = await service.token('acme');
+  });
+  after(() => service.stop());
+
+  it('creates a video (#1) with exactly the spec fields', async () => {
+    const { status, body } = await service.call('POST', '/videos', { token });
+    assert.equal(status, 200);
+    assert.match(body._id, /^[0-9a-f]{24}$/);
+    assert.equal(typeof body.user, 'string');
+    assert.equal(typeof body.organization, 'string');
+    assert.equal(body.environment, 'production');
+    assert.match(body.creation_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.equal(body.playback.hls_url, `${service.api}/media/${body._id}/index.m3u8`);
+    assert.equal(body.playback.embed_url, `${service.api}/embed/${body._id}`);
+  });
+
+  it('gets a waiting video (#8) with its status and empty media fields', async () => {
+    const { body: created } = await service.call('POST', '/videos', { token, body: { file_name: 'holiday.mov' } });
+    const { status, body } = await service.call('GET', `/videos/${created._id}`, { token });
+    assert.equal(status, 200);
+    assert.equal(body.status, 'waiting');
+    assert.equal(body.file_name, 'holiday.mov');
+    assert.equal(body.download_url, null);
+    assert.equal(body.mediainfo, null);
+    assert.equal(body.failure_reason, null);
+    assert.equal(body.creation_time, created.creation_time);
+  });
+
+  it('refuses a missing, unknown or revoked token with 401 in the one error shape', async () => {
+    const missing = await service.call('POST', '/videos', { token: null });
+    assert.equal(missing.status, 401);
+    assert.equal(missing.body.error.code, 'unauthorized');
+    assert.match(missing.body.error.message, /Authorization/);
+    assert.equal((await service.call('POST', '/videos', { token: 'vsk_nope' })).status, 401);
+    const doomed = await service.token('acme');
+    assert.equal((await service.call('POST', '/videos', { token: doomed })).status, 200);
+    await new Promise<void>((resolve, reject) =>
+      spawn(process.execPath, ['--import', 'tsx', 'demo/service/main.ts', 'revoke-token', doomed, '--data', service.data], { stdio: 'ignore' })
+        .on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`revoke exited ${code}`)))),
+    );
+    const revoked = await service.call('POST', '/videos', { token: doomed });
+    assert.equal(revoked.status, 401);
+    assert.match(revoked.body.error.message, /revoked/);
+  });
+
+  it('accepts the bare token as well as "Bearer <token>"', async () => {
+    const res = await fetch(`${service.api}/videos`, { method: 'POST', headers: { authorization: token } });
+    assert.equal(res.status, 200);
+  });
+
+  it('hides a video from another organization and another environment with 404, never 403', async () => {
+    const { body: video } = await service.call('POST', '/videos', { token });
+    for (const other of [await service.token('globex'), await service.token('acme', 'sandbox')]) {
+      const res = await service.call('GET', `/videos/${video._id}`, { token: other });
+      assert.equal(res.status, 404);
+      assert.equal((await service.call('POST', `/videos/${video._id}/uploads`, { token: other })).status, 404);
+      assert.equal((await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token: other })).status, 404);
+    }
+  });
+
+  it('answers garbage ids, bad JSON and huge bodies with precise errors, and keeps running', async () => {
+    for (const id of ['..%2F..%2Fetc%2Fpasswd', '%00', 'x'.repeat(5000), '😀', 'ABCDEF0123456789abcdef01']) {
+      const res = await service.call('GET', `/videos/${id}`, { token });
+      assert.equal(res.status, 404, id);
+      assert.equal(res.body.error.code, 'not_found');
+    }
+    const bad = await service.call('POST', '/videos', { token, raw: '{"file_name": ' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.code, 'invalid_json');
+    const notObject = await service.call('POST', '/videos', { token, raw: '[1,2]' });
+    assert.equal(notObject.status, 400);
+    const wrongType = await service.call('POST', '/videos', { token, body: { file_name: 42 } });
+    assert.equal(wrongType.status, 400);
+    assert.equal(wrongType.body.error.field, 'file_name');
+    assert.match(wrongType.body.error.message, /42/);
+    const huge = await service.call('POST', '/videos', { token, raw: JSON.stringify({ file_name: 'x'.repeat(2 * 1024 * 1024) }) });
+    assert.equal(huge.status, 413);
+    const method = await service.call('DELETE', '/videos', { token });
+    assert.equal(method.status, 405);
+    assert.equal((await service.call('POST', '/videos', { token })).status, 200);
+  });
+
+  it('answers CORS preflights on the API so a page on another origin can call it', async () => {
+    const res = await fetch(`${service.api}/videos`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://127.0.0.1:1', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+    });
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get('access-control-allow-origin'), '*');
+    assert.match(res.headers.get('access-control-allow-headers')!, /Authorization/i);
+  });
+
+  it('has no test routes unless started with --test-hooks', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'video-service-'));
+    const plain = await startInProcess({ dataDir: data });
+    try {
+      const res = await fetch(`${plain.apiOrigin}/__test__/clock`, { method: 'POST', body: '{"advanceMs":1}' });
+      assert.equal(res.status, 404);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('is served at /openapi.json as 3.1 and lists every registered route', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'video-service-'));
+    const service = await startInProcess({ dataDir: data, testHooks: true });
+    try {
+      const doc = (await (await fetch(`${service.apiOrigin}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+      assert.equal(doc.openapi, '3.1.0');
+      assert.ok(service.router.routes.length > 10);
+      for (const route of service.router.routes) {
+        assert.ok(doc.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path} is missing from the OpenAPI document`);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+});
