@@ -242,7 +242,7 @@ export function openApiDocument(serverUrl: string) {
       },
       '/media/{id}/{rendition}/{file}': {
         get: publicOp('A rendition playlist or segment', {
-          description: 'Renditions: `main` (the MP4\'s streams, ≤1080p) and, for encoded sources above 540p, `360p`.',
+          description: 'Renditions: `main` (the MP4\'s streams, ≤1080p) and, for encoded sources above 480p, `360p`.',
           parameters: [
             idParam,
             { name: 'rendition', in: 'path', required: true, schema: { type: 'string', pattern: '^(main|\\d{3,4}p)$' } },

@@ -6,7 +6,7 @@ export class MediaError extends Error {}
 /** Runs ffmpeg or ffprobe; resolves with stdout, rejects with the tail of stderr. Killed on abort. */
 export function run(command: 'ffmpeg' | 'ffprobe', args: string[], signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, ['-hide_banner', '-nostdin', ...args], { stdio: ['ignore', 'pipe', 'pipe'], signal });
+    const child = spawn(command, ['-hide_banner', ...(command === 'ffmpeg' ? ['-nostdin'] : []), ...args], { stdio: ['ignore', 'pipe', 'pipe'], signal });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (d: Buffer) => out.push(d));

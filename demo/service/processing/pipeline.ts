@@ -13,7 +13,7 @@ export interface Processed {
 /** The top of the ladder: nothing is delivered larger than 1080p (1920×1080, or 1080×1920 upright). */
 const MAX_LONG = 1920;
 const MAX_SHORT = 1080;
-/** A second, small rung for slow networks, made on the encode path only, so the copy path stays fast. */
+/** A second, small rung for slow networks, for encoded sources above 480p; the copy path stays one rung, and fast. */
 const LOW_RUNG_HEIGHT = 360;
 const SEGMENT_SECONDS = 4;
 
@@ -85,7 +85,7 @@ function mp4Args(video: ProbeStream | undefined, audio: ProbeStream | undefined)
 }
 
 function hlsArgs(video: ProbeStream | undefined, audio: ProbeStream | undefined, encoded: boolean, work: string): string[] {
-  const low = video !== undefined && encoded && Math.min(video.width ?? 0, video.height ?? 0) > LOW_RUNG_HEIGHT * 1.5;
+  const low = video !== undefined && encoded && Math.min(video.width ?? 0, video.height ?? 0) > LOW_RUNG_HEIGHT * (4 / 3);
   const maps: string[] = [];
   const variants: string[] = [];
   const rungs = low ? 2 : 1;
