@@ -33,6 +33,8 @@ const MIGRATIONS = [
     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
   CREATE INDEX jobs_due ON jobs (state, run_at);
   `,
+  // Short-lived tokens made by POST /tokens name the token that made them; they cannot make more.
+  `ALTER TABLE tokens ADD COLUMN parent_hash TEXT;`,
 ];
 
 export function openDb(dataDir: string): Db {

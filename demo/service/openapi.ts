@@ -13,7 +13,7 @@ const errors = (...statuses: number[]) =>
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad JSON, or a field with a bad value; `error.field` names it.',
   401: 'Token missing, unknown, revoked or expired.',
-  403: 'Upload URL signature missing, tampered or expired.',
+  403: 'Upload URL signature missing, tampered or expired; or a short-lived token asked for a token.',
   404: 'Not found, or belongs to another organization or environment (never 403).',
   405: 'Method not allowed on this path.',
   409: 'Session already completed or aborted; video already has its file; completion in progress.',
@@ -231,6 +231,19 @@ export function openApiDocument(serverUrl: string) {
           description: 'Deletes the chunks; later chunk URLs, chunk PUTs and completes get 409. Accepted after expiry. Decision: aborting twice succeeds.',
           requestBody: json(ref('AbortRequest')),
           responses: { 200: { description: 'Aborted', ...json(ref('AbortResponse')) }, ...errors(400, 401, 404, 409) },
+        }),
+      },
+      '/tokens': {
+        post: op('Create a short-lived token (for a browser)', {
+          description:
+            'Decision (token lifetime and refresh: not shown): a long-lived token (from the dashboard, or ' +
+            '`npm run service -- token`) trades for a short-lived one of the same organization and environment, ' +
+            'which a backend hands to the browser. A short-lived token cannot create tokens (403). Expired → 401 token_expired.',
+          requestBody: { required: false, ...json({ type: 'object', properties: { ttl_seconds: { type: 'integer', minimum: 60, maximum: 86400, default: 3600 } } }) },
+          responses: {
+            200: { description: 'The token', ...json({ type: 'object', required: ['token', 'expiresAt'], properties: { token: { type: 'string' }, expiresAt: { type: 'integer', description: 'ms since the epoch' } } }) },
+            ...errors(400, 401, 403),
+          },
         }),
       },
       '/media/{id}/{file}': {

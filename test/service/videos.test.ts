@@ -57,6 +57,27 @@ describe('accounts, video objects and errors', () => {
     assert.match(revoked.body.error.message, /revoked/);
   });
 
+  it('trades a long-lived token for a short-lived one that works until it expires', async () => {
+    const { status, body } = await service.call('POST', '/tokens', { token, body: { ttl_seconds: 120 } });
+    assert.equal(status, 200);
+    assert.match(body.token, /^vst_/);
+    assert.ok(Math.abs(body.expiresAt - (Date.now() + 120_000)) < 5000);
+    const { body: video } = await service.call('POST', '/videos', { token: body.token });
+    assert.equal((await service.call('GET', `/videos/${video._id}`, { token })).status, 200, 'same organization');
+    const mint = await service.call('POST', '/tokens', { token: body.token });
+    assert.equal(mint.status, 403, 'a short-lived token cannot make tokens');
+    for (const ttl of [0, 59, 86_401, 1.5, '60']) {
+      const bad = await service.call('POST', '/tokens', { token, body: { ttl_seconds: ttl } });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.error.field, 'ttl_seconds');
+    }
+    await service.advanceClock(121_000);
+    const expired = await service.call('POST', '/videos', { token: body.token });
+    assert.equal(expired.status, 401);
+    assert.equal(expired.body.error.code, 'token_expired');
+    assert.equal((await service.call('POST', '/videos', { token })).status, 200, 'the long-lived token lives on');
+  });
+
   it('accepts the bare token as well as "Bearer <token>"', async () => {
     const res = await fetch(`${service.api}/videos`, { method: 'POST', headers: { authorization: token } });
     assert.equal(res.status, 200);

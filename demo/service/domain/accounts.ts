@@ -10,8 +10,15 @@ export interface Caller {
   userId: string;
   organizationId: string;
   environment: Environment;
+  /** A short-lived token (made by POST /tokens) cannot make more tokens. */
+  shortLived: boolean;
 }
 
+/** Decision: lifetimes POST /tokens accepts, in seconds (default one hour). */
+export const TOKEN_TTL = { min: 60, max: 24 * 60 * 60, default: 60 * 60 } as const;
+
+/** The token of an Authorization header: `Bearer <token>`, or the bare token. */
+export const bareToken = (header: string | undefined) => header?.replace(/^Bearer\s+/i, '').trim();
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export class Accounts {
@@ -60,18 +67,44 @@ export class Accounts {
    * RFC 6750 says, and the bare token too, as dashboards that hand out "API keys" are often used.
    */
   authenticate(header: string | undefined): Caller {
-    const token = header?.replace(/^Bearer\s+/i, '').trim();
+    const token = bareToken(header);
     if (!token) throw new HttpError(401, 'unauthorized', 'The Authorization header is missing: send "Bearer <token>".');
     const row = this.db
-      .prepare('SELECT user_id, organization_id, environment, expires_at, revoked_at FROM tokens WHERE hash = ?')
+      .prepare('SELECT user_id, organization_id, environment, expires_at, revoked_at, parent_hash FROM tokens WHERE hash = ?')
       .get(hashToken(token)) as
-      | { user_id: string; organization_id: string; environment: Environment; expires_at: number | null; revoked_at: number | null }
+      | {
+          user_id: string;
+          organization_id: string;
+          environment: Environment;
+          expires_at: number | null;
+          revoked_at: number | null;
+          parent_hash: string | null;
+        }
       | undefined;
     if (!row) throw new HttpError(401, 'unauthorized', 'The access token is not known to this service.');
     if (row.revoked_at !== null) throw new HttpError(401, 'unauthorized', 'The access token was revoked.');
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
       throw new HttpError(401, 'token_expired', 'The access token has expired.');
     }
-    return { userId: row.user_id, organizationId: row.organization_id, environment: row.environment };
+    return { userId: row.user_id, organizationId: row.organization_id, environment: row.environment, shortLived: row.parent_hash !== null };
+  }
+
+  /**
+   * Decision ("Token lifetime, scopes and refresh: not shown"): an integrator's backend trades its
+   * long-lived token for a short-lived one to hand to a browser, so the long-lived one never leaves
+   * the server. Same organization, user and environment; revoking the parent does not revoke it.
+   */
+  createShortLivedToken(parent: Caller, parentToken: string, ttlSeconds: number): { token: string; expiresAt: number } {
+    if (parent.shortLived) throw new HttpError(403, 'forbidden', 'A short-lived token cannot create tokens; use the long-lived one.');
+    const token = newSecret('vst_', 32);
+    const now = this.clock.now();
+    const expiresAt = now + ttlSeconds * 1000;
+    this.db
+      .prepare(
+        `INSERT INTO tokens (hash, user_id, organization_id, environment, created_at, expires_at, parent_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(hashToken(token), parent.userId, parent.organizationId, parent.environment, now, expiresAt, hashToken(parentToken));
+    return { token, expiresAt };
   }
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Accounts, Caller } from '../domain/accounts.js';
+import { bareToken, TOKEN_TTL, type Accounts, type Caller } from '../domain/accounts.js';
 import type { Uploads } from '../domain/uploads.js';
 import type { Videos } from '../domain/videos.js';
 import { badField } from '../http/errors.js';
@@ -50,6 +50,15 @@ export function videoRoutes(router: Router, accounts: Accounts, videos: Videos, 
   router.add('POST', '/videos/multipart-upload/complete', authed(async (caller, req) =>
     uploads.complete(caller, await readJson(req)),
   ));
+
+  // Decision: short-lived tokens for browsers (the spec leaves lifetime and refresh "not shown").
+  router.add('POST', '/tokens', authed(async (caller, req) => {
+    const { ttl_seconds = TOKEN_TTL.default } = await readJson(req);
+    if (typeof ttl_seconds !== 'number' || !Number.isInteger(ttl_seconds) || ttl_seconds < TOKEN_TTL.min || ttl_seconds > TOKEN_TTL.max) {
+      throw badField('ttl_seconds', `ttl_seconds must be a whole number from ${TOKEN_TTL.min} to ${TOKEN_TTL.max}; got ${show(ttl_seconds)}.`);
+    }
+    return accounts.createShortLivedToken(caller, bareToken(req.raw.headers.authorization)!, ttl_seconds);
+  }));
 
   // #7 Abort.
   router.add('POST', '/videos/multipart-upload/abort', authed(async (caller, req) => uploads.abort(caller, await readJson(req))));

@@ -1,0 +1,165 @@
+/**
+ * The local service's upload path and processing, on loopback. Prints figures; asserts nothing.
+ *   - 1 GiB as one PUT, and as 16 chunks of 64 MiB with 4 in parallel, in MB/s, each as a ratio to a
+ *     baseline measured in the same run: a plain node:http server that only pipes the body to a file.
+ *   - Peak RSS growth of the service process during the 1 GiB PUT.
+ *   - Time from the end of the upload to `ready` for 60 s of 1080p H.264/AAC (copy) and VP9 (encode).
+ */
+import { execFile } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm, stat, open } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
+import { startService, waitForVideo, type RunningService } from '../test/helpers/service.js';
+
+const MiB = 1024 * 1024;
+const TOTAL = 1024 * MiB;
+const CHUNK = 64 * MiB;
+const PARALLEL = 4;
+const DIR = join(tmpdir(), 'video-uploader-bench');
+const run = promisify(execFile);
+
+async function bigFile(): Promise<string> {
+  await mkdir(DIR, { recursive: true });
+  const path = join(DIR, '1gib.bin');
+  if ((await stat(path).catch(() => null))?.size === TOTAL) return path;
+  const block = Buffer.alloc(CHUNK);
+  for (let i = 0; i < CHUNK; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
+  const out = await open(path, 'w');
+  for (let i = 0; i < TOTAL / CHUNK; i++) await out.write(block);
+  await out.close();
+  return path;
+}
+
+/** Streams [start, end) of the file as the body of a PUT. */
+function putRange(url: string, path: string, start: number, end: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'PUT', headers: { 'content-length': String(end - start), 'content-type': 'video/mp4' } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve(res.statusCode) : reject(new Error(`PUT ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    pipeline(createReadStream(path, { start, end: end - 1, highWaterMark: MiB }), req).catch(reject);
+  });
+}
+
+async function parallel<T>(items: T[], limit: number, each: (item: T) => Promise<unknown>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: limit }, async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await each(item);
+  }));
+}
+
+const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+/** The baseline: a node:http server that pipes each body to a file, nothing else. */
+async function baselineServer(): Promise<{ url: string; server: Server }> {
+  await mkdir(join(DIR, 'baseline'), { recursive: true });
+  let n = 0;
+  const server = createServer((req, res) => {
+    const target = join(DIR, 'baseline', `body-${n++}`);
+    pipeline(req, createWriteStream(target)).then(() => res.end(), () => res.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
+
+async function rssKiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+async function chunkUrls(service: RunningService, token: string, count: number) {
+  const { body: video } = await service.call('POST', '/videos', { token });
+  const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
+  const urls: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    urls.push((await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: i } })).body.url);
+  }
+  return { id: video._id as string, key: session.key as string, urls };
+}
+
+async function singleUrl(service: RunningService, token: string) {
+  const { body: video } = await service.call('POST', '/videos', { token });
+  const { body } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
+  return { id: video._id as string, url: body.url as string };
+}
+
+async function sixtySeconds(name: string, codecArgs: string[]): Promise<string> {
+  const path = join(DIR, name);
+  if (await stat(path).catch(() => null)) return path;
+  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=1920x1080:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '60', ...codecArgs, `${path}.tmp${name.slice(name.lastIndexOf('.'))}`]);
+  await run('mv', [`${path}.tmp${name.slice(name.lastIndexOf('.'))}`, path]);
+  return path;
+}
+
+export async function main(): Promise<void> {
+  const file = await bigFile();
+  const chunks = Array.from({ length: TOTAL / CHUNK }, (_, i) => i);
+  const baseline = await baselineServer();
+  const service = await startService();
+  const token = await service.token('bench');
+  const rows: string[][] = [];
+  try {
+    // Warm both servers and the page cache once.
+    await putRange(baseline.url, file, 0, CHUNK);
+    await putRange((await singleUrl(service, token)).url, file, 0, CHUNK);
+
+    const baseSingle = await timed(() => putRange(baseline.url, file, 0, TOTAL));
+    const pid = service.process.pid!;
+    const rssBefore = await rssKiB(pid);
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => void rssKiB(pid).then((kib) => (rssPeak = Math.max(rssPeak, kib))), 20);
+    const single = await singleUrl(service, token);
+    const serviceSingle = await timed(() => putRange(single.url, file, 0, TOTAL));
+    clearInterval(sampler);
+    rssPeak = Math.max(rssPeak, await rssKiB(pid));
+
+    const baseParallel = await timed(() => parallel(chunks, PARALLEL, (i) => putRange(baseline.url, file, i * CHUNK, (i + 1) * CHUNK)));
+    const multi = await chunkUrls(service, token, chunks.length);
+    const serviceParallel = await timed(() => parallel(chunks, PARALLEL, (i) => putRange(multi.urls[i]!, file, i * CHUNK, (i + 1) * CHUNK)));
+
+    rows.push(['1 GiB single PUT', `${mbps(TOTAL, serviceSingle).toFixed(0)} MB/s`, `${mbps(TOTAL, baseSingle).toFixed(0)} MB/s`, (baseSingle / serviceSingle).toFixed(2), '≥ 0.90']);
+    rows.push(['1 GiB as 16 × 64 MiB, 4 parallel', `${mbps(TOTAL, serviceParallel).toFixed(0)} MB/s`, `${mbps(TOTAL, baseParallel).toFixed(0)} MB/s`, (baseParallel / serviceParallel).toFixed(2), '']);
+    rows.push(['service RSS growth during the 1 GiB PUT', `${((rssPeak - rssBefore) / 1024).toFixed(1)} MB`, `(from ${(rssBefore / 1024).toFixed(0)} MB)`, '', '< 100 MB']);
+    // The uploaded gibberish fails processing quickly; let it, so it does not overlap the timings below.
+    await service.idle();
+
+    for (const [label, name, args] of [
+      ['60 s 1080p H.264/AAC (copy path)', 'h264-1080p-60s.mp4', ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac']],
+      ['60 s 1080p VP9/Opus (encode path)', 'vp9-1080p-60s.webm', ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '3M', '-c:a', 'libopus']],
+    ] as const) {
+      const path = await sixtySeconds(name, [...args]);
+      const { id, url } = await singleUrl(service, token);
+      const size = (await stat(path)).size;
+      await putRange(url, path, 0, size);
+      const start = performance.now();
+      const video = await waitForVideo(service, token, id, 600_000);
+      rows.push([`upload end → ready, ${label}`, `${((performance.now() - start) / 1000).toFixed(2)} s`, video.status, '', label.includes('copy') ? '< 5 s' : '']);
+    }
+  } finally {
+    baseline.server.close();
+    await service.stop();
+    await rm(join(DIR, 'baseline'), { recursive: true, force: true });
+    await rm(service.data, { recursive: true, force: true });
+  }
+  console.log('\nService upload and processing (loopback, this machine)');
+  console.log(table([['measure', 'service', 'baseline (plain pipe to file)', 'ratio', 'target'], ...rows]));
+}
+
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ')).join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Makes sure the system programs the project runs are here: ffmpeg (the service's processing) and,
+# with --browser, Chromium (the tests' browser). As root on Debian it installs them with apt-get;
+# otherwise it names the package to install and fails.
+set -euo pipefail
+
+need=()
+command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || need+=(ffmpeg)
+if [[ "${1:-}" == "--browser" ]] && [[ -z "${CHROMIUM_PATH:-}" ]] && [[ ! -x /usr/lib/chromium/chromium ]]; then
+  need+=(chromium)
+fi
+[[ ${#need[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+  echo "Installing Debian packages: ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+else
+  echo "Missing system packages: ${need[*]}." >&2
+  echo "Install them (Debian/Ubuntu: sudo apt-get install ${need[*]}; macOS: brew install ${need[*]/chromium/--cask chromium})," >&2
+  echo "or point CHROMIUM_PATH at a Chromium or Chrome binary." >&2
+  exit 1
+fi

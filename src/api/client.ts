@@ -1,0 +1,137 @@
+import { VideoServiceError } from './errors.js';
+import { isRetryableStatus, parseRetryAfter, withRetry } from './retry.js';
+import type { TokenCache } from './token.js';
+import type {
+  ApiErrorBody,
+  ChunkDetail,
+  CompleteResponse,
+  MultipartSession,
+  UploadUrlResponse,
+  VideoDetails,
+  VideoObject,
+} from './types.js';
+
+/** Whether a 2xx body has what the spec promises; a service that answers without it is reported, not trusted. */
+type Check = (body: Record<string, unknown>) => boolean;
+const hasString =
+  (...keys: string[]): Check =>
+  (body) =>
+    keys.every((k) => typeof body[k] === 'string' && body[k] !== '');
+
+/**
+ * Typed client of the video service (shared/service-spec.md). The access token goes on these calls
+ * only, all to `baseUrl`; storage PUTs never pass through here. Each call is retried under retry.ts,
+ * and a 401 gets a fresh token once.
+ */
+export class VideoServiceClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly tokens: TokenCache,
+  ) {}
+
+  /** #1 POST /videos. `file_name` is an optional extra the local service keeps; others ignore it. */
+  createVideo(fileName: string | undefined, signal?: AbortSignal): Promise<VideoObject> {
+    return this.call<VideoObject>('#1', 'POST', '/videos', hasString('_id'), signal, fileName ? { file_name: fileName } : undefined);
+  }
+
+  /** #2 POST /videos/{video-id}/uploads: the signed link for one PUT of the whole file. */
+  getUploadUrl(videoId: string, signal?: AbortSignal): Promise<UploadUrlResponse> {
+    return this.call<UploadUrlResponse>('#2', 'POST', `/videos/${encodeURIComponent(videoId)}/uploads`, hasString('url'), signal);
+  }
+
+  /** #3 POST /videos/{video-id}/multipart-upload/begin. */
+  beginMultipart(videoId: string, signal?: AbortSignal): Promise<MultipartSession> {
+    return this.call<MultipartSession>('#3', 'POST', `/videos/${encodeURIComponent(videoId)}/multipart-upload/begin`, hasString('key'), signal);
+  }
+
+  /** #4 POST /videos/{video-id}/multipart-upload/get-chunk-upload-url: one URL for one chunk. */
+  getChunkUploadUrl(videoId: string, key: string, chunkId: number, signal?: AbortSignal): Promise<UploadUrlResponse> {
+    return this.call<UploadUrlResponse>('#4', 'POST', `/videos/${encodeURIComponent(videoId)}/multipart-upload/get-chunk-upload-url`, hasString('url'), signal, {
+      key,
+      chunkId,
+    });
+  }
+
+  /** #6 POST /videos/{video-id}/multipart-upload/complete with every chunk's ETag exactly as received. */
+  completeMultipart(videoId: string, key: string, chunks: ChunkDetail[], signal?: AbortSignal): Promise<CompleteResponse> {
+    return this.call<CompleteResponse>('#6', 'POST', `/videos/${encodeURIComponent(videoId)}/multipart-upload/complete`, (b) => b.success === true, signal, { chunks, key });
+  }
+
+  /** #7 POST /videos/multipart-upload/abort. */
+  abortMultipart(key: string, signal?: AbortSignal): Promise<{ success: boolean }> {
+    return this.call<{ success: boolean }>('#7', 'POST', '/videos/multipart-upload/abort', (b) => typeof b.success === 'boolean', signal, { key });
+  }
+
+  /** #8 GET /videos/{id}. */
+  getVideo(videoId: string, signal?: AbortSignal): Promise<VideoDetails> {
+    return this.call<VideoDetails>('#8', 'GET', `/videos/${encodeURIComponent(videoId)}`, hasString('_id'), signal);
+  }
+
+  private call<T>(endpoint: string, method: string, path: string, check: Check, signal?: AbortSignal, body?: unknown): Promise<T> {
+    return withRetry(() => this.send(endpoint, method, path, check, signal, body), { signal });
+  }
+
+  private async send<T>(endpoint: string, method: string, path: string, check: Check, signal?: AbortSignal, body?: unknown): Promise<T> {
+    let res = await this.fetchWithToken(endpoint, method, path, signal, body);
+    if (res.response.status === 401) {
+      this.tokens.invalidate(res.token);
+      res = await this.fetchWithToken(endpoint, method, path, signal, body);
+    }
+    const { response } = res;
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) {
+      const error = (parsed as ApiErrorBody | undefined)?.error;
+      const message = error?.message ?? `${response.status} ${response.statusText}`.trim();
+      throw new VideoServiceError(
+        `The video service refused ${endpoint} ${method} ${path}: ${message}`,
+        response.status,
+        error?.code ?? 'http_error',
+        isRetryableStatus(response.status),
+        parseRetryAfter(response.headers.get('retry-after')),
+      );
+    }
+    if (typeof parsed !== 'object' || parsed === null) {
+      const type = response.headers.get('content-type') ?? 'no content type';
+      throw new VideoServiceError(
+        `The video service answered ${endpoint} ${method} ${path} with a body that is not JSON (status ${response.status}, ${type}).`,
+        response.status,
+        'bad_response',
+        false,
+      );
+    }
+    if (!check(parsed as Record<string, unknown>)) {
+      throw new VideoServiceError(
+        `The video service answered ${endpoint} ${method} ${path} without the fields the spec names: ${text.slice(0, 120)}`,
+        response.status,
+        'bad_response',
+        false,
+      );
+    }
+    return parsed as T;
+  }
+
+  private async fetchWithToken(endpoint: string, method: string, path: string, signal?: AbortSignal, body?: unknown) {
+    const token = await this.tokens.get();
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      const response = await fetch(this.baseUrl + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+        credentials: 'omit',
+      });
+      return { response, token };
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      throw new VideoServiceError(`The video service could not be reached for ${endpoint} ${method} ${path}.`, 0, 'network', true);
+    }
+  }
+}

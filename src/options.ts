@@ -1,0 +1,97 @@
+import { GIB, MAX_PART_BYTES } from './api/types.js';
+import { MiB } from './upload/plan.js';
+
+/** Containers ffmpeg reads that browsers often label with no video/* type (or none at all). */
+export const VIDEO_EXTENSIONS = [
+  '.mp4', '.m4v', '.mov', '.qt', '.mkv', '.webm', '.avi', '.wmv', '.asf', '.flv', '.f4v', '.ts', '.mts', '.m2ts',
+  '.m2t', '.mpg', '.mpeg', '.m2v', '.vob', '.3gp', '.3g2', '.ogv', '.mxf', '.dv', '.divx', '.rm', '.rmvb', '.y4m',
+] as const;
+export const DEFAULT_ACCEPT = ['video/*', ...VIDEO_EXTENSIONS];
+/** Chosen by `npm run bench` (bench/widget.bench.ts): see the README. */
+export const DEFAULT_CHUNK_SIZE = 32 * MiB;
+export const DEFAULT_PARALLEL_UPLOADS = 4;
+/** The spec recommends the signed link below 5 GB. */
+export const DEFAULT_MULTIPART_THRESHOLD = 5 * GIB;
+
+/** A bad attribute value: the message names the attribute and the value. */
+export class OptionError extends Error {
+  override name = 'OptionError';
+  constructor(
+    readonly attribute: string,
+    readonly value: unknown,
+    expected: string,
+  ) {
+    super(`${attribute}="${String(value)}" is not valid: ${expected}.`);
+  }
+}
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: MiB, mb: MiB, mib: MiB, g: GIB, gb: GIB, gib: GIB, t: 1024 * GIB, tb: 1024 * GIB, tib: 1024 * GIB };
+
+/**
+ * A size such as `100MB`, `5 GB`, `1.5GiB` or `1048576`. Decision: units are binary (1 KB = 1024 bytes),
+ * as Uppy prints sizes and as the spec's "5 GB" limits are meant.
+ */
+export function parseSize(attribute: string, value: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+  const unit = UNITS[match?.[2]?.toLowerCase() ?? 'x'];
+  if (!match || unit === undefined) throw new OptionError(attribute, value, 'use a size such as 100MB, 5GB or a number of bytes');
+  const bytes = Math.round(Number(match[1]) * unit);
+  if (bytes <= 0) throw new OptionError(attribute, value, 'the size must be more than 0');
+  return bytes;
+}
+
+export function parseCount(attribute: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 1 || Number(value) > max) {
+    throw new OptionError(attribute, value, `use a whole number from 1 to ${max}`);
+  }
+  return Number(value);
+}
+
+export function parseUrl(attribute: string, value: string | undefined): string {
+  if (value === undefined || value.trim() === '') throw new OptionError(attribute, value ?? '', 'it is required: the address of the video service');
+  let url: URL;
+  try {
+    url = new URL(value, document.baseURI);
+  } catch {
+    throw new OptionError(attribute, value, 'use an http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionError(attribute, value, 'use an http(s) URL');
+  return url.href.replace(/\/+$/, '');
+}
+
+export interface UploaderOptions {
+  baseUrl: string;
+  multipartThreshold: number;
+  chunkSize: number;
+  parallelUploads: number;
+  maxFileSize: number | null;
+  maxFiles: number | null;
+  accept: string[];
+}
+
+/** The element's attributes, as strings, turned into checked options; the first bad one throws. */
+export function resolveOptions(attributes: {
+  baseUrl?: string;
+  multipartThreshold?: string;
+  chunkSize?: string;
+  parallelUploads?: string;
+  maxFileSize?: string;
+  maxFiles?: string;
+  accept?: string;
+}): UploaderOptions {
+  const chunkSize = attributes.chunkSize ? parseSize('chunk-size', attributes.chunkSize) : DEFAULT_CHUNK_SIZE;
+  if (chunkSize >= MAX_PART_BYTES) throw new OptionError('chunk-size', attributes.chunkSize, 'each chunk must be smaller than 5GB');
+  const accept = attributes.accept?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (accept && accept.some((a) => !/^(\.[\w-]+|[\w-]+\/(\*|[\w.+-]+))$/.test(a))) {
+    throw new OptionError('accept', attributes.accept, 'use a comma-separated list of MIME types (video/*) and extensions (.mkv)');
+  }
+  return {
+    baseUrl: parseUrl('base-url', attributes.baseUrl),
+    multipartThreshold: attributes.multipartThreshold ? parseSize('multipart-threshold', attributes.multipartThreshold) : DEFAULT_MULTIPART_THRESHOLD,
+    chunkSize,
+    parallelUploads: attributes.parallelUploads ? parseCount('parallel-uploads', attributes.parallelUploads, 32) : DEFAULT_PARALLEL_UPLOADS,
+    maxFileSize: attributes.maxFileSize ? parseSize('max-file-size', attributes.maxFileSize) : null,
+    maxFiles: attributes.maxFiles ? parseCount('max-files', attributes.maxFiles) : null,
+    accept: accept?.length ? accept : DEFAULT_ACCEPT,
+  };
+}

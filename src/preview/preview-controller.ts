@@ -1,0 +1,99 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { VideoServiceClient } from '../api/client.js';
+import { isAbort } from '../api/errors.js';
+import type { VideoDetails } from '../api/types.js';
+import type { Emit } from '../events.js';
+import type { Player } from './hls.js';
+import { pollVideo } from './poll.js';
+
+export interface Preview {
+  videoId: string;
+  name: string;
+  state: 'processing' | 'ready' | 'failed' | 'later' | 'unplayable';
+  video?: VideoDetails;
+  reason?: string;
+}
+
+/**
+ * After an upload: polls #8 while the video processes, then plays `playback.hls_url` muted in the
+ * element's <video data-video-id>. Polling stops and players are destroyed when the host disconnects.
+ */
+export class PreviewController implements ReactiveController {
+  previews: Preview[] = [];
+  private abort = new AbortController();
+  private readonly players = new Map<string, Player>();
+
+  constructor(
+    private readonly host: ReactiveControllerHost & HTMLElement,
+    private readonly client: () => VideoServiceClient | null,
+    private readonly emit: Emit,
+  ) {
+    host.addController(this);
+  }
+
+  track(videoId: string, name: string): void {
+    const preview: Preview = { videoId, name, state: 'processing' };
+    this.previews = [...this.previews.filter((p) => p.videoId !== videoId), preview];
+    this.host.requestUpdate();
+    void this.poll(preview);
+  }
+
+  hostConnected(): void {
+    this.abort = new AbortController();
+    for (const p of this.previews) if (p.state === 'processing') void this.poll(p);
+  }
+
+  hostDisconnected(): void {
+    this.abort.abort();
+    for (const player of this.players.values()) player.destroy();
+    this.players.clear();
+  }
+
+  /** Attaches a player to each ready preview's <video> once it is rendered. */
+  hostUpdated(): void {
+    for (const p of this.previews) {
+      if (p.state !== 'ready' || !p.video?.playback.hls_url || this.players.has(p.videoId)) continue;
+      const element = this.host.shadowRoot?.querySelector<HTMLVideoElement>(`video[data-video-id="${p.videoId}"]`);
+      if (!element) continue;
+      this.players.set(p.videoId, { destroy() {} });
+      void this.play(p, element);
+    }
+  }
+
+  private async play(p: Preview, element: HTMLVideoElement): Promise<void> {
+    element.addEventListener('playing', () => this.emit('preview-playing', { videoId: p.videoId }), { once: true, signal: this.abort.signal });
+    const unplayable = (reason: string) => this.update(p, { state: 'unplayable', reason });
+    try {
+      const { playHls } = await import('./hls.js');
+      if (this.abort.signal.aborted) return;
+      this.players.set(p.videoId, playHls(element, p.video!.playback.hls_url, unplayable));
+    } catch {
+      unplayable('');
+    }
+  }
+
+  private async poll(p: Preview): Promise<void> {
+    const client = this.client();
+    if (!client) return;
+    try {
+      const video = await pollVideo(client, p.videoId, this.abort.signal);
+      if (!video) return this.update(p, { state: 'later' });
+      if (video.status === 'ready') {
+        this.update(p, { state: 'ready', video });
+        this.emit('video-ready', { video });
+      } else {
+        const reason = video.failure_reason ?? 'unknown reason';
+        this.update(p, { state: 'failed', video, reason });
+        this.emit('video-failed', { video, reason });
+      }
+    } catch (err) {
+      if (!isAbort(err) && !this.abort.signal.aborted) throw err;
+    }
+  }
+
+  private update(p: Preview, change: Partial<Preview>): void {
+    Object.assign(p, change);
+    this.previews = [...this.previews];
+    this.host.requestUpdate();
+  }
+}

@@ -1,0 +1,116 @@
+import type { AwsS3Options } from '@uppy/aws-s3';
+import type { Body, Meta, UppyFile } from '@uppy/core';
+import type { VideoServiceClient } from '../api/client.js';
+import { VideoServiceError } from '../api/errors.js';
+import type { ChunkLedger } from './ledger.js';
+import type { UploadPlan } from './plan.js';
+import { ExpiredUrlError, putBytes } from './put.js';
+
+/** What the element keeps in each Uppy file's meta. */
+export interface VideoMeta extends Meta {
+  /** `_id` of the video created for this file (#1), once created. */
+  videoId?: string;
+  /** How this file is sent, fixed when it was added (so attribute changes apply to the next file). */
+  uploadPlan?: UploadPlan;
+}
+type File = UppyFile<VideoMeta, Body>;
+
+export interface WiringDeps {
+  client: () => VideoServiceClient;
+  /** The current state of a file (the callbacks' copies can be stale). */
+  getFile: (id: string) => File | undefined;
+  /** Creates the file's video (#1) unless it has one, and returns its `_id`. */
+  ensureVideo: (file: File, signal?: AbortSignal) => Promise<string>;
+  ledger: ChunkLedger;
+  onRetry?: (file: File, err: VideoServiceError, delayMs: number) => void;
+}
+
+const contentType = (file: File) => file.type || 'application/octet-stream';
+const planOf = (deps: WiringDeps, file: File) => deps.getFile(file.id)?.meta.uploadPlan ?? file.meta.uploadPlan;
+
+/**
+ * The @uppy/aws-s3 5.x options that speak the service's protocol. Uppy's `key` is the video `_id`
+ * and its `uploadId` is the session key of #3, so every callback has both.
+ */
+export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<VideoMeta, Body> {
+  /** Each signed URL handed out, with its file and whether it is a single link (#2) or a chunk URL (#4). */
+  const signed = new Map<string, { file: File; single: boolean }>();
+  const fileOfBlob = new WeakMap<Blob, File>();
+  return {
+    limit,
+    // Uppy's own retries are used for one thing only: re-signing a chunk whose URL expired
+    // (ExpiredUrlError). Every other retry follows api/retry.ts, inside the client and putBytes.
+    retryDelays: [0, 0, 0],
+    shouldUseMultipart: (file) => {
+      if (file.data instanceof Blob) fileOfBlob.set(file.data, file);
+      return planOf(deps, file)?.method === 'multipart';
+    },
+    getChunkSize: (data) => {
+      const file = fileOfBlob.get(data as Blob);
+      return (file && planOf(deps, file)?.chunkSize) || (data.size ?? 0);
+    },
+
+    // Single link: #1 then #2; the PUT (#5) goes through uploadPartBytes.
+    async getUploadParameters(file, { signal }) {
+      const videoId = await deps.ensureVideo(file, signal);
+      const { url } = await deps.client().getUploadUrl(videoId, signal);
+      signed.set(url, { file, single: true });
+      return { method: 'PUT', url, headers: { 'Content-Type': contentType(file) } };
+    },
+
+    // Multipart: #1 then #3.
+    async createMultipartUpload(file) {
+      const videoId = await deps.ensureVideo(file);
+      const session = await deps.client().beginMultipart(videoId);
+      return { key: videoId, uploadId: session.key };
+    },
+
+    // #4, just in time for each chunk.
+    async signPart(file, { key, uploadId, partNumber, signal }) {
+      const { url } = await deps.client().getChunkUploadUrl(key, uploadId, partNumber, signal);
+      signed.set(url, { file, single: false });
+      return { method: 'PUT', url, headers: { 'Content-Type': contentType(file) } };
+    },
+
+    // The spec has no list endpoint: the ledger knows which chunks finished.
+    listParts: (_file, { uploadId }) => deps.ledger.parts(uploadId!),
+
+    // #6 with each ETag exactly as the storage sent it.
+    async completeMultipartUpload(_file, { key, uploadId, parts }) {
+      const chunks = parts.map((p) => ({ chunkId: p.PartNumber!, eTag: p.ETag! }));
+      const { url } = await deps.client().completeMultipart(key, uploadId, chunks);
+      deps.ledger.forget(uploadId);
+      return { location: url };
+    },
+
+    // #7 when a file is removed or its upload cancelled.
+    async abortMultipartUpload(_file, { uploadId }) {
+      deps.ledger.forget(uploadId!);
+      await deps.client().abortMultipart(uploadId!);
+    },
+
+    // #5: the bytes, to the signed URL, never with the token.
+    async uploadPartBytes({ signature, body, onProgress, onComplete, signal }) {
+      const target = signed.get(signature.url);
+      try {
+        const etag = await putBytes({
+          url: signature.url,
+          body: body as Blob,
+          contentType: signature.headers?.['Content-Type'] ?? 'application/octet-stream',
+          onProgress,
+          signal,
+          onRetry: (err, _retry, delay) => target && deps.onRetry?.(target.file, err, delay),
+        });
+        onComplete?.(etag);
+        return { ETag: etag };
+      } catch (err) {
+        if (err instanceof ExpiredUrlError && target?.single) {
+          throw new VideoServiceError('The upload link expired before the file was sent. Retry to get a new link.', 403, 'signature_expired', false);
+        }
+        throw err;
+      } finally {
+        signed.delete(signature.url);
+      }
+    },
+  };
+}

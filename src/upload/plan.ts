@@ -1,0 +1,28 @@
+import { MAX_PART_BYTES } from '../api/types.js';
+
+export const MiB = 1024 * 1024;
+/** @uppy/aws-s3 5.x never cuts chunks smaller than this, and uploads smaller files in one PUT. */
+export const MIN_CHUNK_BYTES = 5 * MiB;
+/** No file is cut into more chunks than this (S3's limit; the local service's too). */
+export const MAX_CHUNKS = 10_000;
+
+export interface UploadPlan {
+  method: 'single' | 'multipart';
+  /** Bytes per chunk (the last one may be smaller); the file size for a single upload. */
+  chunkSize: number;
+  chunks: number;
+}
+
+/**
+ * How a file of `size` bytes is sent: by the signed link under `threshold`, otherwise in chunks of
+ * `chunkSize`, raised (to a whole MiB) when the file would need more than 10,000 of them. Chunks
+ * stay below the spec's 5 GB; a file that cannot fit is refused with a message that says why.
+ */
+export function planUpload(size: number, threshold: number, chunkSize: number): UploadPlan {
+  if (size < threshold || size <= MIN_CHUNK_BYTES) return { method: 'single', chunkSize: size, chunks: 1 };
+  const raised = Math.max(chunkSize, MIN_CHUNK_BYTES, Math.ceil(size / MAX_CHUNKS / MiB) * MiB);
+  if (raised >= MAX_PART_BYTES) {
+    throw new RangeError(`A file of ${size} bytes would need chunks of 5 GB or more; the service takes at most ${MAX_CHUNKS} chunks under 5 GB.`);
+  }
+  return { method: 'multipart', chunkSize: raised, chunks: Math.ceil(size / raised) };
+}

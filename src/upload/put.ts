@@ -1,0 +1,105 @@
+import { VideoServiceError } from '../api/errors.js';
+import { isRetryableStatus, parseRetryAfter, withRetry } from '../api/retry.js';
+
+export interface PutProgress {
+  loaded: number;
+  lengthComputable: true;
+}
+
+export interface PutOptions {
+  url: string;
+  body: Blob;
+  /** Content-Type of the PUT ("not shown" in the spec; the local service takes any). */
+  contentType: string;
+  onProgress: (ev: PutProgress) => void;
+  signal?: AbortSignal;
+  /** Heard before each retry of this PUT. */
+  onRetry?: (err: VideoServiceError, retry: number, delayMs: number) => void;
+}
+
+/**
+ * Sent to @uppy/aws-s3 when a chunk's signed URL expired (403): its own loop then asks `signPart`
+ * (#4) for a fresh URL and sends the chunk again. The message and `source.status` are what it checks.
+ */
+export class ExpiredUrlError extends Error {
+  readonly source = { status: 403 };
+  constructor() {
+    super('Request has expired');
+  }
+}
+
+/**
+ * PUTs bytes to a signed storage URL (#5) with XHR (fetch has no upload progress). No Authorization
+ * header, ever: the URL carries its own signature. Retried under api/retry.ts; resolves with the
+ * ETag exactly as the storage sent it. A storage that does not expose ETag to the page gets an error
+ * that says so, instead of an upload that never ends.
+ */
+export function putBytes(options: PutOptions): Promise<string> {
+  return withRetry(() => putOnce(options), { signal: options.signal, onRetry: options.onRetry });
+}
+
+function putOnce({ url, body, contentType, onProgress, signal }: PutOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new DOMException('Aborted', 'AbortError'));
+    const xhr = new XMLHttpRequest();
+    const origin = new URL(url).origin;
+    const onAbort = () => xhr.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    xhr.open('PUT', url, true);
+    xhr.setRequestHeader('Content-Type', contentType);
+    xhr.responseType = 'text';
+    xhr.upload.addEventListener('progress', (ev) => onProgress({ loaded: ev.loaded, lengthComputable: true }));
+    xhr.addEventListener('abort', () => {
+      done();
+      reject(new DOMException('The upload was cancelled.', 'AbortError'));
+    });
+    xhr.addEventListener('error', () => {
+      done();
+      onProgress({ loaded: 0, lengthComputable: true });
+      reject(new VideoServiceError(`The storage at ${origin} could not be reached (network error).`, 0, 'network', true));
+    });
+    xhr.addEventListener('load', () => {
+      done();
+      if (xhr.status === 200 || xhr.status === 201 || xhr.status === 204) {
+        const etag = xhr.getResponseHeader('ETag');
+        if (etag === null) {
+          reject(
+            new VideoServiceError(
+              `The storage at ${origin} accepted the bytes but does not let this page read the ETag header: ` +
+                'its CORS configuration must send "Access-Control-Expose-Headers: ETag".',
+              xhr.status,
+              'etag_not_exposed',
+              false,
+            ),
+          );
+          return;
+        }
+        onProgress({ loaded: body.size, lengthComputable: true });
+        resolve(etag);
+        return;
+      }
+      onProgress({ loaded: 0, lengthComputable: true });
+      let code = 'http_error';
+      let message = `${xhr.status} ${xhr.statusText}`.trim();
+      try {
+        const parsed = JSON.parse(xhr.responseText) as { error?: { code?: string; message?: string } };
+        code = parsed.error?.code ?? code;
+        message = parsed.error?.message ?? message;
+      } catch {
+        /* not JSON: keep the status line */
+      }
+      if (xhr.status === 403 && code === 'signature_expired') return reject(new ExpiredUrlError());
+      reject(
+        new VideoServiceError(
+          `The storage refused the upload: ${message}`,
+          xhr.status,
+          code,
+          isRetryableStatus(xhr.status),
+          parseRetryAfter(xhr.getResponseHeader('Retry-After')),
+        ),
+      );
+    });
+    xhr.send(body);
+  });
+}

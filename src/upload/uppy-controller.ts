@@ -1,0 +1,180 @@
+import AwsS3 from '@uppy/aws-s3';
+import Uppy, { type Body, type UppyFile } from '@uppy/core';
+import Dashboard from '@uppy/dashboard';
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { VideoServiceClient } from '../api/client.js';
+import { isAbort, VideoServiceError } from '../api/errors.js';
+import type { Emit, UploadFileInfo } from '../events.js';
+import type { Locale } from '../locale/en.js';
+import type { UploaderOptions } from '../options.js';
+import { awsS3Options, type VideoMeta } from './aws-s3-options.js';
+import { trapFocusInShadow } from './focus.js';
+import { ChunkLedger } from './ledger.js';
+import { planUpload } from './plan.js';
+
+type File = UppyFile<VideoMeta, Body>;
+
+export interface UppyControllerDeps {
+  client: () => VideoServiceClient | null;
+  emit: Emit;
+  locale: Locale;
+  /** A file's bytes are all in the service: the element starts its preview. */
+  onUploaded: (videoId: string, name: string) => void;
+}
+
+const info = (file: File): UploadFileInfo => ({
+  id: file.id,
+  name: file.name ?? '',
+  size: file.size ?? 0,
+  type: file.type,
+  data: file.data instanceof Blob ? file.data : undefined,
+});
+
+/**
+ * Owns the Uppy instance: the Dashboard inline in the host's shadow root, and @uppy/aws-s3 wired to
+ * the service. Created when the element is connected and its target rendered, destroyed when it is
+ * disconnected. Uppy's events become the element's events.
+ */
+export class UppyController implements ReactiveController {
+  uppy: Uppy<VideoMeta, Body> | undefined;
+  private target: HTMLElement | undefined;
+  private options: UploaderOptions | undefined;
+  private autoProceed = false;
+  private listeners = new AbortController();
+  private readonly ledger = new ChunkLedger();
+  private readonly creating = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly host: ReactiveControllerHost & HTMLElement,
+    private readonly deps: UppyControllerDeps,
+  ) {
+    host.addController(this);
+  }
+
+  /** Mounts the Dashboard into `target` (an element of the host's shadow root). */
+  mount(target: HTMLElement): void {
+    this.target = target;
+    if (this.host.isConnected && !this.uppy) this.create();
+  }
+
+  /** New options apply to the next file added (each file keeps the plan it was added with). */
+  configure(options: UploaderOptions | undefined, autoProceed: boolean): void {
+    this.options = options;
+    this.autoProceed = autoProceed;
+    if (!this.uppy) return;
+    this.uppy.setOptions({ autoProceed, restrictions: this.restrictions() });
+    const s3 = this.uppy.getPlugin<AwsS3<VideoMeta, Body>>('AwsS3Multipart');
+    if (s3 && options) (s3 as unknown as { requests: { limit: number } }).requests.limit = options.parallelUploads;
+  }
+
+  hostConnected(): void {
+    if (this.target && !this.uppy) this.create();
+  }
+
+  hostDisconnected(): void {
+    this.listeners.abort();
+    this.uppy?.destroy();
+    this.uppy = undefined;
+  }
+
+  private restrictions() {
+    return {
+      maxFileSize: this.options?.maxFileSize ?? null,
+      maxNumberOfFiles: this.options?.maxFiles ?? null,
+      allowedFileTypes: this.options?.accept ?? null,
+    };
+  }
+
+  private create(): void {
+    const { locale, emit } = this.deps;
+    this.listeners = new AbortController();
+    const uppy = new Uppy<VideoMeta, Body>({
+      autoProceed: this.autoProceed,
+      restrictions: this.restrictions(),
+      locale: { strings: locale.uppy, pluralize: (n: number) => (n === 1 ? 0 : 1) },
+      onBeforeFileAdded: (file) => this.planFile(file),
+    });
+    uppy.use(Dashboard, {
+      inline: true,
+      target: this.target!,
+      width: '100%',
+      height: 380,
+      proudlyDisplayPoweredByUppy: false,
+      note: locale.dashboardNote,
+      theme: 'light',
+    });
+    uppy.use(
+      AwsS3,
+      awsS3Options(
+        {
+          client: () => this.client(),
+          getFile: (id) => uppy.getFile(id),
+          ensureVideo: (file, signal) => this.ensureVideo(file, signal),
+          ledger: this.ledger,
+        },
+        this.options?.parallelUploads ?? 4,
+      ),
+    );
+    uppy.on('s3-multipart:part-uploaded', (file, part) => {
+      const sessionKey = (uppy.getFile(file.id) as File & { s3Multipart?: { uploadId?: string } }).s3Multipart?.uploadId;
+      if (sessionKey) this.ledger.record(sessionKey, part.PartNumber, part.ETag);
+    });
+    uppy.on('upload-progress', (file, progress) => {
+      if (file) emit('upload-progress', { file: info(file), bytesSent: progress.bytesUploaded, bytesTotal: progress.bytesTotal ?? file.size ?? 0 });
+    });
+    uppy.on('upload-success', (file) => {
+      const videoId = file && uppy.getFile(file.id)?.meta.videoId;
+      if (!file || !videoId) return;
+      emit('upload-success', { file: info(file), videoId });
+      this.deps.onUploaded(videoId, file.name ?? '');
+    });
+    uppy.on('upload-error', (file, error) => {
+      if (!file || isAbort(error)) return;
+      emit('upload-error', { file: info(file), error, retryable: !(error instanceof VideoServiceError) || error.retryable });
+    });
+    trapFocusInShadow(this.target!, () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.getPluginState().activeOverlayType ?? null, this.listeners.signal);
+    this.uppy = uppy;
+  }
+
+  private client(): VideoServiceClient {
+    const client = this.deps.client();
+    if (!client) throw new VideoServiceError('The uploader is not configured (see the message above).', 0, 'config', false);
+    return client;
+  }
+
+  /** Fixes how a file will be sent when it is added, and refuses what cannot be sent. */
+  private planFile(file: File): File | boolean {
+    const { locale } = this.deps;
+    if (!file.size) {
+      this.uppy?.info(locale.emptyFile(file.name ?? ''), 'error', 6000);
+      return false;
+    }
+    if (!this.options) return file;
+    try {
+      const uploadPlan = planUpload(file.size, this.options.multipartThreshold, this.options.chunkSize);
+      return { ...file, meta: { ...file.meta, uploadPlan } };
+    } catch (err) {
+      this.uppy?.info((err as Error).message, 'error', 8000);
+      return false;
+    }
+  }
+
+  /** #1 once per file: the `_id` is kept in the file's meta, and concurrent callers share the call. */
+  private ensureVideo(file: File, signal?: AbortSignal): Promise<string> {
+    const existing = this.uppy?.getFile(file.id)?.meta.videoId;
+    if (existing) return Promise.resolve(existing);
+    let pending = this.creating.get(file.id);
+    if (!pending) {
+      pending = this.client()
+        .createVideo(file.name, signal)
+        .then((video) => {
+          this.uppy?.setFileMeta(file.id, { videoId: video._id });
+          this.deps.emit('video-created', { videoId: video._id, file: info(file) });
+          return video._id;
+        })
+        .finally(() => this.creating.delete(file.id));
+      this.creating.set(file.id, pending);
+    }
+    return pending;
+  }
+}

@@ -1,0 +1,75 @@
+import coreCss from '@uppy/core/css/style.min.css?inline';
+import dashboardCss from '@uppy/dashboard/css/style.min.css?inline';
+import { css, unsafeCSS } from 'lit';
+
+/** Uppy's CSS is adopted into the shadow root (it cannot reach in from the page), then the element's own. */
+export const styles = [
+  unsafeCSS(coreCss),
+  unsafeCSS(dashboardCss),
+  css`
+    :host {
+      display: block;
+      font-family: system-ui, sans-serif;
+      --video-uploader-accent: #1269cf;
+      --video-uploader-radius: 8px;
+    }
+    :host([hidden]) {
+      display: none;
+    }
+    .error {
+      margin: 0 0 0.75rem;
+      padding: 0.75rem 1rem;
+      border-radius: var(--video-uploader-radius);
+      background: #fdecec;
+      color: #8a1010;
+    }
+    .previews {
+      list-style: none;
+      margin: 1rem 0 0;
+      padding: 0;
+      display: grid;
+      gap: 1rem;
+    }
+    .preview {
+      border: 1px solid #ddd;
+      border-radius: var(--video-uploader-radius);
+      padding: 0.75rem;
+    }
+    .status {
+      margin: 0 0 0.5rem;
+      color: #333;
+      display: flex;
+      align-items: center;
+      gap: 0.5rem;
+      overflow-wrap: anywhere;
+    }
+    .preview[data-state='failed'] .status {
+      color: #8a1010;
+    }
+    video {
+      width: 100%;
+      max-height: 60vh;
+      background: #000;
+      border-radius: calc(var(--video-uploader-radius) / 2);
+    }
+    .spinner {
+      width: 1em;
+      height: 1em;
+      flex: none;
+      border: 2px solid #ccc;
+      border-top-color: var(--video-uploader-accent);
+      border-radius: 50%;
+      animation: spin 0.8s linear infinite;
+    }
+    @keyframes spin {
+      to {
+        transform: rotate(1turn);
+      }
+    }
+    @media (prefers-reduced-motion: reduce) {
+      .spinner {
+        animation-duration: 3s;
+      }
+    }
+  `,
+];

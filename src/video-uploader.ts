@@ -1,0 +1,167 @@
+import { html, LitElement, nothing, type PropertyValues } from 'lit';
+import { customElement, property, query } from 'lit/decorators.js';
+import { VideoServiceClient } from './api/client.js';
+import { TokenCache, tokenFromUrl, type TokenProvider } from './api/token.js';
+import type { Emit, VideoUploaderEventDetails } from './events.js';
+import { en } from './locale/en.js';
+import { OptionError, resolveOptions, type UploaderOptions } from './options.js';
+import { PreviewController, type Preview } from './preview/preview-controller.js';
+import { UppyController } from './upload/uppy-controller.js';
+import { styles } from './video-uploader.styles.js';
+
+/**
+ * Uploads videos to the video service (shared/service-spec.md) from an Uppy Dashboard, by the signed
+ * link or in chunks, then previews each one with hls.js once the service has processed it.
+ *
+ * @fires video-created - #1 made the video object for a file: `{videoId, file}`.
+ * @fires upload-progress - Bytes sent so far for a file: `{file, bytesSent, bytesTotal}`.
+ * @fires upload-success - A file's bytes are all in the service: `{file, videoId}`.
+ * @fires upload-error - A file's upload failed: `{file, error, retryable}`.
+ * @fires video-ready - The service has processed the video: `{video}` (the #8 object).
+ * @fires video-failed - The service could not process the video: `{video, reason}`.
+ * @fires preview-playing - A preview started playing: `{videoId}`.
+ * @fires config-error - An attribute has a value the element cannot use: `{attribute, value, message}`.
+ *
+ * @csspart base - The element's wrapper.
+ * @csspart error - The configuration message.
+ * @csspart dashboard - The Uppy Dashboard's container.
+ * @csspart previews - The list of uploaded videos.
+ * @csspart preview - One uploaded video.
+ * @csspart video - The preview's <video>.
+ *
+ * @cssprop --video-uploader-accent - Accent colour of the previews' status line.
+ * @cssprop --video-uploader-radius - Corner radius of the previews.
+ */
+@customElement('video-uploader')
+export class VideoUploader extends LitElement {
+  static override styles = styles;
+
+  /** Address of the video service ({base_url}), e.g. `https://api.example.com`. Required. */
+  @property({ attribute: 'base-url', reflect: true }) baseUrl?: string;
+
+  /** URL the element POSTs to for an access token; it answers `{token, expiresAt}`. Or set `tokenProvider`. */
+  @property({ attribute: 'token-url' }) tokenUrl?: string;
+
+  /** Files this big or bigger go in chunks (multipart), smaller ones by the signed link. Default `5GB`. */
+  @property({ attribute: 'multipart-threshold' }) multipartThreshold?: string;
+
+  /** Bytes per chunk, e.g. `32MB`; raised automatically so no file needs more than 10,000 chunks. */
+  @property({ attribute: 'chunk-size' }) chunkSize?: string;
+
+  /** How many chunk requests are in flight at once (across files). Default 4. */
+  @property({ attribute: 'parallel-uploads' }) parallelUploads?: string;
+
+  /** Largest file accepted, e.g. `20GB`. No limit by default. */
+  @property({ attribute: 'max-file-size' }) maxFileSize?: string;
+
+  /** How many files may be added. No limit by default. */
+  @property({ attribute: 'max-files' }) maxFiles?: string;
+
+  /** Accepted types: MIME types and extensions, comma-separated. Default: video files, .mkv, .ts, .avi and the like. */
+  @property() accept?: string;
+
+  /** Do not preview uploaded videos. */
+  @property({ type: Boolean, attribute: 'no-preview' }) noPreview = false;
+
+  /** Start uploading as soon as a file is added, without the Upload button. */
+  @property({ type: Boolean, attribute: 'auto-proceed' }) autoProceed = false;
+
+  /** Returns an access token, or `{token, expiresAt}`; takes precedence over `token-url`. Property only. */
+  @property({ attribute: false }) tokenProvider?: TokenProvider;
+
+  @query('.dashboard', true) private dashboardEl!: HTMLElement;
+
+  private options: UploaderOptions | undefined;
+  private configError: OptionError | undefined;
+  private client: VideoServiceClient | null = null;
+  private tokens: TokenCache | undefined;
+  private readonly locale = en;
+
+  private readonly emit: Emit = (name, detail) => {
+    this.dispatchEvent(new CustomEvent<VideoUploaderEventDetails[typeof name]>(name, { detail, bubbles: true, composed: true }));
+  };
+
+  private readonly uploads = new UppyController(this, {
+    client: () => this.client,
+    emit: this.emit,
+    locale: this.locale,
+    onUploaded: (videoId, name) => {
+      if (!this.noPreview) this.previews.track(videoId, name);
+    },
+  });
+
+  private readonly previews = new PreviewController(this, () => this.client, this.emit);
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('tokenProvider') || changed.has('tokenUrl')) {
+      const provider = this.tokenProvider ?? (this.tokenUrl ? tokenFromUrl(new URL(this.tokenUrl, document.baseURI).href) : undefined);
+      this.tokens = provider ? new TokenCache(provider) : undefined;
+    }
+    const previous = this.configError?.message;
+    try {
+      this.options = resolveOptions(this);
+      if (!this.tokens) throw new OptionError('token-url', this.tokenUrl ?? '', this.locale.noToken);
+      this.configError = undefined;
+      if (this.client?.baseUrl !== this.options.baseUrl || changed.has('tokenProvider') || changed.has('tokenUrl')) {
+        this.client = new VideoServiceClient(this.options.baseUrl, this.tokens);
+      }
+    } catch (err) {
+      if (!(err instanceof OptionError)) throw err;
+      this.configError = err;
+      this.options = undefined;
+      this.client = null;
+      if (err.message !== previous) this.emit('config-error', { attribute: err.attribute, value: err.value, message: err.message });
+    }
+    this.uploads.configure(this.options, this.autoProceed);
+  }
+
+  protected override firstUpdated(): void {
+    this.uploads.mount(this.dashboardEl);
+  }
+
+  protected override render() {
+    return html`<div part="base" class="base">
+      ${this.configError ? html`<p part="error" class="error" role="alert">${this.configError.message}</p>` : nothing}
+      <div part="dashboard" class="dashboard"></div>
+      ${this.previews.previews.length
+        ? html`<ul part="previews" class="previews" aria-label=${this.locale.previewsLabel}>
+            ${this.previews.previews.map((p) => this.renderPreview(p))}
+          </ul>`
+        : nothing}
+    </div>`;
+  }
+
+  private renderPreview(p: Preview) {
+    const t = this.locale;
+    const status = {
+      processing: t.processing(p.name),
+      ready: t.ready(p.name),
+      failed: t.failed(p.name, p.reason ?? ''),
+      later: t.stillProcessing(p.name),
+      unplayable: t.previewUnsupported,
+    }[p.state];
+    return html`<li part="preview" class="preview" data-state=${p.state}>
+      <p class="status" role="status" aria-live="polite">
+        ${p.state === 'processing' ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${status}
+      </p>
+      ${p.state === 'ready'
+        ? html`<video
+            part="video"
+            data-video-id=${p.videoId}
+            aria-label=${t.previewLabel(p.name)}
+            poster=${p.video?.playback.poster_url ?? nothing}
+            muted
+            autoplay
+            playsinline
+            controls
+          ></video>`
+        : nothing}
+    </li>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'video-uploader': VideoUploader;
+  }
+}
