@@ -1,0 +1,46 @@
+/**
+ * `npm start`: the local video service, the integrator backend and the demo page, on 127.0.0.1.
+ *   tsx demo/start.ts [--port 4700] [--service-port 4500] [--storage-port 4501] [--data DIR] [--test-hooks]
+ * Port 0 picks free ports (the end-to-end tests do that). Ctrl+C stops everything.
+ */
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createServer } from 'vite';
+import { startBackend } from './backend/server.js';
+import { startService } from './service/app.js';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '4700' },
+    'service-port': { type: 'string', default: '4500' },
+    'storage-port': { type: 'string', default: '4501' },
+    data: { type: 'string', default: fileURLToPath(new URL('../.data/service', import.meta.url)) },
+    'test-hooks': { type: 'boolean', default: false },
+  },
+});
+
+const service = await startService({
+  dataDir: values.data,
+  port: Number(values['service-port']),
+  storagePort: Number(values['storage-port']),
+  testHooks: values['test-hooks'],
+});
+console.log(`Video service ready: API ${service.apiOrigin} storage ${service.storageOrigin} data ${values.data}`);
+const backend = await startBackend({ serviceUrl: service.apiOrigin, serviceToken: service.accounts.createToken('demo') });
+console.log(`Integrator backend: ${backend.url}`);
+const page = await createServer({
+  configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
+  server: { port: Number(values.port), strictPort: values.port !== '0', proxy: { '/api': backend.url } },
+  logLevel: 'warn',
+});
+await page.listen();
+console.log(`Demo: ${page.resolvedUrls!.local[0]}`);
+
+const stop = async () => {
+  await page.close();
+  backend.server.close();
+  await service.close();
+  process.exit(0);
+};
+process.once('SIGINT', () => void stop());
+process.once('SIGTERM', () => void stop());
