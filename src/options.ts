@@ -47,15 +47,18 @@ export function parseCount(attribute: string, value: string, max = Number.MAX_SA
   return Number(value);
 }
 
+/** An absolute http(s) URL, or a path on this page's origin (`/video-api`, for a service behind the site's proxy). */
 export function parseUrl(attribute: string, value: string | undefined): string {
   if (value === undefined || value.trim() === '') throw new OptionError(attribute, value ?? '', 'it is required: the address of the video service');
   let url: URL;
   try {
-    url = new URL(value, document.baseURI);
+    url = value.startsWith('/') && !value.startsWith('//') ? new URL(value, document.baseURI) : new URL(value);
   } catch {
-    throw new OptionError(attribute, value, 'use an http(s) URL');
+    throw new OptionError(attribute, value, 'use an absolute http(s) URL, or a path starting with /');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionError(attribute, value, 'use an http(s) URL');
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || /\s/.test(value)) {
+    throw new OptionError(attribute, value, 'use an absolute http(s) URL, or a path starting with /');
+  }
   return url.href.replace(/\/+$/, '');
 }
 

@@ -16,7 +16,7 @@ import { mediaRoutes } from './routes/media.js';
 import { testHookRoutes } from './routes/test-hooks.js';
 import { videoRoutes } from './routes/videos.js';
 import { Files } from './storage/files.js';
-import { storageHandler } from './storage/server.js';
+import { storageHandler, type StorageRequest } from './storage/server.js';
 import { UrlSigner } from './storage/signing.js';
 
 export interface ServiceOptions {
@@ -81,10 +81,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     }
   });
 
+  /** What reached the storage origin (test hooks only; the last 10,000 requests). */
+  const storageRequests: StorageRequest[] = [];
   const router = new Router();
   videoRoutes(router, accounts, videos, uploads);
   mediaRoutes(router, videos, files);
-  if (options.testHooks) testHookRoutes(router, { clock, accounts, uploads, jobs });
+  if (options.testHooks) testHookRoutes(router, { clock, accounts, uploads, jobs, storageRequests });
   router.add('GET', '/openapi.json', (_req, res) => sendJson(res, 200, openApiDocument(origins.api)));
 
   const api = createServer((req, res) => {
@@ -92,7 +94,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
     void router.handle(req, res);
   });
-  const storage = createServer(storageHandler(uploads));
+  const storage = createServer(
+    storageHandler(uploads, options.testHooks ? (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() : undefined),
+  );
   // Large uploads on slow links take long: no whole-request time limit on the storage origin.
   storage.requestTimeout = 0;
 

@@ -295,6 +295,11 @@ export function openApiDocument(serverUrl: string) {
           responses: { 200: { description: 'Whether a token was found', ...json({ type: 'object' }) }, ...errors(400) },
         }),
       },
+      '/__test__/storage-requests': {
+        get: publicOp('Test hooks only: the requests that reached the storage origin, and whether each carried Authorization', {
+          responses: { 200: { description: 'Requests', ...json({ type: 'object', properties: { requests: { type: 'array' } } }) } },
+        }),
+      },
       '/__test__/jobs/idle': {
         post: publicOp('Test hooks only: wait until no job is due or running', {
           responses: { 200: { description: 'Idle', ...json({ type: 'object' }) } },

@@ -4,9 +4,13 @@ import type { Uploads } from '../domain/uploads.js';
 import { badField } from '../http/errors.js';
 import { readJson, sendJson, show, type Router } from '../http/router.js';
 import type { Jobs } from '../jobs.js';
+import type { StorageRequest } from '../storage/server.js';
 
 /** Routes that exist only with --test-hooks: tests move the clock and read counters through them. */
-export function testHookRoutes(router: Router, deps: { clock: Clock; accounts: Accounts; uploads: Uploads; jobs: Jobs }): void {
+export function testHookRoutes(
+  router: Router,
+  deps: { clock: Clock; accounts: Accounts; uploads: Uploads; jobs: Jobs; storageRequests: StorageRequest[] },
+): void {
   router.add('POST', '/__test__/clock', async (req, res) => {
     const { advanceMs } = await readJson(req);
     if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs) || advanceMs < 0) {
@@ -25,6 +29,8 @@ export function testHookRoutes(router: Router, deps: { clock: Clock; accounts: A
     if (typeof token !== 'string') throw badField('token', `token must be a string; got ${show(token)}.`);
     sendJson(res, 200, { expired: deps.accounts.expireToken(token) });
   });
+
+  router.add('GET', '/__test__/storage-requests', (_req, res) => sendJson(res, 200, { requests: deps.storageRequests }));
 
   router.add('POST', '/__test__/jobs/idle', async (_req, res) => {
     await deps.jobs.idle();

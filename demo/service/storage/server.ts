@@ -8,8 +8,16 @@ import { sendError } from '../http/errors.js';
  * (without that header exposed, a browser uploader cannot complete a multipart upload).
  * The signature in the query string authorises a PUT; an Authorization header is never read.
  */
-export function storageHandler(uploads: Uploads) {
+export interface StorageRequest {
+  method: string;
+  path: string;
+  /** Whether the request carried an Authorization header (it never should). */
+  authorization: boolean;
+}
+
+export function storageHandler(uploads: Uploads, log?: (entry: StorageRequest) => void) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    log?.({ method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, authorization: req.headers.authorization !== undefined });
     res.setHeader('access-control-allow-origin', '*');
     res.setHeader('access-control-expose-headers', 'ETag');
     if (req.method === 'OPTIONS') {

@@ -1,0 +1,80 @@
+import { fixture, html } from '@open-wc/testing';
+import '../../src/index.js';
+import type { VideoUploader } from '../../src/index.js';
+import type { TokenProvider } from '../../src/api/token.js';
+
+export interface Env {
+  api: string;
+  storage: string;
+  /** A long-lived token of the tests' organization. */
+  token: string;
+}
+
+let cached: Promise<Env> | undefined;
+export const env = (): Promise<Env> => (cached ??= fetch('/__env').then((r) => r.json() as Promise<Env>));
+
+/** A token provider as an integrator would write one: short-lived tokens from the service's POST /tokens. */
+export function shortLivedTokens(longLived: string, api: string): TokenProvider & { calls: string[] } {
+  const calls: string[] = [];
+  const provider = async () => {
+    const res = await fetch(`${api}/tokens`, { method: 'POST', headers: { authorization: `Bearer ${longLived}` } });
+    const body = (await res.json()) as { token: string; expiresAt: number };
+    calls.push(body.token);
+    return body;
+  };
+  return Object.assign(provider, { calls });
+}
+
+export async function uploader(attributes: Record<string, string> = {}, tokenProvider?: TokenProvider): Promise<VideoUploader> {
+  const { api, token } = await env();
+  const el = await fixture<VideoUploader>(html`<video-uploader></video-uploader>`);
+  el.tokenProvider = tokenProvider ?? (async () => token);
+  el.setAttribute('base-url', api);
+  for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, value);
+  await el.updateComplete;
+  return el;
+}
+
+/** Adds files as a person does with the file picker: through "Add more" when files are listed, then the Dashboard's <input type=file>. */
+export async function pick(el: VideoUploader, ...files: File[]): Promise<void> {
+  const root = el.shadowRoot!;
+  if (!root.querySelector('.uppy-Dashboard-input')) {
+    root.querySelector<HTMLButtonElement>('.uppy-DashboardContent-addMore')!.click();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const input = root.querySelector<HTMLInputElement>('.uppy-Dashboard-input')!;
+  const transfer = new DataTransfer();
+  for (const f of files) transfer.items.add(f);
+  input.files = transfer.files;
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+/** A file of `size` bytes (not media: enough for upload tests, which never wait for processing). */
+export function bytes(size: number, name = 'clip.mp4', type = 'video/mp4'): File {
+  const data = new Uint8Array(size);
+  for (let i = 0; i < size; i += 4096) data[i] = (i / 4096) & 255;
+  return new File([data], name, { type, lastModified: Date.now() + Math.random() });
+}
+
+export function nextEvent<K extends keyof HTMLElementEventMap>(
+  el: HTMLElement,
+  name: K,
+  accept: (e: HTMLElementEventMap[K]) => boolean = () => true,
+  timeoutMs = 25_000,
+): Promise<HTMLElementEventMap[K]> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${name} event within ${timeoutMs} ms`)), timeoutMs);
+    const listener = (e: HTMLElementEventMap[K]) => {
+      if (!accept(e)) return;
+      clearTimeout(timer);
+      el.removeEventListener(name, listener);
+      resolve(e);
+    };
+    el.addEventListener(name, listener);
+  });
+}
+
+export async function video(id: string): Promise<{ upload_method: string; size: number }> {
+  const { api, token } = await env();
+  return (await fetch(`${api}/videos/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+}

@@ -1,0 +1,130 @@
+import { expect, fixture, html } from '@open-wc/testing';
+import type { VideoUploader } from '../../src/index.js';
+import { bytes, env, nextEvent, pick, shortLivedTokens, uploader, video } from './helpers.js';
+
+const MiB = 1024 ** 2;
+
+describe('<video-uploader>', () => {
+  it('renders the Uppy Dashboard inline in its shadow root, with Uppy CSS adopted there', async () => {
+    const el = await uploader();
+    const dashboard = el.shadowRoot!.querySelector('.uppy-Dashboard');
+    expect(dashboard, 'dashboard').to.exist;
+    expect(dashboard!.classList.contains('uppy-Dashboard--isInnerWrapVisible') || dashboard!.querySelector('.uppy-Dashboard-inner')).to.be.ok;
+    const inner = el.shadowRoot!.querySelector<HTMLElement>('.uppy-Dashboard-inner')!;
+    expect(getComputedStyle(inner).position, 'Uppy CSS applies inside the shadow root').to.equal('relative');
+    expect(document.querySelector('.uppy-Dashboard'), 'nothing leaks into the page').to.equal(null);
+  });
+
+  it('is accessible', async () => {
+    const el = await uploader();
+    await expect(el).to.be.accessible();
+  });
+
+  it('shows a message naming a bad attribute and its value, and fires config-error', async () => {
+    const el = await uploader();
+    const event = nextEvent(el, 'config-error');
+    el.setAttribute('chunk-size', 'lots');
+    const { detail } = await event;
+    expect(detail.attribute).to.equal('chunk-size');
+    expect(detail.value).to.equal('lots');
+    await el.updateComplete;
+    const alert = el.shadowRoot!.querySelector('[role=alert]')!;
+    expect(alert.textContent).to.contain('chunk-size="lots"');
+    el.setAttribute('chunk-size', '8MB');
+    await el.updateComplete;
+    expect(el.shadowRoot!.querySelector('[role=alert]')).to.equal(null);
+  });
+
+  it('says so when base-url is missing or malformed', async () => {
+    const el = await fixture<VideoUploader>(html`<video-uploader token-url="/token"></video-uploader>`);
+    expect(el.shadowRoot!.querySelector('[role=alert]')!.textContent).to.contain('base-url');
+    const event = nextEvent(el, 'config-error');
+    el.setAttribute('base-url', 'not a url://');
+    expect((await event).detail.message).to.contain('base-url="not a url://"');
+  });
+
+  it('sends a file under multipart-threshold by the signed link, and one at it in chunks', async () => {
+    const el = await uploader({ 'multipart-threshold': '6MB', 'chunk-size': '5MB', 'auto-proceed': '', 'no-preview': '' });
+    const under = bytes(6 * MiB - 1, 'under.mp4');
+    const at = bytes(6 * MiB, 'at.mp4');
+    const done = (name: string) => nextEvent(el, 'upload-success', (e) => e.detail.file.name === name);
+    const [first, second] = [done('under.mp4'), done('at.mp4')];
+    await pick(el, under, at);
+    expect((await video((await first).detail.videoId)).upload_method).to.equal('single');
+    const chunked = await video((await second).detail.videoId);
+    expect(chunked.upload_method).to.equal('multipart');
+    expect(chunked.size).to.equal(6 * MiB);
+  });
+
+  it('applies a changed attribute to the next file added', async () => {
+    const el = await uploader({ 'multipart-threshold': '5GB', 'chunk-size': '5MB', 'auto-proceed': '', 'no-preview': '' });
+    const first = nextEvent(el, 'upload-success', (e) => e.detail.file.name === 'first.mp4');
+    await pick(el, bytes(11 * MiB, 'first.mp4'));
+    expect((await video((await first).detail.videoId)).upload_method).to.equal('single');
+    el.setAttribute('multipart-threshold', '10MB');
+    const second = nextEvent(el, 'upload-success', (e) => e.detail.file.name === 'second.mp4');
+    await pick(el, bytes(11 * MiB, 'second.mp4'));
+    expect((await video((await second).detail.videoId)).upload_method).to.equal('multipart');
+  });
+
+  it('fires video-created, upload-progress and upload-success in order, bubbling and composed', async () => {
+    const el = await uploader({ 'auto-proceed': '', 'no-preview': '' });
+    const seen: string[] = [];
+    for (const name of ['video-created', 'upload-progress', 'upload-success'] as const) {
+      document.addEventListener(name, (e) => {
+        expect(e.bubbles && e.composed).to.equal(true);
+        if (!seen.includes(name)) seen.push(name);
+      });
+    }
+    const success = nextEvent(el, 'upload-success');
+    await pick(el, bytes(300_000, 'events.mp4'));
+    const { detail } = await success;
+    expect(detail.videoId).to.match(/^[0-9a-f]{24}$/);
+    expect(seen).to.deep.equal(['video-created', 'upload-progress', 'upload-success']);
+  });
+
+  it('asks the token provider once, reuses the token, and refreshes it once after a 401', async () => {
+    const { api, token } = await env();
+    const provider = shortLivedTokens(token, api);
+    const el = await uploader({ 'auto-proceed': '', 'no-preview': '' }, provider);
+    expect(provider.calls.length, 'lazily: not before the first upload').to.equal(0);
+    for (const name of ['a.mp4', 'b.mp4']) {
+      const done = nextEvent(el, 'upload-success', (e) => e.detail.file.name === name);
+      await pick(el, bytes(100_000, name));
+      await done;
+    }
+    expect(provider.calls.length, 'cached across uploads').to.equal(1);
+    await fetch(`${api}/__test__/expire-token`, { method: 'POST', body: JSON.stringify({ token: provider.calls[0] }) });
+    const done = nextEvent(el, 'upload-success', (e) => e.detail.file.name === 'c.mp4');
+    await pick(el, bytes(100_000, 'c.mp4'));
+    await done;
+    expect(provider.calls.length, 'refreshed once after the 401').to.equal(2);
+  });
+
+  it('never sends the token to the storage, nor keeps it in browser storage', async () => {
+    const { api } = await env();
+    const el = await uploader({ 'auto-proceed': '', 'no-preview': '', 'multipart-threshold': '6MB', 'chunk-size': '5MB' });
+    const done = nextEvent(el, 'upload-success');
+    await pick(el, bytes(12 * MiB, 'secret.mp4'));
+    await done;
+    const { requests } = (await (await fetch(`${api}/__test__/storage-requests`)).json()) as { requests: { method: string; authorization: boolean }[] };
+    const puts = requests.filter((r) => r.method === 'PUT');
+    expect(puts.length).to.be.at.least(3);
+    expect(requests.filter((r) => r.authorization)).to.deep.equal([]);
+    const { token } = await env();
+    const stored = JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage });
+    expect(stored).not.to.contain(token);
+    expect(stored).not.to.contain('vst_');
+  });
+
+  it('refuses a non-video file before upload with a visible reason', async () => {
+    const el = await uploader({ 'auto-proceed': '' });
+    let created = false;
+    el.addEventListener('video-created', () => (created = true));
+    await pick(el, new File(['hello'], 'notes.txt', { type: 'text/plain' }));
+    await new Promise((r) => setTimeout(r, 300));
+    const informer = el.shadowRoot!.querySelector('.uppy-Informer')!;
+    expect(informer.textContent).to.contain('Only video files');
+    expect(created).to.equal(false);
+  });
+});

@@ -1,0 +1,67 @@
+import type { TestRunnerConfig } from '@web/test-runner';
+import { playwrightLauncher } from '@web/test-runner-playwright';
+import { fileURLToPath } from 'node:url';
+import { createServer, type ViteDevServer } from 'vite';
+import { chromiumLaunchOptions } from '../helpers/browser.js';
+import { startService, type RunningService } from '../helpers/service.js';
+
+/**
+ * Component tests: the element in real Chromium, talking to the real local service over 127.0.0.1.
+ * The service starts with the runner; tests read its addresses and a token from /__env.
+ * Source and test modules are served by Vite, as for the demo and the library build (TypeScript,
+ * decorators, CSS as a string, Uppy's JSON and CommonJS imports); the runner serves only its own files.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The runner's own files: its page, its websocket and /__env, and its browser runtime under @web. */
+const RUNNER_PATHS = /^\/($|__|node_modules\/@web\/)/;
+let service: RunningService;
+let token: string;
+let vite: ViteDevServer;
+let viteOrigin = '';
+
+const config: TestRunnerConfig = {
+  rootDir: ROOT,
+  files: ['test/component/**/*.test.ts'],
+  concurrency: 1,
+  testsFinishTimeout: 300_000,
+  testFramework: { config: { timeout: 30_000 } },
+  browsers: [playwrightLauncher({ product: 'chromium', launchOptions: { ...chromiumLaunchOptions(), headless: true } })],
+  filterBrowserLogs: ({ args }) => !args.some((a) => typeof a === 'string' && (a.startsWith('[vite]') || a.startsWith('Lit is in dev mode'))),
+  middleware: [
+    async (ctx, next) => {
+      if (RUNNER_PATHS.test(ctx.path)) return next();
+      const res = await fetch(viteOrigin + ctx.url);
+      ctx.status = res.status;
+      ctx.set('content-type', res.headers.get('content-type') ?? 'application/javascript');
+      ctx.body = Buffer.from(await res.arrayBuffer());
+    },
+  ],
+  plugins: [
+    {
+      name: 'local-service-and-vite',
+      async serverStart() {
+        vite = await createServer({
+          configFile: false,
+          root: ROOT,
+          logLevel: 'warn',
+          appType: 'custom',
+          server: { host: '127.0.0.1', port: 0, hmr: false },
+          // The runner's websocket module (imported by @open-wc/testing) is the runner's to serve.
+          plugins: [{ name: 'wtr-websocket', resolveId: (id) => (id.endsWith('__web-dev-server__web-socket.js') ? { id: '/__web-dev-server__web-socket.js', external: true } : null) }],
+        });
+        await vite.listen();
+        viteOrigin = vite.resolvedUrls!.local[0]!.replace(/\/$/, '');
+        service = await startService();
+        token = await service.token('component-tests');
+      },
+      async serverStop() {
+        await Promise.all([service?.stop(), vite?.close()]);
+      },
+      serve(context) {
+        if (context.path === '/__env') return { body: JSON.stringify({ api: service.api, storage: service.storage, token }), type: 'json' };
+      },
+    },
+  ],
+};
+
+export default config;
