@@ -16,6 +16,11 @@ export const styles = [
     :host([hidden]) {
       display: none;
     }
+    /* @uppy/dashboard 5.1 renders its Informer twice (components/Dashboard.tsx), so each message was
+       two role=alert elements, read out twice. The second copy is hidden, for sight and screen readers. */
+    .uppy-Dashboard-progressindicators > .uppy-Informer ~ .uppy-Informer {
+      display: none;
+    }
     .error {
       margin: 0 0 0.75rem;
       padding: 0.75rem 1rem;

@@ -57,10 +57,14 @@ export async function writeBody(
   });
   try {
     await pipeline(req, meter, createWriteStream(temp, { highWaterMark: 1024 * 1024 }));
-    if (!req.complete) throw new HttpError(400, 'incomplete_body', 'The connection closed before the whole body arrived.');
+    if (!req.complete) throw new Error('incomplete');
     await rename(temp, target);
   } catch (err) {
     await rm(temp, { force: true });
+    // The client went away mid-body (cancel, lost network): an ordinary event, not a service failure.
+    if (!(err instanceof HttpError) && (req.destroyed || !req.complete)) {
+      throw new HttpError(400, 'incomplete_body', 'The connection closed before the whole body arrived.');
+    }
     throw err;
   }
   return { size, md5: md5.digest('hex') };

@@ -13,11 +13,19 @@ export interface StorageRequest {
   path: string;
   /** Whether the request carried an Authorization header (it never should). */
   authorization: boolean;
+  /** When it arrived and when its answer was sent (ms), and the answer's status. */
+  startedAt: number;
+  endedAt?: number;
+  status?: number;
 }
 
 export function storageHandler(uploads: Uploads, log?: (entry: StorageRequest) => void) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    log?.({ method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, authorization: req.headers.authorization !== undefined });
+    if (log) {
+      const entry: StorageRequest = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, authorization: req.headers.authorization !== undefined, startedAt: Date.now() };
+      res.once('finish', () => Object.assign(entry, { endedAt: Date.now(), status: res.statusCode }));
+      log(entry);
+    }
     res.setHeader('access-control-allow-origin', '*');
     res.setHeader('access-control-expose-headers', 'ETag');
     if (req.method === 'OPTIONS') {

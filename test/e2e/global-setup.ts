@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** Starts `demo/start.ts` (service, backend, page) on free 127.0.0.1 ports; tests read where from the environment. */
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const data = await mkdtemp(join(tmpdir(), 'video-uploader-e2e-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'demo/start.ts', '--port', '0', '--service-port', '0', '--storage-port', '0', '--data', data, '--test-hooks'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`demo exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const service = /API (\S+) storage (\S+)/.exec(line);
+      if (service) [process.env.SERVICE_URL, process.env.STORAGE_URL] = [service[1], service[2]];
+      const demo = /^Demo: (\S+)/.exec(line);
+      if (demo) {
+        process.env.DEMO_URL = demo[1];
+        resolve();
+      }
+    });
+  });
+  process.env.SERVICE_DATA = data;
+  return async () => {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  };
+}

@@ -1,0 +1,25 @@
+import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from '../helpers/browser.js';
+
+/**
+ * End-to-end: the demo page (as `npm start` serves it) against the real local service, driven in
+ * Chromium as a person would. global-setup.ts starts the demo stack on free ports with test hooks.
+ * A failing test keeps its trace in test-results/.
+ */
+export default defineConfig({
+  testDir: '.',
+  testMatch: '*.spec.ts',
+  timeout: 120_000,
+  expect: { timeout: 30_000 },
+  workers: 1,
+  retries: 0,
+  reporter: [['list']],
+  outputDir: '../../test-results',
+  globalSetup: './global-setup.ts',
+  use: {
+    browserName: 'chromium',
+    launchOptions: chromiumLaunchOptions(),
+    trace: 'retain-on-failure',
+    viewport: { width: 1100, height: 900 },
+  },
+});

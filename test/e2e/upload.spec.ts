@@ -1,0 +1,170 @@
+import { expect, test as base, type Page } from '@playwright/test';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { media, sha256 } from '../helpers/media.js';
+
+const env = (name: string) => process.env[name] ?? '';
+
+interface StorageRequest {
+  method: string;
+  path: string;
+  authorization: boolean;
+  startedAt: number;
+  endedAt?: number;
+  status?: number;
+}
+
+/**
+ * Every test runs on the demo page and records, from the browser's side, every request it sent to
+ * the storage origin: none may carry Authorization.
+ */
+const test = base.extend<{ storageAuth: string[] }>({
+  storageAuth: [
+    async ({ page }, use) => {
+      const seen: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().startsWith(env('STORAGE_URL'))) seen.push(request.headers().authorization ?? '');
+      });
+      await use(seen);
+      expect(seen.length, 'the test reached the storage').toBeGreaterThan(0);
+      expect(seen.filter(Boolean), 'no storage request carried Authorization').toEqual([]);
+    },
+    { auto: false },
+  ],
+});
+
+async function open(page: Page, attributes: Record<string, string> = {}) {
+  await page.goto(`${env('DEMO_URL')}?${new URLSearchParams({ 'auto-proceed': '', ...attributes })}`);
+  await expect(page.locator('video-uploader .uppy-Dashboard-input').first()).toBeAttached();
+}
+
+async function addFile(page: Page, path: string) {
+  await page.locator('video-uploader .uppy-Dashboard-input').first().setInputFiles(path);
+}
+
+/** The detail of the first event of that name the demo page logged. */
+async function event(page: Page, name: string, timeout = 90_000): Promise<any> {
+  const item = page.locator(`#events li[data-event="${name}"]`).first();
+  await expect(item).toBeAttached({ timeout });
+  return JSON.parse((await item.textContent())!.slice(name.length + 1));
+}
+
+/** A token of the demo organization, from the integrator backend, as the page gets one. */
+async function token(page: Page): Promise<string> {
+  return (await (await page.request.post(`${env('DEMO_URL')}api/video-token`)).json()).token;
+}
+
+async function getVideo(page: Page, id: string) {
+  return (await page.request.get(`${env('SERVICE_URL')}/videos/${id}`, { headers: { authorization: `Bearer ${await token(page)}` } })).json();
+}
+
+/** What reached the storage origin (the service's test log), from the `since`-th request on. */
+async function storageRequests(page: Page, since = 0): Promise<StorageRequest[]> {
+  return ((await (await page.request.get(`${env('SERVICE_URL')}/__test__/storage-requests`)).json()).requests as StorageRequest[]).slice(since);
+}
+
+const finishedChunks = (requests: StorageRequest[]) => requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/chunks/') && r.status === 200);
+const sessionOf = (r: StorageRequest) => r.path.split('/')[2]!;
+
+async function expectPreviewPlays(page: Page, width: number) {
+  const video = page.locator('video-uploader video');
+  await expect(video).toBeVisible({ timeout: 90_000 });
+  await expect.poll(() => video.evaluate((v: HTMLVideoElement) => ({ playing: v.currentTime > 2, width: v.videoWidth })), { timeout: 30_000 }).toEqual({
+    playing: true,
+    width,
+  });
+}
+
+/** Slows the page's uploads to `bytesPerSecond` (Chromium's network emulation), so a test can act mid-upload. */
+async function throttleUploads(page: Page, bytesPerSecond: number) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+}
+
+test('uploads a 10 s 720p MP4 by the signed link, and the preview plays', async ({ page, storageAuth }) => {
+  await open(page);
+  await addFile(page, await media('h264-aac-720p-10s.mp4'));
+  const { videoId } = await event(page, 'upload-success');
+  await expectPreviewPlays(page, 1280);
+  const video = await getVideo(page, videoId);
+  expect(video.status).toBe('ready');
+  expect(video.upload_method).toBe('single');
+  expect(storageAuth.length).toBe(1);
+});
+
+test('uploads in parallel 5 MB chunks above a 1 MB threshold; the stored source is byte for byte the file', async ({ page, storageAuth }) => {
+  const file = await media('h264-aac-720p-10s-12mb.mp4');
+  const before = (await storageRequests(page)).length;
+  await open(page, { 'multipart-threshold': '1MB', 'chunk-size': '5MB' });
+  await addFile(page, file);
+  const { videoId } = await event(page, 'upload-success');
+  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+  const mine = finishedChunks(await storageRequests(page, before));
+  expect(mine.length).toBeGreaterThanOrEqual(3);
+  const overlapping = mine.some((a) => mine.some((b) => a !== b && a.startedAt < b.endedAt! && b.startedAt < a.endedAt!));
+  expect(overlapping, 'chunks of one file were in flight together').toBe(true);
+  await expectPreviewPlays(page, 1280);
+  expect((await getVideo(page, videoId)).upload_method).toBe('multipart');
+  expect(storageAuth.length).toBeGreaterThanOrEqual(3);
+});
+
+test('cancelling a multipart upload aborts its session on the service (#7)', async ({ page, storageAuth }) => {
+  const before = (await storageRequests(page)).length;
+  await open(page, { 'multipart-threshold': '1MB', 'chunk-size': '5MB', 'parallel-uploads': '1' });
+  await throttleUploads(page, 4 * 1024 * 1024);
+  await addFile(page, await media('h264-aac-720p-10s-12mb.mp4'));
+  await expect.poll(async () => finishedChunks(await storageRequests(page, before)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+  const session = sessionOf(finishedChunks(await storageRequests(page, before))[0]!);
+  await page.locator('video-uploader button.uppy-StatusBar-actionBtn--cancel, video-uploader button[title="Cancel"]').first().click();
+  await expect
+    .poll(async () => {
+      const res = await page.request.post(`${env('SERVICE_URL')}/videos/multipart-upload/get-chunk-upload-url`, {
+        headers: { authorization: `Bearer ${await token(page)}` },
+        data: { key: session, chunkId: 9 },
+      });
+      return [res.status(), (await res.json()).error?.message as string];
+    })
+    .toEqual([409, expect.stringContaining('aborted')]);
+  expect(existsSync(join(env('SERVICE_DATA'), 'chunks', session)), 'its chunks are gone from disk').toBe(false);
+  expect(storageAuth.length).toBeGreaterThan(0);
+});
+
+test('refuses a file that is not a video before uploading, and says why', async ({ page }) => {
+  const notes = join(tmpdir(), 'meeting-notes.txt');
+  await writeFile(notes, 'Agenda: nothing to upload here.\n');
+  await open(page);
+  await addFile(page, notes);
+  const message = page.locator('video-uploader [role=alert]', { hasText: 'Only video files' }).filter({ visible: true });
+  await expect(message).toBeVisible();
+  await expect(message, 'said once, not twice').toHaveCount(1);
+  await page.waitForTimeout(500);
+  await expect(page.locator('#events li[data-event="video-created"]')).toHaveCount(0);
+});
+
+test('a token that expires mid-upload is refreshed and the upload completes', async ({ page, storageAuth }) => {
+  const tokens: string[] = [];
+  page.on('response', async (res) => {
+    if (res.url().endsWith('/api/video-token')) tokens.push((await res.json()).token);
+  });
+  const file = await media('h264-aac-720p-10s-12mb.mp4');
+  await open(page, { 'multipart-threshold': '1MB', 'chunk-size': '5MB', 'parallel-uploads': '1', 'no-preview': '' });
+  await throttleUploads(page, 4 * 1024 * 1024);
+  await addFile(page, file);
+  const before = (await storageRequests(page)).length;
+  await expect.poll(async () => finishedChunks(await storageRequests(page, before)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+  expect(tokens.length).toBe(1);
+  await page.request.post(`${env('SERVICE_URL')}/__test__/expire-token`, { data: { token: tokens[0] } });
+  const { videoId } = await event(page, 'upload-success');
+  expect(tokens.length, 'the element fetched a new token').toBe(2);
+  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+  expect(storageAuth.length).toBeGreaterThan(0);
+});
+
+test('no request that reached the storage origin in this run carried Authorization', async ({ page }) => {
+  const requests = await storageRequests(page);
+  expect(requests.length).toBeGreaterThan(0);
+  expect(requests.filter((r) => r.authorization)).toEqual([]);
+});
