@@ -1,5 +1,7 @@
 import type { TestRunnerConfig } from '@web/test-runner';
+import { defaultReporter, type Reporter } from '@web/test-runner';
 import { playwrightLauncher } from '@web/test-runner-playwright';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createServer, type ViteDevServer } from 'vite';
 import { chromiumLaunchOptions } from '../helpers/browser.js';
@@ -19,7 +21,28 @@ let token: string;
 let vite: ViteDevServer;
 let viteOrigin = '';
 
+/** Counts passed and failed tests into .test-results/component.json for npm test's closing line. */
+function countingReporter(): Reporter {
+  return {
+    async onTestRunFinished({ sessions }) {
+      let passed = 0;
+      let failed = 0;
+      const walk = (suite: { tests: { passed: boolean }[]; suites: unknown[] }) => {
+        for (const t of suite.tests) t.passed ? passed++ : failed++;
+        for (const s of suite.suites) walk(s as typeof suite);
+      };
+      for (const session of sessions) {
+        if (session.testResults) walk(session.testResults as never);
+        if (session.errors.length > 0 && !session.testResults?.tests.length) failed++;
+      }
+      await mkdir(`${ROOT}/.test-results`, { recursive: true });
+      await writeFile(`${ROOT}/.test-results/component.json`, JSON.stringify({ passed, failed }));
+    },
+  };
+}
+
 const config: TestRunnerConfig = {
+  reporters: [defaultReporter(), countingReporter()],
   rootDir: ROOT,
   files: ['test/component/**/*.test.ts'],
   concurrency: 1,

@@ -13,7 +13,7 @@ export default defineConfig({
   expect: { timeout: 30_000 },
   workers: 1,
   retries: 0,
-  reporter: [['list']],
+  reporter: [['list'], ['json', { outputFile: '../../.test-results/e2e.json' }]],
   outputDir: '../../test-results',
   globalSetup: './global-setup.ts',
   use: {
