@@ -1,4 +1,40 @@
-import { defineConfig } from 'vite';
+import postcss from 'postcss';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * Uppy's CSS, as adopted into the shadow root, without its inline source map and without the rules
+ * <video-uploader> never uses: the Dashboard is inline (not modal), light, and
+ * takes local files only (no remote-provider browser, no source tabs). Dropping them is measured by
+ * `npm run bench` (bench/widget.bench.ts, initial bundle size); a selector list loses only the matching
+ * selectors, and a rule goes only when none is left.
+ */
+const UNUSED_UPPY_SELECTORS = [
+  /\.uppy-(ProviderBrowser|Provider-|SearchProvider|ProviderIconBg|DashboardTab)/,
+  /\[data-uppy-theme=["']?dark/,
+  /\.uppy-Dashboard--modal|\.uppy-Dashboard-overlay|\.uppy-Dashboard-close/,
+];
+
+export function pruneUppyCss(): Plugin {
+  return {
+    name: 'prune-uppy-css',
+    enforce: 'pre',
+    async transform(code, id) {
+      if (!/@uppy\/(core|dashboard)\/dist\/style\.min\.css/.test(id)) return null;
+      const root = postcss.parse(code);
+      // Uppy's style.min.css ends with a 31 KB inline source map: no use in a shadow root's <style>.
+      root.walkComments((comment) => void comment.remove());
+      root.walkRules((rule) => {
+        const kept = rule.selectors.filter((s) => !UNUSED_UPPY_SELECTORS.some((re) => re.test(s)));
+        if (kept.length === 0) rule.remove();
+        else if (kept.length < rule.selectors.length) rule.selectors = kept;
+      });
+      root.walkAtRules((at) => {
+        if (at.nodes?.length === 0) at.remove();
+      });
+      return { code: root.toString(), map: null };
+    },
+  };
+}
 
 /**
  * `vite build`: the library, ESM, with lit, Uppy and hls.js left to the consumer's bundler
@@ -9,6 +45,7 @@ import { defineConfig } from 'vite';
 export default defineConfig(({ command }) =>
   command === 'build'
     ? {
+        plugins: [pruneUppyCss()],
         build: {
           target: 'es2022',
           outDir: 'dist',
@@ -21,5 +58,5 @@ export default defineConfig(({ command }) =>
           },
         },
       }
-    : { root: 'demo', server: { host: '127.0.0.1' }, clearScreen: false },
+    : { root: 'demo', plugins: [pruneUppyCss()], server: { host: '127.0.0.1' }, clearScreen: false },
 );

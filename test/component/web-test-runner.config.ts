@@ -4,6 +4,7 @@ import { playwrightLauncher } from '@web/test-runner-playwright';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createServer, type ViteDevServer } from 'vite';
+import { pruneUppyCss } from '../../vite.config.js';
 import { chromiumLaunchOptions } from '../helpers/browser.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
@@ -70,7 +71,10 @@ const config: TestRunnerConfig = {
           appType: 'custom',
           server: { host: '127.0.0.1', port: 0, hmr: false },
           // The runner's websocket module (imported by @open-wc/testing) is the runner's to serve.
-          plugins: [{ name: 'wtr-websocket', resolveId: (id) => (id.endsWith('__web-dev-server__web-socket.js') ? { id: '/__web-dev-server__web-socket.js', external: true } : null) }],
+          plugins: [
+            pruneUppyCss(),
+            { name: 'wtr-websocket', resolveId: (id) => (id.endsWith('__web-dev-server__web-socket.js') ? { id: '/__web-dev-server__web-socket.js', external: true } : null) },
+          ],
         });
         await vite.listen();
         viteOrigin = vite.resolvedUrls!.local[0]!.replace(/\/$/, '');

@@ -1,0 +1,66 @@
+/**
+ * The benchmark's page: times uploads of one file, by the widget and by a raw fetch PUT. The file is
+ * picked through #source (the runner sets it from disk), as a user's file is: a 512 MiB in-memory
+ * Blob is more than this Chromium will read back.
+ */
+import '../src/index.js';
+import type { VideoUploader } from '../src/index.js';
+
+const el = document.querySelector('video-uploader') as VideoUploader;
+async function raw(api: string, token: string, body: File): Promise<void> {
+  const headers = { authorization: `Bearer ${token}` };
+  const video = await (await fetch(`${api}/videos`, { method: 'POST', headers })).json();
+  const { url } = await (await fetch(`${api}/videos/${video._id}/uploads`, { method: 'POST', headers })).json();
+  const res = await fetch(url, { method: 'PUT', body, headers: { 'content-type': 'video/mp4' } });
+  if (res.status !== 200) throw new Error(`raw PUT ${res.status}`);
+}
+
+async function rawXhr(api: string, token: string, body: File): Promise<void> {
+  const headers = { authorization: `Bearer ${token}` };
+  const video = await (await fetch(`${api}/videos`, { method: 'POST', headers })).json();
+  const { url } = await (await fetch(`${api}/videos/${video._id}/uploads`, { method: 'POST', headers })).json();
+  await new Promise<void>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', url);
+    xhr.setRequestHeader('content-type', 'video/mp4');
+    xhr.upload.onprogress = () => {};
+    xhr.onload = () => (xhr.status === 200 ? resolve() : reject(new Error(`xhr ${xhr.status}`)));
+    xhr.onerror = () => reject(new Error('xhr network error'));
+    xhr.send(body);
+  });
+}
+
+async function widget(mode: string, api: string, token: string, body: File, chunkMiB: number): Promise<void> {
+  el.tokenProvider = async () => token;
+  el.setAttribute('base-url', api);
+  el.setAttribute('multipart-threshold', mode === 'single' ? '5GB' : '1MB');
+  if (chunkMiB > 0) el.setAttribute('chunk-size', `${chunkMiB}MB`);
+  el.setAttribute('parallel-uploads', '4');
+  await el.updateComplete;
+  const done = new Promise<void>((resolve, reject) => {
+    el.addEventListener('upload-success', () => resolve(), { once: true });
+    el.addEventListener('upload-error', (e) => reject(e.detail.error), { once: true });
+  });
+  const input = el.shadowRoot!.querySelector<HTMLInputElement>('.uppy-Dashboard-input');
+  const transfer = new DataTransfer();
+  transfer.items.add(body);
+  input!.files = transfer.files;
+  input!.dispatchEvent(new Event('change', { bubbles: true }));
+  await done;
+}
+
+(window as any).bench = async (mode: string, api: string, token: string, chunkMiB: number): Promise<number> => {
+  const picked = document.querySelector<HTMLInputElement>('#source')!.files![0]!;
+  // A new name each run, or Uppy would refuse the same file twice.
+  const body = new File([picked], `bench-${Math.random()}.mp4`, { type: 'video/mp4' });
+  // A fresh Dashboard for each run: the previous file is removed first.
+  el.remove();
+  document.body.append(el);
+  await el.updateComplete;
+  const start = performance.now();
+  if (mode === 'raw') await raw(api, token, body);
+  else if (mode === 'raw-xhr') await rawXhr(api, token, body);
+  else await widget(mode, api, token, body, chunkMiB);
+  return performance.now() - start;
+};
+(window as any).benchReady = true;

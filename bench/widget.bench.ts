@@ -1,0 +1,138 @@
+/**
+ * The widget from headless Chromium on loopback, against the local service. Prints figures; asserts nothing.
+ *   - Upload throughput of a 512 MiB file: single link, and multipart (64 MiB chunks, 4 in parallel),
+ *     each as a ratio to a raw `fetch` PUT of the same Blob to a signed URL of the same storage.
+ *   - Multipart throughput per chunk size (the default chunk-size is chosen from this).
+ *   - gzip size of the element's initial JS+CSS and of its preview chunk, beside @mux/mux-uploader and
+ *     @uppy/core + @uppy/dashboard + @uppy/aws-s3 (with their CSS), built with the same Vite settings.
+ */
+import { chromium } from 'playwright';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, createServer } from 'vite';
+import { chromiumLaunchOptions } from '../test/helpers/browser.js';
+import { startService } from '../test/helpers/service.js';
+import { pruneUppyCss } from '../vite.config.js';
+import { table } from './service.bench.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MiB = 1024 * 1024;
+const SIZE = Number(process.env.BENCH_MIB ?? 512) * MiB;
+
+/** The 512 MiB file on disk (made once; its bytes do not matter to the upload path). */
+async function sourceFile(): Promise<string> {
+  const dir = join(tmpdir(), 'video-uploader-bench');
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, `source-${SIZE}.bin`);
+  if ((await stat(path).catch(() => null))?.size === SIZE) return path;
+  const block = Buffer.alloc(64 * MiB);
+  for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
+  const out = await open(path, 'w');
+  for (let written = 0; written < SIZE; written += block.length) await out.write(block, 0, Math.min(block.length, SIZE - written));
+  await out.close();
+  return path;
+}
+
+export async function throughput(): Promise<string[][]> {
+  const service = await startService();
+  const token = await service.token('bench');
+  const vite = await createServer({ configFile: false, root: ROOT, logLevel: 'warn', plugins: [pruneUppyCss()], server: { host: '127.0.0.1', port: 0, hmr: false } });
+  await vite.listen();
+  const browser = await chromium.launch({ ...chromiumLaunchOptions(), headless: true });
+  const rows: string[][] = [];
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${vite.resolvedUrls!.local[0]}bench/page.html`);
+    await page.waitForFunction(() => (window as any).benchReady === true, undefined, { timeout: 60_000 });
+    await page.locator('#source').setInputFiles(await sourceFile());
+    const run = (mode: string, chunk = 64) =>
+      page.evaluate(([m, api, t, c]) => (window as any).bench(m, api, t, c), [mode, service.api, token, chunk] as const) as Promise<number>;
+    // Warm up once; then 5 rounds in which every mode runs once, so drift on this shared 2-core
+    // machine falls on all modes alike; each figure is the median of its 5 runs.
+    await run('raw');
+    const modes: [label: string, mode: string, chunk: number, target: string][] = [
+      ['raw fetch PUT (baseline)', 'raw', 0, ''],
+      ['raw XMLHttpRequest PUT (what uploaders with progress use)', 'raw-xhr', 0, ''],
+      ['widget, single link', 'single', 0, '≥ 0.90'],
+      ['widget, multipart 64 MiB × 4 parallel', 'multipart', 64, '≥ 1.00'],
+      ['widget, multipart 32 MiB × 4 parallel', 'multipart', 32, ''],
+      ['widget, multipart 16 MiB × 4 parallel', 'multipart', 16, ''],
+      ['widget, multipart 8 MiB × 4 parallel', 'multipart', 8, ''],
+    ];
+    const times = modes.map(() => [] as number[]);
+    for (let round = 0; round < 5; round++) {
+      for (const [i, [, mode, chunk]] of modes.entries()) times[i]!.push(await run(mode, chunk));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const mbps = (ms: number) => SIZE / 1e6 / (ms / 1000);
+    const raw = median(times[0]!);
+    modes.forEach(([label, , , target], i) => {
+      const ms = median(times[i]!);
+      rows.push([label, `${mbps(ms).toFixed(0)} MB/s`, (raw / ms).toFixed(2), target, `${Math.round(mbps(Math.max(...times[i]!)))}–${Math.round(mbps(Math.min(...times[i]!)))}`]);
+    });
+  } finally {
+    await browser.close();
+    await vite.close();
+    await service.stop();
+    await rm(service.data, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** Builds `code` as an entry with the same Vite settings for everything; returns gzip bytes of [initial, lazy] chunks. */
+async function bundle(name: string, code: string): Promise<{ initial: number; lazy: number }> {
+  const dir = await mkdtemp(join(tmpdir(), `bundle-${name}-`));
+  const entry = join(ROOT, `bench/.entry-${name}.ts`);
+  await writeFile(entry, code);
+  try {
+    await build({
+      configFile: false,
+      root: ROOT,
+      logLevel: 'silent',
+      plugins: name === 'video-uploader' ? [pruneUppyCss()] : [],
+      build: { outDir: dir, target: 'es2022', minify: true, cssCodeSplit: false, lib: { entry, formats: ['es'], fileName: 'entry' } },
+    });
+    let initial = 0;
+    let lazy = 0;
+    for (const file of await readdir(dir)) {
+      const size = gzipSync(await readFile(join(dir, file)), { level: 9 }).length;
+      if (file.startsWith('entry') || file.endsWith('.css')) initial += size;
+      else lazy += size;
+    }
+    return { initial, lazy };
+  } finally {
+    await rm(entry, { force: true });
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function sizes(): Promise<string[][]> {
+  const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`;
+  const ours = await bundle('video-uploader', `export * from '../src/index.ts';`);
+  const mux = await bundle('mux-uploader', `import '@mux/mux-uploader';`);
+  const uppy = await bundle(
+    'uppy',
+    `import Uppy from '@uppy/core'; import Dashboard from '@uppy/dashboard'; import AwsS3 from '@uppy/aws-s3';
+     import '@uppy/core/css/style.min.css'; import '@uppy/dashboard/css/style.min.css';
+     export { Uppy, Dashboard, AwsS3 };`,
+  );
+  return [
+    ['<video-uploader> initial JS+CSS (lit, Uppy and its CSS included)', kb(ours.initial), '≤ 110 KB'],
+    ['<video-uploader> preview chunk (hls.js), loaded on demand', kb(ours.lazy), 'not in initial'],
+    ['@mux/mux-uploader', kb(mux.initial + mux.lazy), ''],
+    ['@uppy/core + @uppy/dashboard + @uppy/aws-s3 + CSS', kb(uppy.initial + uppy.lazy), ''],
+  ];
+}
+
+export async function main(): Promise<void> {
+  const speed = await throughput();
+  console.log('\nWidget upload of 512 MiB from headless Chromium (loopback, this machine)');
+  console.log(table([['upload', 'median', 'ratio to raw fetch', 'target', 'range (MB/s)'], ...speed]));
+  console.log('\nBundle sizes, gzip -9, same Vite build settings');
+  console.log(table([['bundle', 'gzip', 'target'], ...(await sizes())]));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
