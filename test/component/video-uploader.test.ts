@@ -117,6 +117,19 @@ describe('<video-uploader>', () => {
     expect(stored).not.to.contain('vst_');
   });
 
+  it('shows the service\'s reason when a video cannot be processed, and fires video-failed', async () => {
+    const el = await uploader({ 'auto-proceed': '' });
+    const failed = nextEvent(el, 'video-failed');
+    await pick(el, bytes(50_000, 'garbage.mp4'));
+    const { detail } = await failed;
+    expect(detail.reason).to.contain('could not be read as video or audio');
+    await el.updateComplete;
+    const status = el.shadowRoot!.querySelector('.preview[data-state=failed] [role=status]')!;
+    expect(status.textContent).to.contain('garbage.mp4 could not be processed');
+    expect(status.textContent).to.contain(detail.reason);
+    expect(el.shadowRoot!.querySelector('video'), 'no player for a failed video').to.equal(null);
+  });
+
   it('refuses a non-video file before upload with a visible reason', async () => {
     const el = await uploader({ 'auto-proceed': '' });
     let created = false;

@@ -93,6 +93,12 @@ test('uploads a 10 s 720p MP4 by the signed link, and the preview plays', async 
   expect(video.status).toBe('ready');
   expect(video.upload_method).toBe('single');
   expect(storageAuth.length).toBe(1);
+
+  // embed_url plays inside an iframe of another page.
+  await page.setContent(`<iframe src="${video.playback.embed_url}" width="640" height="360" allow="autoplay"></iframe>`);
+  const embedded = page.frameLocator('iframe').locator('video');
+  await embedded.evaluate((v: HTMLVideoElement) => ((v.muted = true), v.play()));
+  await expect.poll(() => embedded.evaluate((v: HTMLVideoElement) => v.currentTime > 1 && v.videoWidth === 1280), { timeout: 30_000 }).toBe(true);
 });
 
 test('uploads in parallel 5 MB chunks above a 1 MB threshold; the stored source is byte for byte the file', async ({ page, storageAuth }) => {
