@@ -3,18 +3,11 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { StorageRequest } from '../../demo/service/storage/server.js';
 import { media, sha256 } from '../helpers/media.js';
 
 const env = (name: string) => process.env[name] ?? '';
 
-interface StorageRequest {
-  method: string;
-  path: string;
-  authorization: boolean;
-  startedAt: number;
-  endedAt?: number;
-  status?: number;
-}
 
 /**
  * Every test runs on the demo page and records, from the browser's side, every request it sent to

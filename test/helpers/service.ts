@@ -88,6 +88,12 @@ export async function startService(options: { data?: string; ports?: { api: stri
   return service;
 }
 
+/** A started service and a token of `org` in it: what most suites begin with. */
+export async function startWithToken(org: string): Promise<{ service: RunningService; token: string }> {
+  const service = await startService();
+  return { service, token: await service.token(org) };
+}
+
 /** PUTs bytes to a storage URL exactly as a browser uploader would: no Authorization. */
 export async function put(url: string, body: Uint8Array | Blob, contentType = 'video/mp4') {
   const res = await fetch(url, { method: 'PUT', body: body as BodyInit, headers: { 'content-type': contentType } });

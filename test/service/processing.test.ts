@@ -6,15 +6,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/types.js';
 import { media, probeDuration, type MediaName } from '../helpers/media.js';
-import { put, startService, waitForVideo, type RunningService } from '../helpers/service.js';
+import { put, startService, startWithToken, waitForVideo, type RunningService } from '../helpers/service.js';
 
 describe('processing to HLS (#8 after upload)', () => {
   let service: RunningService;
   let token: string;
-  before(async () => {
-    service = await startService();
-    token = await service.token('acme');
-  });
+  before(async () => ({ service, token } = await startWithToken('acme')));
   after(() => service.stop());
 
   async function uploadFile(path: string, fileName: string) {

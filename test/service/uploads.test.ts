@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { media, sha256 } from '../helpers/media.js';
-import { put, startService, type RunningService } from '../helpers/service.js';
+import { put, startService, startWithToken, type RunningService } from '../helpers/service.js';
 
 const md5 = (b: Uint8Array) => createHash('md5').update(b).digest('hex');
 const SIX_HOURS = 6 * 60 * 60 * 1000;
@@ -14,10 +14,7 @@ const SIX_HOURS = 6 * 60 * 60 * 1000;
 describe('single-link upload (#2, #5)', () => {
   let service: RunningService;
   let token: string;
-  before(async () => {
-    service = await startService();
-    token = await service.token('acme');
-  });
+  before(async () => ({ service, token } = await startWithToken('acme')));
   after(() => service.stop());
 
   it('stores the PUT body byte for byte on the storage origin, with no Authorization', async () => {
@@ -75,10 +72,7 @@ describe('single-link upload (#2, #5)', () => {
 describe('multipart upload (#3, #4, #5, #6, #7)', () => {
   let service: RunningService;
   let token: string;
-  before(async () => {
-    service = await startService();
-    token = await service.token('acme');
-  });
+  before(async () => ({ service, token } = await startWithToken('acme')));
   after(() => service.stop());
 
   async function begin() {

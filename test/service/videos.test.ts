@@ -5,15 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startService as startInProcess } from '../../demo/service/app.js';
-import { startService, type RunningService } from '../helpers/service.js';
+import { startWithToken, type RunningService } from '../helpers/service.js';
 
 describe('accounts, video objects and errors', () => {
   let service: RunningService;
   let token: string;
-  before(async () => {
-    service = await startService();
-    token = await service.token('acme');
-  });
+  before(async () => ({ service, token } = await startWithToken('acme')));
   after(() => service.stop());
 
   it('creates a video (#1) with exactly the spec fields', async () => {
