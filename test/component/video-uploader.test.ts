@@ -130,6 +130,20 @@ describe('<video-uploader>', () => {
     expect(el.shadowRoot!.querySelector('video'), 'no player for a failed video').to.equal(null);
   });
 
+  it('refuses files over max-file-size and beyond max-files, saying so', async () => {
+    const el = await uploader({ 'max-file-size': '1MB', 'max-files': '1' });
+    let created = 0;
+    el.addEventListener('video-created', () => created++);
+    const alert = () => [...el.shadowRoot!.querySelectorAll('[role=alert]')].map((a) => a.textContent).join(' ');
+    await pick(el, bytes(MiB + 1, 'big.mp4'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alert()).to.match(/exceeds maximum allowed size of 1 MB/);
+    await pick(el, bytes(1000, 'one.mp4'), bytes(1000, 'two.mp4'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alert()).to.match(/You can only upload 1 file/);
+    expect(created).to.equal(0);
+  });
+
   it('refuses a non-video file before upload with a visible reason', async () => {
     const el = await uploader({ 'auto-proceed': '' });
     let created = false;
