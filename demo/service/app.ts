@@ -8,6 +8,7 @@ import { Accounts } from './domain/accounts.js';
 import { Uploads } from './domain/uploads.js';
 import { PROCESS_VIDEO, Videos } from './domain/videos.js';
 import { Router, sendJson } from './http/router.js';
+import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
 import { openApiDocument } from './openapi.js';
 import { MediaError } from './processing/ffmpeg.js';
@@ -86,7 +87,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const router = new Router();
   videoRoutes(router, accounts, videos, uploads);
   mediaRoutes(router, videos, files);
-  if (options.testHooks) testHookRoutes(router, { clock, accounts, uploads, jobs, storageRequests });
+  const faults = options.testHooks ? new Faults() : undefined;
+  if (faults) {
+    testHookRoutes(router, { clock, accounts, uploads, jobs, storageRequests, faults });
+    router.before = (route, req, res) => faults.apply(`${route.method} ${route.path}`, req.raw, res);
+  }
   router.add('GET', '/openapi.json', (_req, res) => sendJson(res, 200, openApiDocument(origins.api)));
 
   const api = createServer((req, res) => {
@@ -95,7 +100,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     void router.handle(req, res);
   });
   const storage = createServer(
-    storageHandler(uploads, options.testHooks ? (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() : undefined),
+    storageHandler(uploads, faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() }),
   );
   // Large uploads on slow links take long: no whole-request time limit on the storage origin.
   storage.requestTimeout = 0;

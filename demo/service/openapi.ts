@@ -295,6 +295,34 @@ export function openApiDocument(serverUrl: string) {
           responses: { 200: { description: 'Whether a token was found', ...json({ type: 'object' }) }, ...errors(400) },
         }),
       },
+      '/__test__/faults': {
+        post: publicOp('Test hooks only: make storage PUTs or API calls fail on demand (see demo/service/faults.ts)', {
+          requestBody: json({
+            type: 'object',
+            properties: {
+              rules: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['target', 'action'],
+                  properties: {
+                    target: { type: 'string', description: "'chunk-put', 'single-put', or an API route as 'METHOD /path-template'" },
+                    nth: { type: 'array', items: { type: 'integer' } },
+                    probability: { type: 'number' },
+                    action: { enum: ['status', 'reset', 'stall', 'not-json', 'no-fields'] },
+                    status: { type: 'integer' },
+                    retryAfter: { type: 'integer' },
+                    stallMs: { type: 'integer' },
+                    times: { type: 'integer' },
+                  },
+                },
+              },
+              exposeEtag: { type: 'boolean', description: 'false: the storage stops exposing ETag to browsers' },
+            },
+          }),
+          responses: { 200: { description: 'Set', ...json({ type: 'object' }) }, ...errors(400) },
+        }),
+      },
       '/__test__/storage-requests': {
         get: publicOp('Test hooks only: the requests that reached the storage origin, and whether each carried Authorization', {
           responses: { 200: { description: 'Requests', ...json({ type: 'object', properties: { requests: { type: 'array' } } }) } },

@@ -229,6 +229,15 @@ export class Uploads {
     await Promise.all(closed.map((s) => rm(this.files.chunkDir(s.key), { recursive: true, force: true })));
   }
 
+  /** Counts bytes that reached a storage path (a fault took them): the session's key, or the link's video. */
+  countFor(pathname: string, n: number): void {
+    const key = CHUNK_PATH.exec(pathname)?.[1];
+    const linkId = LINK_PATH.exec(pathname)?.[1];
+    const link = linkId ? (this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as { video_id: string } | undefined) : undefined;
+    const id = key ?? link?.video_id;
+    if (id) this.count(id, n);
+  }
+
   private count(id: string, n: number): void {
     this.received.set(id, (this.received.get(id) ?? 0) + n);
   }

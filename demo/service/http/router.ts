@@ -19,6 +19,8 @@ interface Route {
 /** A small router whose paths are written in OpenAPI syntax, so every route can be checked against the document. */
 export class Router {
   readonly routes: Route[] = [];
+  /** Runs before each matched handler; answering the request there (returning true) skips the handler. */
+  before?: (route: { method: string; path: string }, req: Request, res: ServerResponse) => Promise<boolean>;
 
   add(method: string, path: string, handler: Handler): this {
     const source = path.replace(/[.]/g, '\\.').replace(/\{(\w+)\}/g, (_, name: string) => `(?<${name}>[^/]+)`);
@@ -42,7 +44,9 @@ export class Router {
       for (const [k, v] of Object.entries(url.pathname.match(route.pattern)?.groups ?? {})) {
         params[k] = decodeURIComponent(v);
       }
-      await route.handler({ raw, url, params }, res);
+      const req = { raw, url, params };
+      if (this.before && (await this.before(route, req, res))) return;
+      await route.handler(req, res);
     } catch (err) {
       sendError(res, err);
     }

@@ -3,13 +3,14 @@ import type { Accounts } from '../domain/accounts.js';
 import type { Uploads } from '../domain/uploads.js';
 import { badField } from '../http/errors.js';
 import { readJson, sendJson, show, type Router } from '../http/router.js';
+import type { Faults } from '../faults.js';
 import type { Jobs } from '../jobs.js';
 import type { StorageRequest } from '../storage/server.js';
 
 /** Routes that exist only with --test-hooks: tests move the clock and read counters through them. */
 export function testHookRoutes(
   router: Router,
-  deps: { clock: Clock; accounts: Accounts; uploads: Uploads; jobs: Jobs; storageRequests: StorageRequest[] },
+  deps: { clock: Clock; accounts: Accounts; uploads: Uploads; jobs: Jobs; storageRequests: StorageRequest[]; faults: Faults },
 ): void {
   router.add('POST', '/__test__/clock', async (req, res) => {
     const { advanceMs } = await readJson(req);
@@ -28,6 +29,12 @@ export function testHookRoutes(
     const { token } = await readJson(req);
     if (typeof token !== 'string') throw badField('token', `token must be a string; got ${show(token)}.`);
     sendJson(res, 200, { expired: deps.accounts.expireToken(token) });
+  });
+
+  // Faults on demand (see faults.ts). An empty body clears them.
+  router.add('POST', '/__test__/faults', async (req, res) => {
+    deps.faults.set(await readJson(req));
+    sendJson(res, 200, { ok: true });
   });
 
   router.add('GET', '/__test__/storage-requests', (_req, res) => sendJson(res, 200, { requests: deps.storageRequests }));

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Uploads } from '../domain/uploads.js';
+import type { Faults } from '../faults.js';
 import { sendError } from '../http/errors.js';
 
 /**
@@ -19,7 +20,8 @@ export interface StorageRequest {
   status?: number;
 }
 
-export function storageHandler(uploads: Uploads, log?: (entry: StorageRequest) => void) {
+export function storageHandler(uploads: Uploads, hooks: { log?: (entry: StorageRequest) => void; faults?: Faults } = {}) {
+  const { log, faults } = hooks;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (log) {
       const entry: StorageRequest = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, authorization: req.headers.authorization !== undefined, startedAt: Date.now() };
@@ -27,7 +29,7 @@ export function storageHandler(uploads: Uploads, log?: (entry: StorageRequest) =
       log(entry);
     }
     res.setHeader('access-control-allow-origin', '*');
-    res.setHeader('access-control-expose-headers', 'ETag');
+    if (faults?.exposeEtag !== false) res.setHeader('access-control-expose-headers', 'ETag');
     if (req.method === 'OPTIONS') {
       res.writeHead(204, {
         'access-control-allow-methods': 'PUT, OPTIONS',
@@ -45,9 +47,9 @@ export function storageHandler(uploads: Uploads, log?: (entry: StorageRequest) =
         req.resume();
         return;
       }
-      const { etag } = url.pathname.startsWith('/chunks/')
-        ? await uploads.receiveChunk(url, req)
-        : await uploads.receiveSingle(url, req);
+      const chunk = url.pathname.startsWith('/chunks/');
+      if (faults && (await faults.apply(chunk ? 'chunk-put' : 'single-put', req, res, (n) => uploads.countFor(url.pathname, n)))) return;
+      const { etag } = chunk ? await uploads.receiveChunk(url, req) : await uploads.receiveSingle(url, req);
       res.writeHead(200, { etag, 'content-length': '0' });
       res.end();
     } catch (err) {

@@ -1,0 +1,107 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { badField, HttpError } from './http/errors.js';
+import { show } from './http/router.js';
+
+/**
+ * Faults on demand, for tests only (--test-hooks): POST /__test__/faults with a list of rules.
+ *
+ *   target   'chunk-put' | 'single-put' (storage, #5), or an API route as "METHOD /path-template",
+ *            e.g. "POST /videos/{id}/multipart-upload/get-chunk-upload-url"
+ *   nth      the Nth requests to the target that fail (1-based, counted from when the rules were set),
+ *   or probability  the share of requests that fail (0..1)
+ *   action   'status' (answer `status`, with `retryAfter` seconds when given, after reading the body),
+ *            'reset' (read part of the body, then drop the connection), 'stall' (wait `stallMs`, then go on),
+ *            'not-json' (answer 200 with an HTML page), 'no-fields' (answer 200 with `{}`)
+ *   times    how many times the rule fires at most (default: no limit)
+ *
+ * `exposeEtag: false` makes the storage stop exposing ETag to browsers (a misconfigured CORS).
+ */
+export interface FaultRule {
+  target: string;
+  nth?: number[];
+  probability?: number;
+  action: 'status' | 'reset' | 'stall' | 'not-json' | 'no-fields';
+  status?: number;
+  retryAfter?: number;
+  stallMs?: number;
+  times?: number;
+}
+
+const ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields'] as const;
+
+export class Faults {
+  private rules: (FaultRule & { fired: number })[] = [];
+  private readonly seen = new Map<string, number>();
+  exposeEtag = true;
+
+  set(body: Record<string, unknown>): void {
+    const rules = body.rules ?? [];
+    if (!Array.isArray(rules)) throw badField('rules', `rules must be an array; got ${show(rules)}.`);
+    this.rules = rules.map((r: Record<string, unknown>, i) => {
+      if (typeof r?.target !== 'string') throw badField(`rules[${i}].target`, `target must be a string; got ${show(r?.target)}.`);
+      if (!ACTIONS.includes(r.action as (typeof ACTIONS)[number])) {
+        throw badField(`rules[${i}].action`, `action must be one of ${ACTIONS.join(', ')}; got ${show(r.action)}.`);
+      }
+      return { ...(r as unknown as FaultRule), fired: 0 };
+    });
+    this.exposeEtag = body.exposeEtag !== false;
+    this.seen.clear();
+  }
+
+  /** The rule that fires for this request to `target`, if any; counts the request. */
+  private match(target: string): FaultRule | undefined {
+    const n = (this.seen.get(target) ?? 0) + 1;
+    this.seen.set(target, n);
+    const rule = this.rules.find(
+      (r) =>
+        r.target === target &&
+        (r.times === undefined || r.fired < r.times) &&
+        (r.nth ? r.nth.includes(n) : Math.random() < (r.probability ?? 1)),
+    );
+    if (rule) (rule as { fired: number }).fired++;
+    return rule;
+  }
+
+  /**
+   * Applies a matching rule. Returns true when the request was answered (or dropped) here; a stall
+   * returns false after its wait, and the request goes on.
+   */
+  async apply(target: string, req: IncomingMessage, res: ServerResponse, onBytes?: (n: number) => void): Promise<boolean> {
+    const rule = this.match(target);
+    if (!rule) return false;
+    if (rule.action === 'stall') {
+      await new Promise((r) => setTimeout(r, rule.stallMs ?? 5000));
+      return false;
+    }
+    if (rule.action === 'reset') {
+      let read = 0;
+      const half = Number(req.headers['content-length'] ?? 0) / 2;
+      await new Promise<void>((resolve) => {
+        req.on('data', (d: Buffer) => {
+          read += d.length;
+          onBytes?.(d.length);
+          if (read >= half) {
+            req.socket.destroy();
+            resolve();
+          }
+        });
+        req.on('end', () => (req.socket.destroy(), resolve()));
+        req.on('close', () => resolve());
+      });
+      return true;
+    }
+    // The body is read first, as a real failing server would have: those bytes count as received.
+    for await (const d of req as AsyncIterable<Buffer>) onBytes?.(d.length);
+    if (rule.action === 'not-json') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body>Gateway says hello</body></html>');
+    } else if (rule.action === 'no-fields') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    } else {
+      const status = rule.status ?? 500;
+      throw new HttpError(status, 'injected_fault', `Fault injected by a test: ${status}.`, undefined, rule.retryAfter === undefined ? {} : { 'retry-after': String(rule.retryAfter) });
+    }
+    return true;
+  }
+}
