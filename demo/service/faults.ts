@@ -9,7 +9,7 @@ import { show } from './http/router.js';
  *            e.g. "POST /videos/{id}/multipart-upload/get-chunk-upload-url"
  *   nth      the Nth requests to the target that fail (1-based, counted from when the rules were set),
  *   or probability  the share of requests that fail (0..1)
- *   action   'status' (answer `status`, with `retryAfter` seconds when given, after reading the body),
+ *   action   'status' (answer `status` and `code`, with `retryAfter` seconds when given, after reading the body),
  *            'reset' (read part of the body, then drop the connection), 'stall' (wait `stallMs`, then go on),
  *            'not-json' (answer 200 with an HTML page), 'no-fields' (answer 200 with `{}`)
  *   times    how many times the rule fires at most (default: no limit)
@@ -22,6 +22,8 @@ export interface FaultRule {
   probability?: number;
   action: 'status' | 'reset' | 'stall' | 'not-json' | 'no-fields';
   status?: number;
+  /** The error code of the answer (default `injected_fault`), e.g. `signature_expired`. */
+  code?: string;
   retryAfter?: number;
   stallMs?: number;
   times?: number;
@@ -100,7 +102,7 @@ export class Faults {
       res.end('{}');
     } else {
       const status = rule.status ?? 500;
-      throw new HttpError(status, 'injected_fault', `Fault injected by a test: ${status}.`, undefined, rule.retryAfter === undefined ? {} : { 'retry-after': String(rule.retryAfter) });
+      throw new HttpError(status, rule.code ?? 'injected_fault', `Fault injected by a test: ${status}.`, undefined, rule.retryAfter === undefined ? {} : { 'retry-after': String(rule.retryAfter) });
     }
     return true;
   }

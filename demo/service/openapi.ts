@@ -311,6 +311,7 @@ export function openApiDocument(serverUrl: string) {
                     probability: { type: 'number' },
                     action: { enum: ['status', 'reset', 'stall', 'not-json', 'no-fields'] },
                     status: { type: 'integer' },
+                    code: { type: 'string' },
                     retryAfter: { type: 'integer' },
                     stallMs: { type: 'integer' },
                     times: { type: 'integer' },

@@ -10,6 +10,9 @@ export const en = {
   previewsLabel: 'Uploaded videos',
   emptyFile: (name: string) => `${name} is empty (0 bytes) and was not added.`,
   notVideo: (name: string) => `${name} is not a video file. Choose a video (MP4, MOV, MKV, WebM…).`,
+  sessionExpired: (name: string) =>
+    `The upload session of ${name} expired before all of it was sent, so its upload starts again from the beginning.`,
+  singleRestarts: (name: string) => `${name} is sent in one piece: resuming starts it again from the beginning.`,
   noToken: 'Set the token-url attribute or the tokenProvider property: the uploader needs an access token.',
   /** Uppy's own strings that the element words differently. */
   uppy: {

@@ -12,6 +12,8 @@ export interface VideoMeta extends Meta {
   videoId?: string;
   /** How this file is sent, fixed when it was added (so attribute changes apply to the next file). */
   uploadPlan?: UploadPlan;
+  /** The multipart session of this file (#3), kept so that Retry and resume continue it. */
+  session?: { key: string; expiresAt: number };
 }
 type File = UppyFile<VideoMeta, Body>;
 
@@ -22,8 +24,17 @@ export interface WiringDeps {
   /** Creates the file's video (#1) unless it has one, and returns its `_id`. */
   ensureVideo: (file: File, signal?: AbortSignal) => Promise<string>;
   ledger: ChunkLedger;
+  setMeta: (id: string, meta: Partial<VideoMeta>) => void;
+  /** Whether the person removed or cancelled this file (then, and only then, its session is aborted). */
+  cancelledByUser: (id: string) => boolean;
+  /** Tells the person something about a file's upload (e.g. why it restarts). */
+  notify: (message: string) => void;
+  sessionExpiredMessage: (name: string) => string;
   onRetry?: (file: File, err: VideoServiceError, delayMs: number) => void;
 }
+
+/** A chunk the ledger already has: "signed" with this, it is answered from the ledger and never sent again. */
+const LEDGER_URL = 'ledger:';
 
 const contentType = (file: File) => file.type || 'application/octet-stream';
 const planOf = (deps: WiringDeps, file: File) => deps.getFile(file.id)?.meta.uploadPlan ?? file.meta.uploadPlan;
@@ -58,15 +69,29 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
       return { method: 'PUT', url, headers: { 'Content-Type': contentType(file) } };
     },
 
-    // Multipart: #1 then #3.
+    // Multipart: #1 then #3, or the file's own session again (Retry, resume). An expired session is
+    // completed when every chunk is in; otherwise it is aborted and the upload starts over, saying why.
     async createMultipartUpload(file) {
       const videoId = await deps.ensureVideo(file);
-      const session = await deps.client().beginMultipart(videoId);
-      return { key: videoId, uploadId: session.key };
+      const current = deps.getFile(file.id) ?? file;
+      const session = current.meta.session;
+      if (session && session.expiresAt > Date.now()) return { key: videoId, uploadId: session.key };
+      if (session && deps.ledger.count(session.key) >= (planOf(deps, current)?.chunks ?? Infinity)) {
+        return { key: videoId, uploadId: session.key };
+      }
+      if (session) {
+        deps.ledger.forget(session.key);
+        await deps.client().abortMultipart(session.key).catch(() => undefined);
+        deps.notify(deps.sessionExpiredMessage(current.name ?? ''));
+      }
+      const fresh = await deps.client().beginMultipart(videoId);
+      deps.setMeta(file.id, { session: { key: fresh.key, expiresAt: fresh.expiresAt } });
+      return { key: videoId, uploadId: fresh.key };
     },
 
-    // #4, just in time for each chunk.
+    // #4, just in time for each chunk; none for a chunk that is already in.
     async signPart(file, { key, uploadId, partNumber, signal }) {
+      if (deps.ledger.get(uploadId, partNumber)) return { method: 'PUT', url: `${LEDGER_URL}${uploadId}/${partNumber}` };
       const { url } = await deps.client().getChunkUploadUrl(key, uploadId, partNumber, signal);
       signed.set(url, { file, single: false });
       return { method: 'PUT', url, headers: { 'Content-Type': contentType(file) } };
@@ -83,14 +108,23 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
       return { location: url };
     },
 
-    // #7 when a file is removed or its upload cancelled.
-    async abortMultipartUpload(_file, { uploadId }) {
+    // #7 when the person removes a file or cancels. Uppy also calls this after any failed upload;
+    // then the session is kept, so that Retry continues it from its finished chunks.
+    async abortMultipartUpload(file, { uploadId }) {
+      if (!deps.cancelledByUser(file.id)) return;
       deps.ledger.forget(uploadId!);
       await deps.client().abortMultipart(uploadId!);
     },
 
     // #5: the bytes, to the signed URL, never with the token.
     async uploadPartBytes({ signature, body, onProgress, onComplete, signal }) {
+      if (signature.url.startsWith(LEDGER_URL)) {
+        const [sessionKey, chunkId] = signature.url.slice(LEDGER_URL.length).split('/');
+        const etag = deps.ledger.get(sessionKey!, Number(chunkId))!;
+        onProgress({ loaded: (body as Blob).size, lengthComputable: true });
+        onComplete?.(etag);
+        return { ETag: etag };
+      }
       const target = signed.get(signature.url);
       try {
         const etag = await putBytes({

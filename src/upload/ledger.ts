@@ -12,6 +12,14 @@ export class ChunkLedger {
     chunks.set(chunkId, eTag);
   }
 
+  get(sessionKey: string, chunkId: number): string | undefined {
+    return this.sessions.get(sessionKey)?.get(chunkId);
+  }
+
+  count(sessionKey: string): number {
+    return this.sessions.get(sessionKey)?.size ?? 0;
+  }
+
   parts(sessionKey: string): { PartNumber: number; ETag: string }[] {
     return [...(this.sessions.get(sessionKey) ?? [])].map(([PartNumber, ETag]) => ({ PartNumber, ETag }));
   }

@@ -43,6 +43,8 @@ export class UppyController implements ReactiveController {
   private listeners = new AbortController();
   private readonly ledger = new ChunkLedger();
   private readonly creating = new Map<string, Promise<string>>();
+  /** Files the person removed or cancelled: only their sessions are aborted (#7). */
+  private readonly cancelled = new Set<string>();
 
   constructor(
     private readonly host: ReactiveControllerHost & HTMLElement,
@@ -111,10 +113,20 @@ export class UppyController implements ReactiveController {
           getFile: (id) => uppy.getFile(id),
           ensureVideo: (file, signal) => this.ensureVideo(file, signal),
           ledger: this.ledger,
+          setMeta: (id, meta) => uppy.setFileMeta(id, meta),
+          cancelledByUser: (id) => this.cancelled.has(id),
+          notify: (message) => uppy.info(message, 'warning', 8000),
+          sessionExpiredMessage: locale.sessionExpired,
         },
         this.options?.parallelUploads ?? 4,
       ),
     );
+    // Registered before any upload starts, so they run before @uppy/aws-s3's own handlers abort the session.
+    uppy.on('file-removed', (file) => this.cancelled.add(file.id));
+    uppy.on('cancel-all', () => uppy.getFiles().forEach((f) => this.cancelled.add(f.id)));
+    uppy.on('upload-pause', (file, isPaused) => {
+      if (file && isPaused && uppy.getFile(file.id)?.meta.uploadPlan?.method === 'single') uppy.info(locale.singleRestarts(file.name ?? ''), 'warning', 6000);
+    });
     uppy.on('s3-multipart:part-uploaded', (file, part) => {
       const sessionKey = (uppy.getFile(file.id) as File & { s3Multipart?: { uploadId?: string } }).s3Multipart?.uploadId;
       if (sessionKey) this.ledger.record(sessionKey, part.PartNumber, part.ETag);
