@@ -338,7 +338,7 @@ export function openApiDocument(serverUrl: string) {
     'x-storage-origin': {
       description:
         '#5 PUT {upload_url}: a separate origin. No Authorization header; the signature in the query string ' +
-        'authorises the PUT. 200 with the ETag header (quoted hex MD5 of the body, exposed to browsers); the chunk ' +
+        'authorises the PUT. 200 with the ETag header (quoted hex MD5 of the body; ETag and Retry-After are exposed to browsers); the chunk ' +
         'response body is empty. Any Content-Type is accepted. 403: bad or expired signature; 404: unknown link or ' +
         'session; 409: session completed or aborted, or the video already has its file; 413: 5 GiB or more. ' +
         'Uploading a chunkId again replaces it; its new ETag is the one that counts.',

@@ -124,9 +124,16 @@ export class UppyController implements ReactiveController {
     // Registered before any upload starts, so they run before @uppy/aws-s3's own handlers abort the session.
     uppy.on('file-removed', (file) => this.cancelled.add(file.id));
     uppy.on('cancel-all', () => uppy.getFiles().forEach((f) => this.cancelled.add(f.id)));
-    uppy.on('upload-pause', (file, isPaused) => {
-      if (file && isPaused && uppy.getFile(file.id)?.meta.uploadPlan?.method === 'single') uppy.info(locale.singleRestarts(file.name ?? ''), 'warning', 6000);
-    });
+    // A single-link upload cannot resume (spec): say so when it is paused, alone or with the rest.
+    const warnIfSingle = (files: File[]) => {
+      for (const f of files) {
+        if (f.progress.uploadStarted && !f.progress.uploadComplete && f.meta.uploadPlan?.method === 'single') {
+          uppy.info(locale.singleRestarts(f.name ?? ''), 'warning', 6000);
+        }
+      }
+    };
+    uppy.on('upload-pause', (file, isPaused) => file && isPaused && warnIfSingle([uppy.getFile(file.id)]));
+    uppy.on('pause-all', () => warnIfSingle(uppy.getFiles()));
     uppy.on('s3-multipart:part-uploaded', (file, part) => {
       const sessionKey = (uppy.getFile(file.id) as File & { s3Multipart?: { uploadId?: string } }).s3Multipart?.uploadId;
       if (sessionKey) this.ledger.record(sessionKey, part.PartNumber, part.ETag);

@@ -1,81 +1,9 @@
-import { expect, test as base, type Page } from '@playwright/test';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StorageRequest } from '../../demo/service/storage/server.js';
 import { media, sha256 } from '../helpers/media.js';
-
-const env = (name: string) => process.env[name] ?? '';
-
-
-/**
- * Every test runs on the demo page and records, from the browser's side, every request it sent to
- * the storage origin: none may carry Authorization.
- */
-const test = base.extend<{ storageAuth: string[] }>({
-  storageAuth: [
-    async ({ page }, use) => {
-      const seen: string[] = [];
-      page.on('request', (request) => {
-        if (request.url().startsWith(env('STORAGE_URL'))) seen.push(request.headers().authorization ?? '');
-      });
-      await use(seen);
-      expect(seen.length, 'the test reached the storage').toBeGreaterThan(0);
-      expect(seen.filter(Boolean), 'no storage request carried Authorization').toEqual([]);
-    },
-    { auto: false },
-  ],
-});
-
-async function open(page: Page, attributes: Record<string, string> = {}) {
-  await page.goto(`${env('DEMO_URL')}?${new URLSearchParams({ 'auto-proceed': '', ...attributes })}`);
-  await expect(page.locator('video-uploader .uppy-Dashboard-input').first()).toBeAttached();
-}
-
-async function addFile(page: Page, path: string) {
-  await page.locator('video-uploader .uppy-Dashboard-input').first().setInputFiles(path);
-}
-
-/** The detail of the first event of that name the demo page logged. */
-async function event(page: Page, name: string, timeout = 90_000): Promise<any> {
-  const item = page.locator(`#events li[data-event="${name}"]`).first();
-  await expect(item).toBeAttached({ timeout });
-  return JSON.parse((await item.textContent())!.slice(name.length + 1));
-}
-
-/** A token of the demo organization, from the integrator backend, as the page gets one. */
-async function token(page: Page): Promise<string> {
-  return (await (await page.request.post(`${env('DEMO_URL')}api/video-token`)).json()).token;
-}
-
-async function getVideo(page: Page, id: string) {
-  return (await page.request.get(`${env('SERVICE_URL')}/videos/${id}`, { headers: { authorization: `Bearer ${await token(page)}` } })).json();
-}
-
-/** What reached the storage origin (the service's test log), from the `since`-th request on. */
-async function storageRequests(page: Page, since = 0): Promise<StorageRequest[]> {
-  return ((await (await page.request.get(`${env('SERVICE_URL')}/__test__/storage-requests`)).json()).requests as StorageRequest[]).slice(since);
-}
-
-const finishedChunks = (requests: StorageRequest[]) => requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/chunks/') && r.status === 200);
-const sessionOf = (r: StorageRequest) => r.path.split('/')[2]!;
-
-async function expectPreviewPlays(page: Page, width: number) {
-  const video = page.locator('video-uploader video');
-  await expect(video).toBeVisible({ timeout: 90_000 });
-  await expect.poll(() => video.evaluate((v: HTMLVideoElement) => ({ playing: v.currentTime > 2, width: v.videoWidth })), { timeout: 30_000 }).toEqual({
-    playing: true,
-    width,
-  });
-}
-
-/** Slows the page's uploads to `bytesPerSecond` (Chromium's network emulation), so a test can act mid-upload. */
-async function throttleUploads(page: Page, bytesPerSecond: number) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
-}
+import { addFile, env, event, expect, expectPreviewPlays, finishedChunks, getVideo, open, sessionOf, storageRequests, test, throttleUploads, token } from './demo.js';
 
 test('uploads a 10 s 720p MP4 by the signed link, and the preview plays', async ({ page, storageAuth }) => {
   await open(page);

@@ -65,7 +65,7 @@ describe('single-link upload (#2, #5)', () => {
     const { body } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
     const upload = await fetch(body.url, { method: 'PUT', body: randomBytes(100), headers: { 'content-type': 'application/x-whatever' } });
     assert.equal(upload.status, 200);
-    assert.equal(upload.headers.get('access-control-expose-headers'), 'ETag');
+    assert.match(upload.headers.get('access-control-expose-headers')!, /ETag/);
   });
 });
 

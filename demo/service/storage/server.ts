@@ -29,7 +29,8 @@ export function storageHandler(uploads: Uploads, hooks: { log?: (entry: StorageR
       log(entry);
     }
     res.setHeader('access-control-allow-origin', '*');
-    if (faults?.exposeEtag !== false) res.setHeader('access-control-expose-headers', 'ETag');
+    // ETag to complete a multipart upload; Retry-After so a throttled client knows how long to wait.
+    if (faults?.exposeEtag !== false) res.setHeader('access-control-expose-headers', 'ETag, Retry-After');
     if (req.method === 'OPTIONS') {
       res.writeHead(204, {
         'access-control-allow-methods': 'PUT, OPTIONS',
