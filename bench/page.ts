@@ -30,12 +30,14 @@ async function rawXhr(api: string, token: string, body: File): Promise<void> {
   });
 }
 
-async function widget(mode: string, api: string, token: string, body: File, chunkMiB: number): Promise<void> {
+async function widget(mode: string, api: string, token: string, body: File, chunkMiB: number, attributes: Record<string, string>): Promise<void> {
   el.tokenProvider = async () => token;
   el.setAttribute('base-url', api);
   el.setAttribute('multipart-threshold', mode === 'single' ? '5GB' : '1MB');
   if (chunkMiB > 0) el.setAttribute('chunk-size', `${chunkMiB}MB`);
   el.setAttribute('parallel-uploads', '4');
+  el.removeAttribute('verify-chunks');
+  for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, value);
   await el.updateComplete;
   const done = new Promise<void>((resolve, reject) => {
     el.addEventListener('upload-success', () => resolve(), { once: true });
@@ -49,7 +51,7 @@ async function widget(mode: string, api: string, token: string, body: File, chun
   await done;
 }
 
-(window as any).bench = async (mode: string, api: string, token: string, chunkMiB: number): Promise<number> => {
+(window as any).bench = async (mode: string, api: string, token: string, chunkMiB: number, attributes: Record<string, string> = {}): Promise<number> => {
   const picked = document.querySelector<HTMLInputElement>('#source')!.files![0]!;
   // A new name each run, or Uppy would refuse the same file twice.
   const body = new File([picked], `bench-${Math.random()}.mp4`, { type: 'video/mp4' });
@@ -60,7 +62,7 @@ async function widget(mode: string, api: string, token: string, body: File, chun
   const start = performance.now();
   if (mode === 'raw') await raw(api, token, body);
   else if (mode === 'raw-xhr') await rawXhr(api, token, body);
-  else await widget(mode, api, token, body, chunkMiB);
+  else await widget(mode, api, token, body, chunkMiB, attributes);
   return performance.now() - start;
 };
 (window as any).benchReady = true;

@@ -36,23 +36,56 @@ async function sourceFile(): Promise<string> {
   return path;
 }
 
-export async function throughput(): Promise<string[][]> {
+export interface BenchPage {
+  /** Milliseconds to upload the file: `raw`, `raw-xhr`, `single` or `multipart` (chunk MiB), with extra attributes. */
+  run(mode: string, chunkMiB?: number, attributes?: Record<string, string>): Promise<number>;
+  /** Sets the service's faults (see demo/service/faults.ts). */
+  faults(body: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The local service, the bench page (served by Vite) in headless Chromium, and the 512 MiB file picked in it. */
+export async function benchPage(): Promise<BenchPage> {
   const service = await startService();
   const token = await service.token('bench');
   const vite = await createServer({ configFile: false, root: ROOT, logLevel: 'warn', plugins: [pruneUppyCss()], server: { host: '127.0.0.1', port: 0, hmr: false } });
   await vite.listen();
   const browser = await chromium.launch({ ...chromiumLaunchOptions(), headless: true });
+  const page = await browser.newPage();
+  await page.goto(`${vite.resolvedUrls!.local[0]}bench/page.html`);
+  await page.waitForFunction(() => (window as any).benchReady === true, undefined, { timeout: 60_000 });
+  await page.locator('#source').setInputFiles(await sourceFile());
+  return {
+    run: (mode, chunk = 0, attributes = {}) =>
+      page.evaluate(([m, api, t, c, a]) => (window as any).bench(m, api, t, c, a), [mode, service.api, token, chunk, attributes] as const) as Promise<number>,
+    faults: async (body) => void (await service.call('POST', '/__test__/faults', { body })),
+    async close() {
+      await browser.close();
+      await vite.close();
+      await service.stop();
+      await rm(service.data, { recursive: true, force: true });
+    },
+  };
+}
+
+export const mbps = (ms: number) => SIZE / 1e6 / (ms / 1000);
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Runs every case once per round, `rounds` times, so drift on this shared 2-core machine falls on all
+ * cases alike; returns each case's run times.
+ */
+export async function interleaved(rounds: number, cases: (() => Promise<number>)[]): Promise<number[][]> {
+  const times = cases.map(() => [] as number[]);
+  for (let round = 0; round < rounds; round++) for (const [i, run] of cases.entries()) times[i]!.push(await run());
+  return times;
+}
+
+export async function throughput(): Promise<string[][]> {
+  const bench = await benchPage();
   const rows: string[][] = [];
   try {
-    const page = await browser.newPage();
-    await page.goto(`${vite.resolvedUrls!.local[0]}bench/page.html`);
-    await page.waitForFunction(() => (window as any).benchReady === true, undefined, { timeout: 60_000 });
-    await page.locator('#source').setInputFiles(await sourceFile());
-    const run = (mode: string, chunk = 64) =>
-      page.evaluate(([m, api, t, c]) => (window as any).bench(m, api, t, c), [mode, service.api, token, chunk] as const) as Promise<number>;
-    // Warm up once; then 5 rounds in which every mode runs once, so drift on this shared 2-core
-    // machine falls on all modes alike; each figure is the median of its 5 runs.
-    await run('raw');
+    await bench.run('raw'); // warm-up
     const modes: [label: string, mode: string, chunk: number, target: string][] = [
       ['raw fetch PUT (baseline)', 'raw', 0, ''],
       ['raw XMLHttpRequest PUT (what uploaders with progress use)', 'raw-xhr', 0, ''],
@@ -62,22 +95,14 @@ export async function throughput(): Promise<string[][]> {
       ['widget, multipart 16 MiB × 4 parallel', 'multipart', 16, ''],
       ['widget, multipart 8 MiB × 4 parallel', 'multipart', 8, ''],
     ];
-    const times = modes.map(() => [] as number[]);
-    for (let round = 0; round < 5; round++) {
-      for (const [i, [, mode, chunk]] of modes.entries()) times[i]!.push(await run(mode, chunk));
-    }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const mbps = (ms: number) => SIZE / 1e6 / (ms / 1000);
+    const times = await interleaved(5, modes.map(([, mode, chunk]) => () => bench.run(mode, chunk)));
     const raw = median(times[0]!);
     modes.forEach(([label, , , target], i) => {
       const ms = median(times[i]!);
       rows.push([label, `${mbps(ms).toFixed(0)} MB/s`, (raw / ms).toFixed(2), target, `${Math.round(mbps(Math.max(...times[i]!)))}–${Math.round(mbps(Math.min(...times[i]!)))}`]);
     });
   } finally {
-    await browser.close();
-    await vite.close();
-    await service.stop();
-    await rm(service.data, { recursive: true, force: true });
+    await bench.close();
   }
   return rows;
 }

@@ -70,6 +70,7 @@ export interface UploaderOptions {
   maxFileSize: number | null;
   maxFiles: number | null;
   accept: string[];
+  verifyChunks: boolean;
 }
 
 /** The element's attributes, as strings, turned into checked options; the first bad one throws. */
@@ -81,6 +82,7 @@ export function resolveOptions(attributes: {
   maxFileSize?: string;
   maxFiles?: string;
   accept?: string;
+  verifyChunks?: boolean;
 }): UploaderOptions {
   const chunkSize = attributes.chunkSize ? parseSize('chunk-size', attributes.chunkSize) : DEFAULT_CHUNK_SIZE;
   if (chunkSize >= MAX_PART_BYTES) throw new OptionError('chunk-size', attributes.chunkSize, 'each chunk must be smaller than 5GB');
@@ -96,5 +98,6 @@ export function resolveOptions(attributes: {
     maxFileSize: attributes.maxFileSize ? parseSize('max-file-size', attributes.maxFileSize) : null,
     maxFiles: attributes.maxFiles ? parseCount('max-files', attributes.maxFiles) : null,
     accept: accept?.length ? accept : DEFAULT_ACCEPT,
+    verifyChunks: attributes.verifyChunks ?? false,
   };
 }

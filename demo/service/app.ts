@@ -90,7 +90,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const faults = options.testHooks ? new Faults() : undefined;
   if (faults) {
     testHookRoutes(router, { clock, accounts, uploads, jobs, storageRequests, faults });
-    router.before = (route, req, res) => faults.apply(`${route.method} ${route.path}`, req.raw, res);
+    router.before = async (route, req, res) => (await faults.apply(`${route.method} ${route.path}`, req.raw, res)) === true;
   }
   router.add('GET', '/openapi.json', (_req, res) => sendJson(res, 200, openApiDocument(origins.api)));
 

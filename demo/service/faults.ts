@@ -11,7 +11,8 @@ import { show } from './http/router.js';
  *   or probability  the share of requests that fail (0..1)
  *   action   'status' (answer `status` and `code`, with `retryAfter` seconds when given, after reading the body),
  *            'reset' (read part of the body, then drop the connection), 'stall' (wait `stallMs`, then go on),
- *            'not-json' (answer 200 with an HTML page), 'no-fields' (answer 200 with `{}`)
+ *            'not-json' (answer 200 with an HTML page), 'no-fields' (answer 200 with `{}`),
+ *            'corrupt' (store the body with its first byte flipped, as a faulty disk or proxy would)
  *   times    how many times the rule fires at most (default: no limit)
  *
  * `exposeEtag: false` makes the storage stop exposing ETag to browsers (a misconfigured CORS).
@@ -20,7 +21,7 @@ export interface FaultRule {
   target: string;
   nth?: number[];
   probability?: number;
-  action: 'status' | 'reset' | 'stall' | 'not-json' | 'no-fields';
+  action: 'status' | 'reset' | 'stall' | 'not-json' | 'no-fields' | 'corrupt';
   status?: number;
   /** The error code of the answer (default `injected_fault`), e.g. `signature_expired`. */
   code?: string;
@@ -29,7 +30,7 @@ export interface FaultRule {
   times?: number;
 }
 
-const ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields'] as const;
+const ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt'] as const;
 
 export class Faults {
   private rules: (FaultRule & { fired: number })[] = [];
@@ -65,12 +66,13 @@ export class Faults {
   }
 
   /**
-   * Applies a matching rule. Returns true when the request was answered (or dropped) here; a stall
-   * returns false after its wait, and the request goes on.
+   * Applies a matching rule. Returns true when the request was answered (or dropped) here; 'corrupt'
+   * when the body is to be stored altered; false when the request goes on (a stall, after its wait).
    */
-  async apply(target: string, req: IncomingMessage, res: ServerResponse, onBytes?: (n: number) => void): Promise<boolean> {
+  async apply(target: string, req: IncomingMessage, res: ServerResponse, onBytes?: (n: number) => void): Promise<boolean | 'corrupt'> {
     const rule = this.match(target);
     if (!rule) return false;
+    if (rule.action === 'corrupt') return 'corrupt';
     if (rule.action === 'stall') {
       await new Promise((r) => setTimeout(r, rule.stallMs ?? 5000));
       return false;

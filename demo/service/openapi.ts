@@ -309,7 +309,7 @@ export function openApiDocument(serverUrl: string) {
                     target: { type: 'string', description: "'chunk-put', 'single-put', or an API route as 'METHOD /path-template'" },
                     nth: { type: 'array', items: { type: 'integer' } },
                     probability: { type: 'number' },
-                    action: { enum: ['status', 'reset', 'stall', 'not-json', 'no-fields'] },
+                    action: { enum: ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt'] },
                     status: { type: 'integer' },
                     code: { type: 'string' },
                     retryAfter: { type: 'integer' },

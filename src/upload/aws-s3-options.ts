@@ -30,6 +30,8 @@ export interface WiringDeps {
   /** Tells the person something about a file's upload (e.g. why it restarts). */
   notify: (message: string) => void;
   sessionExpiredMessage: (name: string) => string;
+  /** Whether ETags are checked against the MD5 of the bytes sent (`verify-chunks`). */
+  verifyChunks: () => boolean;
   onRetry?: (file: File, err: VideoServiceError, delayMs: number) => void;
 }
 
@@ -133,6 +135,7 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
           contentType: signature.headers?.['Content-Type'] ?? 'application/octet-stream',
           onProgress,
           signal,
+          verify: deps.verifyChunks(),
           onRetry: (err, _retry, delay) => target && deps.onRetry?.(target.file, err, delay),
         });
         onComplete?.(etag);

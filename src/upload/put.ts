@@ -1,5 +1,6 @@
 import { VideoServiceError } from '../api/errors.js';
 import { isRetryableStatus, parseRetryAfter, withRetry } from '../api/retry.js';
+import { etagMatches, md5 } from './verify.js';
 
 export interface PutProgress {
   loaded: number;
@@ -15,6 +16,8 @@ export interface PutOptions {
   signal?: AbortSignal;
   /** Heard before each retry of this PUT. */
   onRetry?: (err: VideoServiceError, retry: number, delayMs: number) => void;
+  /** Check the answered ETag against the MD5 of `body` (computed in a worker while the PUT runs). */
+  verify?: boolean;
 }
 
 /**
@@ -35,7 +38,23 @@ export class ExpiredUrlError extends Error {
  * that says so, instead of an upload that never ends.
  */
 export function putBytes(options: PutOptions): Promise<string> {
-  return withRetry(() => putOnce(options), { signal: options.signal, onRetry: options.onRetry });
+  const digest = options.verify ? md5(options.body) : undefined;
+  digest?.catch(() => undefined);
+  return withRetry(
+    async () => {
+      const etag = await putOnce(options);
+      if (digest && !etagMatches(etag, await digest)) {
+        throw new VideoServiceError(
+          `The storage stored different bytes than were sent (ETag ${etag}, MD5 of the bytes sent "${await digest}"); they are sent again.`,
+          0,
+          'integrity',
+          true,
+        );
+      }
+      return etag;
+    },
+    { signal: options.signal, onRetry: options.onRetry },
+  );
 }
 
 function putOnce({ url, body, contentType, onProgress, signal }: PutOptions): Promise<string> {

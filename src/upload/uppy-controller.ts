@@ -117,6 +117,7 @@ export class UppyController implements ReactiveController {
           cancelledByUser: (id) => this.cancelled.has(id),
           notify: (message) => uppy.info(message, 'warning', 8000),
           sessionExpiredMessage: locale.sessionExpired,
+          verifyChunks: () => this.options?.verifyChunks ?? false,
         },
         this.options?.parallelUploads ?? 4,
       ),

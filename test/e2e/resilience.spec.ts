@@ -164,3 +164,25 @@ test('Retry after the signed link expired gets a new link from #2', async ({ pag
   expect(links.length).toBe(2);
   await expectIntact(page, videoId, file, since);
 });
+
+test('verify-chunks catches a chunk the storage stored altered, and sends it again', async ({ page }) => {
+  const file = await media('h264-aac-720p-10s-12mb.mp4');
+  const since = (await storageRequests(page)).length;
+  await faults(page, { rules: [{ target: 'chunk-put', nth: [2], action: 'corrupt' }] });
+  await open(page, { ...MULTIPART, 'verify-chunks': '' });
+  await addFile(page, file);
+  const { videoId } = await event(page, 'upload-success');
+  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source')), 'the altered chunk was replaced').toBe(await sha256(file));
+  const puts = (await storageRequests(page, since)).filter((r) => r.method === 'PUT');
+  expect(puts.length, 'one chunk was sent twice').toBe(finishedChunks(puts).length);
+  expect(new Set(puts.map((r) => r.path)).size).toBe(puts.length - 1);
+});
+
+test('without verify-chunks the same alteration goes unnoticed (what the attribute is for)', async ({ page }) => {
+  const file = await media('h264-aac-720p-10s-12mb.mp4');
+  await faults(page, { rules: [{ target: 'chunk-put', nth: [2], action: 'corrupt' }] });
+  await open(page, MULTIPART);
+  await addFile(page, file);
+  const { videoId } = await event(page, 'upload-success');
+  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).not.toBe(await sha256(file));
+});

@@ -165,7 +165,7 @@ export class Uploads {
   }
 
   // #5 for a signed link: the whole file. A failed PUT leaves nothing; the next one starts over.
-  async receiveSingle(url: URL, req: IncomingMessage): Promise<{ etag: string }> {
+  async receiveSingle(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
     const [, linkId] = url.pathname.match(LINK_PATH) ?? [];
     if (!linkId) throw notFound('This upload URL');
     this.signer.verify(url, this.clock.now());
@@ -174,7 +174,7 @@ export class Uploads {
     this.assertWaiting(this.videos.row(link.video_id)!);
     const source = this.files.source(link.video_id);
     const temp = `${source}.single-${newId()}`;
-    const written = await writeBody(req, temp, MAX_PART_BYTES, (n) => this.count(link.video_id, n));
+    const written = await writeBody(req, temp, MAX_PART_BYTES, (n) => this.count(link.video_id, n), corrupt);
     try {
       this.db.transaction(() => {
         this.assertWaiting(this.videos.row(link.video_id)!);
@@ -188,7 +188,7 @@ export class Uploads {
   }
 
   // #5 for a chunk: stored under a unique name; the database row says which file is the chunk.
-  async receiveChunk(url: URL, req: IncomingMessage): Promise<{ etag: string }> {
+  async receiveChunk(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
     const [, key, id] = url.pathname.match(CHUNK_PATH) ?? [];
     if (!key || !id) throw notFound('This upload URL');
     this.signer.verify(url, this.clock.now());
@@ -198,7 +198,7 @@ export class Uploads {
     this.assertOpen(session);
     const file = `${chunkId}-${newId()}`;
     const path = this.files.chunk(key, file);
-    const written = await writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n));
+    const written = await writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n), corrupt);
     const replaced = this.db.transaction(() => {
       const now = this.sessionRow(key)!;
       if (now.state !== 'open') return null;

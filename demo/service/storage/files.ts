@@ -26,13 +26,15 @@ export interface Written {
  * Streams a request body to `target` through a temporary file and renames it into place only once the
  * whole body arrived, so a cut connection or a crash never leaves a half file under the real name.
  * The MD5 (the chunk's ETag, as S3 computes it) is taken on the way. More than `limit` bytes → 413.
- * `onBytes` sees every byte received, failed attempts included.
+ * `onBytes` sees every byte received, failed attempts included. `corrupt` (test faults only) flips the
+ * first byte before it is stored and hashed, as a faulty disk or proxy would.
  */
 export async function writeBody(
   req: IncomingMessage,
   target: string,
   limit: number,
   onBytes: (n: number) => void,
+  corrupt = false,
 ): Promise<Written> {
   const declared = Number(req.headers['content-length']);
   if (declared >= limit) {
@@ -51,6 +53,7 @@ export async function writeBody(
         done(new HttpError(413, 'payload_too_large', `The body must be smaller than ${limit} bytes.`));
         return;
       }
+      if (corrupt && size === chunk.length && chunk.length > 0) chunk = Buffer.concat([Buffer.from([chunk[0]! ^ 0xff]), chunk.subarray(1)]);
       md5.update(chunk);
       done(null, chunk);
     },

@@ -49,8 +49,10 @@ export function storageHandler(uploads: Uploads, hooks: { log?: (entry: StorageR
         return;
       }
       const chunk = url.pathname.startsWith('/chunks/');
-      if (faults && (await faults.apply(chunk ? 'chunk-put' : 'single-put', req, res, (n) => uploads.countFor(url.pathname, n)))) return;
-      const { etag } = chunk ? await uploads.receiveChunk(url, req) : await uploads.receiveSingle(url, req);
+      const fault = faults ? await faults.apply(chunk ? 'chunk-put' : 'single-put', req, res, (n) => uploads.countFor(url.pathname, n)) : false;
+      if (fault === true) return;
+      const corrupt = fault === 'corrupt';
+      const { etag } = chunk ? await uploads.receiveChunk(url, req, corrupt) : await uploads.receiveSingle(url, req, corrupt);
       res.writeHead(200, { etag, 'content-length': '0' });
       res.end();
     } catch (err) {
