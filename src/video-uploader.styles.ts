@@ -21,6 +21,11 @@ export const styles = [
     .uppy-Dashboard-progressindicators > .uppy-Informer ~ .uppy-Informer {
       display: none;
     }
+    /* A file name is isolated from the text around it, so right-to-left characters in it cannot reorder
+       what follows (a name that ends in "\u202Emp4.exe" must not read as ".exe" → ".mp4"). */
+    .uppy-Dashboard-Item-name {
+      unicode-bidi: isolate;
+    }
     .error {
       margin: 0 0 0.75rem;
       padding: 0.75rem 1rem;

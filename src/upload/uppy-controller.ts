@@ -165,8 +165,14 @@ export class UppyController implements ReactiveController {
   /** Fixes how a file will be sent when it is added, and refuses what cannot be sent. */
   private planFile(file: File): File | boolean {
     const { locale } = this.deps;
+    const uppy = this.uppy!;
+    // Uppy checks for duplicates only when this hook returns nothing, and it returns the plan.
+    if (uppy.checkIfFileAlreadyExists(file.id)) {
+      uppy.info(uppy.i18n('noDuplicates', { fileName: file.name ?? '' }), 'error', 5000);
+      return false;
+    }
     if (!file.size) {
-      this.uppy?.info(locale.emptyFile(file.name ?? ''), 'error', 6000);
+      uppy.info(locale.emptyFile(file.name ?? ''), 'error', 6000);
       return false;
     }
     if (!this.options) return file;
@@ -174,7 +180,7 @@ export class UppyController implements ReactiveController {
       const uploadPlan = planUpload(file.size, this.options.multipartThreshold, this.options.chunkSize);
       return { ...file, meta: { ...file.meta, uploadPlan } };
     } catch (err) {
-      this.uppy?.info((err as Error).message, 'error', 8000);
+      uppy.info((err as Error).message, 'error', 8000);
       return false;
     }
   }

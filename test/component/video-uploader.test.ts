@@ -124,9 +124,9 @@ describe('<video-uploader>', () => {
     const { detail } = await failed;
     expect(detail.reason).to.contain('could not be read as video or audio');
     await el.updateComplete;
-    const status = el.shadowRoot!.querySelector('.preview[data-state=failed] [role=status]')!;
-    expect(status.textContent).to.contain('garbage.mp4 could not be processed');
-    expect(status.textContent).to.contain(detail.reason);
+    const status = el.shadowRoot!.querySelector('.preview[data-state=failed] [role=status]')!.textContent!.replace(/[\u2068\u2069]/g, '');
+    expect(status).to.contain('garbage.mp4 could not be processed');
+    expect(status).to.contain(detail.reason);
     expect(el.shadowRoot!.querySelector('video'), 'no player for a failed video').to.equal(null);
   });
 
