@@ -2,6 +2,7 @@ import type { AwsS3Options } from '@uppy/aws-s3';
 import type { Body, Meta, UppyFile } from '@uppy/core';
 import type { VideoServiceClient } from '../api/client.js';
 import { VideoServiceError } from '../api/errors.js';
+import type { Locale } from '../locale/en.js';
 import type { ChunkLedger } from './ledger.js';
 import type { UploadPlan } from './plan.js';
 import { ExpiredUrlError, putBytes } from './put.js';
@@ -14,6 +15,8 @@ export interface VideoMeta extends Meta {
   uploadPlan?: UploadPlan;
   /** The multipart session of this file (#3), kept so that Retry and resume continue it. */
   session?: { key: string; expiresAt: number };
+  /** See fingerprint.ts; set before the upload starts. */
+  fingerprint?: string;
 }
 type File = UppyFile<VideoMeta, Body>;
 
@@ -24,12 +27,13 @@ export interface WiringDeps {
   /** Creates the file's video (#1) unless it has one, and returns its `_id`. */
   ensureVideo: (file: File, signal?: AbortSignal) => Promise<string>;
   ledger: ChunkLedger;
+  fingerprint: (file: File) => Promise<string>;
   setMeta: (id: string, meta: Partial<VideoMeta>) => void;
   /** Whether the person removed or cancelled this file (then, and only then, its session is aborted). */
   cancelledByUser: (id: string) => boolean;
   /** Tells the person something about a file's upload (e.g. why it restarts). */
   notify: (message: string) => void;
-  sessionExpiredMessage: (name: string) => string;
+  locale: Locale;
   /** Whether ETags are checked against the MD5 of the bytes sent (`verify-chunks`). */
   verifyChunks: () => boolean;
   onRetry?: (file: File, err: VideoServiceError, delayMs: number) => void;
@@ -74,9 +78,14 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
     // Multipart: #1 then #3, or the file's own session again (Retry, resume). An expired session is
     // completed when every chunk is in; otherwise it is aborted and the upload starts over, saying why.
     async createMultipartUpload(file) {
-      const videoId = await deps.ensureVideo(file);
       const current = deps.getFile(file.id) ?? file;
+      const name = current.name ?? '';
+      const print = await deps.fingerprint(current);
       const session = current.meta.session;
+      // A file that claims an interrupted upload (a re-selected file, restored by id) must be that file.
+      const claimed = session && deps.ledger.bySession(session.key);
+      if (claimed && claimed.fingerprint !== print) throw new VideoServiceError(deps.locale.notSameFile(name), 0, 'not_same_file', false);
+      const videoId = await deps.ensureVideo(file);
       if (session && session.expiresAt > Date.now()) return { key: videoId, uploadId: session.key };
       if (session && deps.ledger.count(session.key) >= (planOf(deps, current)?.chunks ?? Infinity)) {
         return { key: videoId, uploadId: session.key };
@@ -84,10 +93,14 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
       if (session) {
         deps.ledger.forget(session.key);
         await deps.client().abortMultipart(session.key).catch(() => undefined);
-        deps.notify(deps.sessionExpiredMessage(current.name ?? ''));
+        deps.notify(deps.locale.sessionExpired(name));
       }
-      const fresh = await deps.client().beginMultipart(videoId);
-      deps.setMeta(file.id, { session: { key: fresh.key, expiresAt: fresh.expiresAt } });
+      const client = deps.client();
+      const fresh = await client.beginMultipart(videoId);
+      const started = { key: fresh.key, expiresAt: fresh.expiresAt };
+      deps.setMeta(file.id, { session: started });
+      const plan = planOf(deps, current)!;
+      deps.ledger.open({ fingerprint: print, baseUrl: client.baseUrl, videoId, name, session: started, plan });
       return { key: videoId, uploadId: fresh.key };
     },
 
@@ -119,7 +132,10 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
     },
 
     // #5: the bytes, to the signed URL, never with the token.
-    async uploadPartBytes({ signature, body, onProgress, onComplete, signal }) {
+    async uploadPartBytes({ signature, body, onProgress: report, onComplete, signal }) {
+      // @uppy/aws-s3 throws on progress of a file that was removed meanwhile: report only for live files.
+      const owner = signed.get(signature.url)?.file;
+      const onProgress = (ev: { loaded: number; lengthComputable: true }) => (!owner || deps.getFile(owner.id)) && report(ev);
       if (signature.url.startsWith(LEDGER_URL)) {
         const [sessionKey, chunkId] = signature.url.slice(LEDGER_URL.length).split('/');
         const etag = deps.ledger.get(sessionKey!, Number(chunkId))!;

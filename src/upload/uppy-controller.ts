@@ -1,6 +1,7 @@
 import AwsS3 from '@uppy/aws-s3';
 import Uppy, { type Body, type UppyFile } from '@uppy/core';
 import Dashboard from '@uppy/dashboard';
+import GoldenRetriever from '@uppy/golden-retriever';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { VideoServiceClient } from '../api/client.js';
 import { isAbort, VideoServiceError } from '../api/errors.js';
@@ -9,6 +10,7 @@ import type { Locale } from '../locale/en.js';
 import type { UploaderOptions } from '../options.js';
 import { awsS3Options, type VideoMeta } from './aws-s3-options.js';
 import { trapFocusInShadow } from './focus.js';
+import { fingerprint } from './fingerprint.js';
 import { ChunkLedger } from './ledger.js';
 import { planUpload } from './plan.js';
 
@@ -21,6 +23,9 @@ export interface UppyControllerDeps {
   /** A file's bytes are all in the service: the element starts its preview. */
   onUploaded: (videoId: string, name: string) => void;
 }
+
+/** Golden Retriever keeps files up to this size in IndexedDB across a reload; bigger ones are asked for again. */
+const KEEP_FILES_UP_TO = 64 * 1024 * 1024;
 
 const info = (file: File): UploadFileInfo => ({
   id: file.id,
@@ -45,6 +50,8 @@ export class UppyController implements ReactiveController {
   private readonly creating = new Map<string, Promise<string>>();
   /** Files the person removed or cancelled: only their sessions are aborted (#7). */
   private readonly cancelled = new Set<string>();
+  /** Services whose leftover ledger entries were dealt with (once per page). */
+  private readonly reconciled = new Set<string>();
 
   constructor(
     private readonly host: ReactiveControllerHost & HTMLElement,
@@ -67,6 +74,7 @@ export class UppyController implements ReactiveController {
     this.uppy.setOptions({ autoProceed, restrictions: this.restrictions() });
     const s3 = this.uppy.getPlugin<AwsS3<VideoMeta, Body>>('AwsS3Multipart');
     if (s3 && options) (s3 as unknown as { requests: { limit: number } }).requests.limit = options.parallelUploads;
+    void this.reconcile();
   }
 
   hostConnected(): void {
@@ -91,6 +99,8 @@ export class UppyController implements ReactiveController {
     const { locale, emit } = this.deps;
     this.listeners = new AbortController();
     const uppy = new Uppy<VideoMeta, Body>({
+      // Stable, so that Golden Retriever finds this element's files again after a reload.
+      id: `video-uploader${this.host.id ? `:${this.host.id}` : ''}`,
       autoProceed: this.autoProceed,
       restrictions: this.restrictions(),
       locale: { strings: locale.uppy, pluralize: (n: number) => (n === 1 ? 0 : 1) },
@@ -113,14 +123,30 @@ export class UppyController implements ReactiveController {
           getFile: (id) => uppy.getFile(id),
           ensureVideo: (file, signal) => this.ensureVideo(file, signal),
           ledger: this.ledger,
+          fingerprint: (file) => this.fingerprintOf(file),
           setMeta: (id, meta) => uppy.setFileMeta(id, meta),
           cancelledByUser: (id) => this.cancelled.has(id),
           notify: (message) => uppy.info(message, 'warning', 8000),
-          sessionExpiredMessage: locale.sessionExpired,
+          locale,
           verifyChunks: () => this.options?.verifyChunks ?? false,
         },
         this.options?.parallelUploads ?? 4,
       ),
+    );
+    // The size limits reach its IndexedDBStore (golden-retriever/src/index.ts spreads `indexedDB` into it),
+    // though GoldenRetrieverOptions does not declare them.
+    const keep = { maxFileSize: KEEP_FILES_UP_TO, maxTotalSize: 4 * KEEP_FILES_UP_TO } as { name?: string };
+    uppy.use(GoldenRetriever, { serviceWorker: false, indexedDB: keep });
+    uppy.addPreProcessor((ids) => this.restore(ids));
+    // While an upload runs, leaving the page asks first.
+    window.addEventListener(
+      'beforeunload',
+      (event) => {
+        if (!uppy.getFiles().some((f) => f.progress.uploadStarted && !f.progress.uploadComplete && !f.error)) return;
+        event.preventDefault();
+        event.returnValue = locale.leaveWhileUploading;
+      },
+      { signal: this.listeners.signal },
     );
     // Registered before any upload starts, so they run before @uppy/aws-s3's own handlers abort the session.
     uppy.on('file-removed', (file) => this.cancelled.add(file.id));
@@ -135,6 +161,10 @@ export class UppyController implements ReactiveController {
     };
     uppy.on('upload-pause', (file, isPaused) => file && isPaused && warnIfSingle([uppy.getFile(file.id)]));
     uppy.on('pause-all', () => warnIfSingle(uppy.getFiles()));
+    uppy.on('upload-success', (file) => {
+      const key = file && uppy.getFile(file.id)?.meta.session?.key;
+      if (key) this.ledger.forget(key);
+    });
     uppy.on('s3-multipart:part-uploaded', (file, part) => {
       const sessionKey = (uppy.getFile(file.id) as File & { s3Multipart?: { uploadId?: string } }).s3Multipart?.uploadId;
       if (sessionKey) this.ledger.record(sessionKey, part.PartNumber, part.ETag);
@@ -154,6 +184,71 @@ export class UppyController implements ReactiveController {
     });
     trapFocusInShadow(this.target!, () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.getPluginState().activeOverlayType ?? null, this.listeners.signal);
     this.uppy = uppy;
+    void this.reconcile();
+  }
+
+  /**
+   * Before a file uploads: fingerprint it, and when the ledger has an unfinished upload of this very
+   * file (a reload, a crash, a re-selected file), take over its video, session and chunk plan, so the
+   * upload continues where it stopped. A re-selected file whose content differs is marked, and refused.
+   */
+  private async restore(ids: string[]): Promise<void> {
+    const uppy = this.uppy!;
+    const baseUrl = this.client().baseUrl;
+    await Promise.all(
+      ids.map(async (id) => {
+        const file = uppy.getFile(id);
+        if (!(file?.data instanceof Blob) || file.meta.uploadPlan?.method !== 'multipart' || file.meta.session) return;
+        const print = await this.fingerprintOf(file);
+        const entry = this.ledger.find(print, baseUrl);
+        if (entry) uppy.setFileMeta(id, { videoId: entry.videoId, session: entry.session, uploadPlan: entry.plan });
+      }),
+    );
+  }
+
+  /** The file's fingerprint, computed once and kept in its meta. */
+  private async fingerprintOf(file: File): Promise<string> {
+    const current = this.uppy?.getFile(file.id) ?? file;
+    if (current.meta.fingerprint) return current.meta.fingerprint;
+    const print = await fingerprint(current.data as Blob, current.name ?? '', (current.data as globalThis.File).lastModified);
+    this.uppy?.setFileMeta(file.id, { fingerprint: print });
+    return print;
+  }
+
+  /**
+   * Deals with uploads a closed tab left behind, once the element can reach the service: a session
+   * whose chunks are all in is completed (#6 takes an expired key); an expired one with chunks missing
+   * is aborted (#7) and its file, added again, restarts into the same video; any other waits for its
+   * file to be added again. Each time, the person is told.
+   */
+  private async reconcile(): Promise<void> {
+    const uppy = this.uppy;
+    const client = this.deps.client();
+    if (!uppy || !client || this.reconciled.has(client.baseUrl)) return;
+    this.reconciled.add(client.baseUrl);
+    const { locale } = this.deps;
+    // Files Golden Retriever recovered (their data may still be loading, or be asked for again).
+    const recovered = Object.values((uppy.getState().recoveredState?.files ?? {}) as Record<string, File>);
+    const inUppy = new Set([...uppy.getFiles(), ...recovered].map((f) => f.meta?.session?.key));
+    for (const entry of this.ledger.all(client.baseUrl)) {
+      if (inUppy.has(entry.session.key) || entry.discarded) continue; // Golden Retriever brought it back, or told already
+      try {
+        if (this.ledger.count(entry.session.key) >= entry.plan.chunks) {
+          const chunks = this.ledger.parts(entry.session.key).map((p) => ({ chunkId: p.PartNumber, eTag: p.ETag }));
+          await client.completeMultipart(entry.videoId, entry.session.key, chunks);
+          this.ledger.forget(entry.session.key);
+          uppy.info(locale.completedAfterInterruption(entry.name), 'info', 8000);
+        } else if (entry.session.expiresAt <= Date.now()) {
+          await client.abortMultipart(entry.session.key);
+          this.ledger.discard(entry.session.key);
+          uppy.info(locale.discardedExpired(entry.name), 'warning', 10_000);
+        } else {
+          uppy.info(locale.addAgain(entry.name), 'info', 10_000);
+        }
+      } catch (err) {
+        if (err instanceof VideoServiceError && err.status === 409) this.ledger.forget(entry.session.key);
+      }
+    }
   }
 
   private client(): VideoServiceClient {

@@ -25,9 +25,12 @@ export function shortLivedTokens(longLived: string, api: string): TokenProvider 
   return Object.assign(provider, { calls });
 }
 
+let fixtures = 0;
+
+/** A fresh element; its own id keeps Golden Retriever from handing it an earlier test's files. */
 export async function uploader(attributes: Record<string, string> = {}, tokenProvider?: TokenProvider): Promise<VideoUploader> {
   const { api, token } = await env();
-  const el = await fixture<VideoUploader>(html`<video-uploader></video-uploader>`);
+  const el = await fixture<VideoUploader>(html`<video-uploader id=${`uploader-${++fixtures}`}></video-uploader>`);
   el.tokenProvider = tokenProvider ?? (async () => token);
   el.setAttribute('base-url', api);
   for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, value);
