@@ -1,7 +1,6 @@
 import AwsS3 from '@uppy/aws-s3';
 import Uppy, { type Body, type UppyFile } from '@uppy/core';
 import Dashboard from '@uppy/dashboard';
-import GoldenRetriever from '@uppy/golden-retriever';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { VideoServiceClient } from '../api/client.js';
 import { isAbort, VideoServiceError } from '../api/errors.js';
@@ -82,6 +81,7 @@ export class UppyController implements ReactiveController {
   }
 
   hostDisconnected(): void {
+    this.restorable = false;
     this.listeners.abort();
     this.uppy?.destroy();
     this.uppy = undefined;
@@ -133,10 +133,6 @@ export class UppyController implements ReactiveController {
         this.options?.parallelUploads ?? 4,
       ),
     );
-    // The size limits reach its IndexedDBStore (golden-retriever/src/index.ts spreads `indexedDB` into it),
-    // though GoldenRetrieverOptions does not declare them.
-    const keep = { maxFileSize: KEEP_FILES_UP_TO, maxTotalSize: 4 * KEEP_FILES_UP_TO } as { name?: string };
-    uppy.use(GoldenRetriever, { serviceWorker: false, indexedDB: keep });
     uppy.addPreProcessor((ids) => this.restore(ids));
     // While an upload runs, leaving the page asks first.
     window.addEventListener(
@@ -184,8 +180,29 @@ export class UppyController implements ReactiveController {
     });
     trapFocusInShadow(this.target!, () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.getPluginState().activeOverlayType ?? null, this.listeners.signal);
     this.uppy = uppy;
-    void this.reconcile();
+    void this.keepFilesAcrossReloads(uppy);
   }
+
+  /**
+   * Golden Retriever, loaded with import() right after the Dashboard appears (it is needed to keep and
+   * restore files, not to show anything), then the ledger is reconciled, which needs what it recovered.
+   */
+  private async keepFilesAcrossReloads(uppy: Uppy<VideoMeta, Body>): Promise<void> {
+    try {
+      const { default: GoldenRetriever } = await import('@uppy/golden-retriever');
+      if (this.uppy !== uppy) return;
+      // The size limits reach its IndexedDBStore (golden-retriever/src/index.ts spreads `indexedDB` into it),
+      // though GoldenRetrieverOptions does not declare them.
+      const keep = { maxFileSize: KEEP_FILES_UP_TO, maxTotalSize: 4 * KEEP_FILES_UP_TO } as { name?: string };
+      uppy.use(GoldenRetriever, { serviceWorker: false, indexedDB: keep });
+    } finally {
+      this.restorable = true;
+      await this.reconcile();
+    }
+  }
+
+  /** Set once Golden Retriever has had its chance to recover files: reconcile waits for it. */
+  private restorable = false;
 
   /**
    * Before a file uploads: fingerprint it, and when the ledger has an unfinished upload of this very
@@ -224,7 +241,7 @@ export class UppyController implements ReactiveController {
   private async reconcile(): Promise<void> {
     const uppy = this.uppy;
     const client = this.deps.client();
-    if (!uppy || !client || this.reconciled.has(client.baseUrl)) return;
+    if (!uppy || !this.restorable || !client || this.reconciled.has(client.baseUrl)) return;
     this.reconciled.add(client.baseUrl);
     const { locale } = this.deps;
     // Files Golden Retriever recovered (their data may still be loading, or be asked for again).
