@@ -43,6 +43,7 @@ async function widget(mode: string, api: string, token: string, body: File, chun
     el.addEventListener('upload-success', () => resolve(), { once: true });
     el.addEventListener('upload-error', (e) => reject(e.detail.error), { once: true });
   });
+  while (el.shadowRoot!.querySelector('.uppy-Dashboard--isDisabled')) await new Promise((r) => setTimeout(r, 10));
   const input = el.shadowRoot!.querySelector<HTMLInputElement>('.uppy-Dashboard-input');
   const transfer = new DataTransfer();
   transfer.items.add(body);
@@ -51,12 +52,14 @@ async function widget(mode: string, api: string, token: string, body: File, chun
   await done;
 }
 
+let runs = 0;
 (window as any).bench = async (mode: string, api: string, token: string, chunkMiB: number, attributes: Record<string, string> = {}): Promise<number> => {
   const picked = document.querySelector<HTMLInputElement>('#source')!.files![0]!;
   // A new name each run, or Uppy would refuse the same file twice.
   const body = new File([picked], `bench-${Math.random()}.mp4`, { type: 'video/mp4' });
-  // A fresh Dashboard for each run: the previous file is removed first.
+  // A fresh element for each run, with its own id, so Golden Retriever does not hand it the last run's file.
   el.remove();
+  el.id = `bench-${++runs}`;
   document.body.append(el);
   await el.updateComplete;
   const start = performance.now();

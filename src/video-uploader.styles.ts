@@ -26,6 +26,10 @@ export const styles = [
     .uppy-Dashboard-Item-name {
       unicode-bidi: isolate;
     }
+    /* Uppy's note is #757575 on #f4f4f4, 4.18:1; WCAG AA asks 4.5:1 for text this size. */
+    .uppy-Dashboard-note {
+      color: #595959;
+    }
     .error {
       margin: 0 0 0.75rem;
       padding: 0.75rem 1rem;

@@ -21,7 +21,7 @@ export interface FaultRule {
   target: string;
   nth?: number[];
   probability?: number;
-  action: 'status' | 'reset' | 'stall' | 'not-json' | 'no-fields' | 'corrupt';
+  action: (typeof FAULT_ACTIONS)[number];
   status?: number;
   /** The error code of the answer (default `injected_fault`), e.g. `signature_expired`. */
   code?: string;
@@ -30,7 +30,7 @@ export interface FaultRule {
   times?: number;
 }
 
-const ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt'] as const;
+export const FAULT_ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt'] as const;
 
 export class Faults {
   private rules: (FaultRule & { fired: number })[] = [];
@@ -42,8 +42,8 @@ export class Faults {
     if (!Array.isArray(rules)) throw badField('rules', `rules must be an array; got ${show(rules)}.`);
     this.rules = rules.map((r: Record<string, unknown>, i) => {
       if (typeof r?.target !== 'string') throw badField(`rules[${i}].target`, `target must be a string; got ${show(r?.target)}.`);
-      if (!ACTIONS.includes(r.action as (typeof ACTIONS)[number])) {
-        throw badField(`rules[${i}].action`, `action must be one of ${ACTIONS.join(', ')}; got ${show(r.action)}.`);
+      if (!FAULT_ACTIONS.includes(r.action as (typeof FAULT_ACTIONS)[number])) {
+        throw badField(`rules[${i}].action`, `action must be one of ${FAULT_ACTIONS.join(', ')}; got ${show(r.action)}.`);
       }
       return { ...(r as unknown as FaultRule), fired: 0 };
     });

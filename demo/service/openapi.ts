@@ -1,4 +1,5 @@
 import { AUDIO_FIELDS, ENVIRONMENTS, GENERAL_FIELDS, VIDEO_FIELDS, VIDEO_STATUSES } from '../../src/api/types.js';
+import { FAULT_ACTIONS } from './faults.js';
 
 /**
  * OpenAPI 3.1 of everything the local service implements: the spec's endpoints and fields, and each
@@ -309,7 +310,7 @@ export function openApiDocument(serverUrl: string) {
                     target: { type: 'string', description: "'chunk-put', 'single-put', or an API route as 'METHOD /path-template'" },
                     nth: { type: 'array', items: { type: 'integer' } },
                     probability: { type: 'number' },
-                    action: { enum: ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt'] },
+                    action: { enum: FAULT_ACTIONS },
                     status: { type: 'integer' },
                     code: { type: 'string' },
                     retryAfter: { type: 'integer' },

@@ -114,6 +114,8 @@ export class UppyController implements ReactiveController {
       proudlyDisplayPoweredByUppy: false,
       note: locale.dashboardNote,
       theme: 'light',
+      // Until Golden Retriever has restored (keepFilesAcrossReloads): a file added before would be lost.
+      disabled: true,
     });
     uppy.use(
       AwsS3,
@@ -185,19 +187,43 @@ export class UppyController implements ReactiveController {
 
   /**
    * Golden Retriever, loaded with import() right after the Dashboard appears (it is needed to keep and
-   * restore files, not to show anything), then the ledger is reconciled, which needs what it recovered.
+   * restore files, not to show anything). When it finds saved state, it later replaces Uppy's files and
+   * uploads wholesale, dropping any file added meanwhile; so the Dashboard stays disabled until that
+   * restore has landed (at once when nothing was saved, after 5 s at worst). Then the ledger is
+   * reconciled, which needs what Golden Retriever recovered.
    */
   private async keepFilesAcrossReloads(uppy: Uppy<VideoMeta, Body>): Promise<void> {
+    const dashboard = () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
     try {
       const { default: GoldenRetriever } = await import('@uppy/golden-retriever');
       if (this.uppy !== uppy) return;
+      const saved = (() => {
+        try {
+          return localStorage.getItem(`uppyState:${uppy.getID()}`) !== null;
+        } catch {
+          return false;
+        }
+      })();
+      const restored = new Promise<void>((resolve) => {
+        if (!saved) return resolve();
+        const landed = (_prev: unknown, _next: unknown, patch?: Record<string, unknown>) => {
+          if (patch && 'recoveredState' in patch) done();
+        };
+        const done = () => (uppy.off('state-update', landed), clearTimeout(timer), resolve());
+        const timer = setTimeout(done, 5000);
+        uppy.on('state-update', landed);
+      });
       // The size limits reach its IndexedDBStore (golden-retriever/src/index.ts spreads `indexedDB` into it),
       // though GoldenRetrieverOptions does not declare them.
       const keep = { maxFileSize: KEEP_FILES_UP_TO, maxTotalSize: 4 * KEEP_FILES_UP_TO } as { name?: string };
       uppy.use(GoldenRetriever, { serviceWorker: false, indexedDB: keep });
+      await restored;
     } finally {
-      this.restorable = true;
-      await this.reconcile();
+      if (this.uppy === uppy) {
+        dashboard()?.setOptions({ disabled: false });
+        this.restorable = true;
+        await this.reconcile();
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import type { VideoUploader } from '../../src/index.js';
 import { bytes, env, nextEvent, pick, shortLivedTokens, uploader, video } from './helpers.js';
 
@@ -142,6 +142,25 @@ describe('<video-uploader>', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(alert()).to.match(/You can only upload 1 file/);
     expect(created).to.equal(0);
+  });
+
+  it('accepts files only once an earlier session was restored, so none is lost to the restore', async () => {
+    const id = `restored-${Date.now()}`;
+    const first = await uploader({ id, 'auto-proceed': '', 'no-preview': '' });
+    const done = nextEvent(first, 'upload-success');
+    await pick(first, bytes(100_000, 'earlier.mp4'));
+    await done;
+    await new Promise((r) => setTimeout(r, 700)); // Golden Retriever saves its state, throttled
+    first.remove();
+    const { api, token } = await env();
+    const again = await fixture<VideoUploader>(html`<video-uploader id=${id} base-url=${api} auto-proceed no-preview></video-uploader>`);
+    again.tokenProvider = async () => token;
+    const dashboard = () => again.shadowRoot!.querySelector('.uppy-Dashboard')!;
+    expect(dashboard().classList.contains('uppy-Dashboard--isDisabled'), 'disabled while restoring').to.equal(true);
+    await waitUntil(() => !dashboard().classList.contains('uppy-Dashboard--isDisabled'), 'enabled once restored', { timeout: 6000 });
+    const later = nextEvent(again, 'upload-success', (e) => e.detail.file.name === 'later.mp4');
+    await pick(again, bytes(100_000, 'later.mp4'));
+    await later;
   });
 
   it('refuses a non-video file before upload with a visible reason', async () => {

@@ -35,6 +35,8 @@ export const test = base.extend<{ storageAuth: string[]; noFaultsAfter: void }>(
 export async function open(page: Page, attributes: Record<string, string> = {}) {
   await page.goto(`${env('DEMO_URL')}?${new URLSearchParams({ 'auto-proceed': '', ...attributes })}`);
   await expect(page.locator('video-uploader .uppy-Dashboard-input').first()).toBeAttached();
+  // The Dashboard takes files once Golden Retriever has restored (see UppyController.keepFilesAcrossReloads).
+  await expect(page.locator('video-uploader .uppy-Dashboard')).not.toHaveClass(/uppy-Dashboard--isDisabled/);
 }
 
 export async function addFile(page: Page, path: string) {
