@@ -6,10 +6,10 @@
  *   - Time from the end of the upload to `ready` for 60 s of 1080p H.264/AAC (copy) and VP9 (encode).
  */
 import { execFile } from 'node:child_process';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rm, stat, open } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -62,16 +62,24 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-/** The baseline: a node:http server that pipes each body to a file, nothing else. */
-async function baselineServer(): Promise<{ url: string; server: Server }> {
-  await mkdir(join(DIR, 'baseline'), { recursive: true });
-  let n = 0;
-  const server = createServer((req, res) => {
-    const target = join(DIR, 'baseline', `body-${n++}`);
-    pipeline(req, createWriteStream(target)).then(() => res.end(), () => res.destroy());
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+/** The baseline: a node:http server that pipes each body to a file, nothing else, in its own process like the service. */
+const BASELINE = `
+const { createServer } = require('node:http');
+const { createWriteStream } = require('node:fs');
+const { pipeline } = require('node:stream/promises');
+let n = 0;
+const server = createServer((req, res) => {
+  pipeline(req, createWriteStream(require('node:path').join(process.argv[1], 'body-' + (n++ % 8)))).then(() => res.end(), () => res.destroy());
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
+
+async function baselineServer(): Promise<{ url: string; stop: () => void }> {
+  const dir = join(DIR, 'baseline');
+  await mkdir(dir, { recursive: true });
+  const child = spawn(process.execPath, ['-e', BASELINE, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill() };
 }
 
 async function rssKiB(pid: number): Promise<number> {
@@ -148,7 +156,7 @@ export async function main(): Promise<void> {
       rows.push([`upload end → ready, ${label}`, `${((performance.now() - start) / 1000).toFixed(2)} s`, video.status, '', label.includes('copy') ? '< 5 s' : '']);
     }
   } finally {
-    baseline.server.close();
+    baseline.stop();
     await service.stop();
     await rm(join(DIR, 'baseline'), { recursive: true, force: true });
     await rm(service.data, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import AwsS3 from '@uppy/aws-s3';
+import type AwsS3 from '@uppy/aws-s3';
 import Uppy, { type Body, type UppyFile } from '@uppy/core';
 import Dashboard from '@uppy/dashboard';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
@@ -114,27 +114,9 @@ export class UppyController implements ReactiveController {
       proudlyDisplayPoweredByUppy: false,
       note: locale.dashboardNote,
       theme: 'light',
-      // Until Golden Retriever has restored (keepFilesAcrossReloads): a file added before would be lost.
+      // Until the uploader is installed and Golden Retriever has restored (loadPlugins).
       disabled: true,
     });
-    uppy.use(
-      AwsS3,
-      awsS3Options(
-        {
-          client: () => this.client(),
-          getFile: (id) => uppy.getFile(id),
-          ensureVideo: (file, signal) => this.ensureVideo(file, signal),
-          ledger: this.ledger,
-          fingerprint: (file) => this.fingerprintOf(file),
-          setMeta: (id, meta) => uppy.setFileMeta(id, meta),
-          cancelledByUser: (id) => this.cancelled.has(id),
-          notify: (message) => uppy.info(message, 'warning', 8000),
-          locale,
-          verifyChunks: () => this.options?.verifyChunks ?? false,
-        },
-        this.options?.parallelUploads ?? 4,
-      ),
-    );
     uppy.addPreProcessor((ids) => this.restore(ids));
     // While an upload runs, leaving the page asks first.
     window.addEventListener(
@@ -182,21 +164,40 @@ export class UppyController implements ReactiveController {
     });
     trapFocusInShadow(this.target!, () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.getPluginState().activeOverlayType ?? null, this.listeners.signal);
     this.uppy = uppy;
-    void this.keepFilesAcrossReloads(uppy);
+    void this.loadPlugins(uppy);
   }
 
   /**
-   * Golden Retriever, loaded with import() right after the Dashboard appears (it is needed to keep and
-   * restore files, not to show anything). When it finds saved state, it later replaces Uppy's files and
-   * uploads wholesale, dropping any file added meanwhile; so the Dashboard stays disabled until that
-   * restore has landed (at once when nothing was saved, after 5 s at worst). Then the ledger is
-   * reconciled, which needs what Golden Retriever recovered.
+   * @uppy/aws-s3 and Golden Retriever, loaded with import() right after the Dashboard appears: they are
+   * needed to upload and to keep files, not to show anything (measured in bench/widget.bench.ts). The
+   * Dashboard takes no file until both are installed. When Golden Retriever finds saved state, it later
+   * replaces Uppy's files and uploads wholesale, dropping any file added meanwhile; so the Dashboard also
+   * waits for that restore to land (at once when nothing was saved, after 5 s at worst). Then the ledger
+   * is reconciled, which needs what Golden Retriever recovered.
    */
-  private async keepFilesAcrossReloads(uppy: Uppy<VideoMeta, Body>): Promise<void> {
+  private async loadPlugins(uppy: Uppy<VideoMeta, Body>): Promise<void> {
     const dashboard = () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
     try {
-      const { default: GoldenRetriever } = await import('@uppy/golden-retriever');
+      const [{ default: AwsS3 }, { default: GoldenRetriever }] = await Promise.all([import('@uppy/aws-s3'), import('@uppy/golden-retriever')]);
       if (this.uppy !== uppy) return;
+      uppy.use(
+        AwsS3,
+        awsS3Options(
+          {
+            client: () => this.client(),
+            getFile: (id) => uppy.getFile(id),
+            ensureVideo: (file, signal) => this.ensureVideo(file, signal),
+            ledger: this.ledger,
+            fingerprint: (file) => this.fingerprintOf(file),
+            setMeta: (id, meta) => uppy.setFileMeta(id, meta),
+            cancelledByUser: (id) => this.cancelled.has(id),
+            notify: (message) => uppy.info(message, 'warning', 8000),
+            locale: this.deps.locale,
+            verifyChunks: () => this.options?.verifyChunks ?? false,
+          },
+          this.options?.parallelUploads ?? 4,
+        ),
+      );
       const saved = (() => {
         try {
           return localStorage.getItem(`uppyState:${uppy.getID()}`) !== null;
