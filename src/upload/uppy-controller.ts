@@ -11,6 +11,7 @@ import { awsS3Options, type VideoMeta } from './aws-s3-options.js';
 import { trapFocusInShadow } from './focus.js';
 import { fingerprint } from './fingerprint.js';
 import { ChunkLedger } from './ledger.js';
+import { adoptInterruptedUploads, reconcileLedger } from './resume.js';
 import { planUpload } from './plan.js';
 
 type File = UppyFile<VideoMeta, Body>;
@@ -117,7 +118,7 @@ export class UppyController implements ReactiveController {
       // Until the uploader is installed and Golden Retriever has restored (loadPlugins).
       disabled: true,
     });
-    uppy.addPreProcessor((ids) => this.restore(ids));
+    uppy.addPreProcessor((ids) => adoptInterruptedUploads(uppy, ids, this.ledger, this.client().baseUrl, (f) => this.fingerprintOf(f)));
     // While an upload runs, leaving the page asks first.
     window.addEventListener(
       'beforeunload',
@@ -231,25 +232,6 @@ export class UppyController implements ReactiveController {
   /** Set once Golden Retriever has had its chance to recover files: reconcile waits for it. */
   private restorable = false;
 
-  /**
-   * Before a file uploads: fingerprint it, and when the ledger has an unfinished upload of this very
-   * file (a reload, a crash, a re-selected file), take over its video, session and chunk plan, so the
-   * upload continues where it stopped. A re-selected file whose content differs is marked, and refused.
-   */
-  private async restore(ids: string[]): Promise<void> {
-    const uppy = this.uppy!;
-    const baseUrl = this.client().baseUrl;
-    await Promise.all(
-      ids.map(async (id) => {
-        const file = uppy.getFile(id);
-        if (!(file?.data instanceof Blob) || file.meta.uploadPlan?.method !== 'multipart' || file.meta.session) return;
-        const print = await this.fingerprintOf(file);
-        const entry = this.ledger.find(print, baseUrl);
-        if (entry) uppy.setFileMeta(id, { videoId: entry.videoId, session: entry.session, uploadPlan: entry.plan });
-      }),
-    );
-  }
-
   /** The file's fingerprint, computed once and kept in its meta. */
   private async fingerprintOf(file: File): Promise<string> {
     const current = this.uppy?.getFile(file.id) ?? file;
@@ -259,40 +241,12 @@ export class UppyController implements ReactiveController {
     return print;
   }
 
-  /**
-   * Deals with uploads a closed tab left behind, once the element can reach the service: a session
-   * whose chunks are all in is completed (#6 takes an expired key); an expired one with chunks missing
-   * is aborted (#7) and its file, added again, restarts into the same video; any other waits for its
-   * file to be added again. Each time, the person is told.
-   */
+  /** Once per service and page, after Golden Retriever had its chance (see resume.ts). */
   private async reconcile(): Promise<void> {
-    const uppy = this.uppy;
     const client = this.deps.client();
-    if (!uppy || !this.restorable || !client || this.reconciled.has(client.baseUrl)) return;
+    if (!this.uppy || !this.restorable || !client || this.reconciled.has(client.baseUrl)) return;
     this.reconciled.add(client.baseUrl);
-    const { locale } = this.deps;
-    // Files Golden Retriever recovered (their data may still be loading, or be asked for again).
-    const recovered = Object.values((uppy.getState().recoveredState?.files ?? {}) as Record<string, File>);
-    const inUppy = new Set([...uppy.getFiles(), ...recovered].map((f) => f.meta?.session?.key));
-    for (const entry of this.ledger.all(client.baseUrl)) {
-      if (inUppy.has(entry.session.key) || entry.discarded) continue; // Golden Retriever brought it back, or told already
-      try {
-        if (this.ledger.count(entry.session.key) >= entry.plan.chunks) {
-          const chunks = this.ledger.parts(entry.session.key).map((p) => ({ chunkId: p.PartNumber, eTag: p.ETag }));
-          await client.completeMultipart(entry.videoId, entry.session.key, chunks);
-          this.ledger.forget(entry.session.key);
-          uppy.info(locale.completedAfterInterruption(entry.name), 'info', 8000);
-        } else if (entry.session.expiresAt <= Date.now()) {
-          await client.abortMultipart(entry.session.key);
-          this.ledger.discard(entry.session.key);
-          uppy.info(locale.discardedExpired(entry.name), 'warning', 10_000);
-        } else {
-          uppy.info(locale.addAgain(entry.name), 'info', 10_000);
-        }
-      } catch (err) {
-        if (err instanceof VideoServiceError && err.status === 409) this.ledger.forget(entry.session.key);
-      }
-    }
+    await reconcileLedger(this.uppy, this.ledger, client, this.deps.locale);
   }
 
   private client(): VideoServiceClient {
