@@ -7,18 +7,21 @@ import '../src/index.js';
 import type { VideoUploader } from '../src/index.js';
 
 const el = document.querySelector('video-uploader') as VideoUploader;
-async function raw(api: string, token: string, body: File): Promise<void> {
+/** #1 then #2 with plain fetch: the signed link a raw baseline uploads to. */
+async function signedLink(api: string, token: string): Promise<string> {
   const headers = { authorization: `Bearer ${token}` };
   const video = await (await fetch(`${api}/videos`, { method: 'POST', headers })).json();
-  const { url } = await (await fetch(`${api}/videos/${video._id}/uploads`, { method: 'POST', headers })).json();
+  return (await (await fetch(`${api}/videos/${video._id}/uploads`, { method: 'POST', headers })).json()).url;
+}
+
+async function raw(api: string, token: string, body: File): Promise<void> {
+  const url = await signedLink(api, token);
   const res = await fetch(url, { method: 'PUT', body, headers: { 'content-type': 'video/mp4' } });
   if (res.status !== 200) throw new Error(`raw PUT ${res.status}`);
 }
 
 async function rawXhr(api: string, token: string, body: File): Promise<void> {
-  const headers = { authorization: `Bearer ${token}` };
-  const video = await (await fetch(`${api}/videos`, { method: 'POST', headers })).json();
-  const { url } = await (await fetch(`${api}/videos/${video._id}/uploads`, { method: 'POST', headers })).json();
+  const url = await signedLink(api, token);
   await new Promise<void>((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', url);

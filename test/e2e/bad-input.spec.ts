@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { sha256 } from '../helpers/media.js';
-import { addFile, env, event, expect, faults, getVideo, open, test } from './demo.js';
+import { addFile, env, event, expect, faults, getVideo, message, open, test } from './demo.js';
 
 /** Bad input (issue 4): each gets a clear message, loses nothing, and leaves no spinner turning. */
 
@@ -13,8 +13,6 @@ async function fileNamed(name: string, bytes: Uint8Array = randomBytes(64 * 1024
   await writeFile(path, bytes);
   return path;
 }
-
-const alert = (page: Page, text: string | RegExp) => page.locator('video-uploader [role=alert]', { hasText: text }).filter({ visible: true });
 
 /** The upload has stopped with an error: the status bar says so and nothing spins. */
 async function expectStoppedWithError(page: Page) {
@@ -26,14 +24,14 @@ async function expectStoppedWithError(page: Page) {
 test('refuses an empty file with a message', async ({ page }) => {
   await open(page);
   await addFile(page, await fileNamed('empty.mp4', new Uint8Array(0)));
-  await expect(alert(page, 'is empty (0 bytes)')).toBeVisible();
+  await expect(message(page, 'is empty (0 bytes)')).toBeVisible();
   await expect(page.locator('#events li[data-event="video-created"]')).toHaveCount(0);
 });
 
 test('refuses a file over max-file-size, naming the limit', async ({ page }) => {
   await open(page, { 'max-file-size': '50KB' });
   await addFile(page, await fileNamed('big.mp4'));
-  await expect(alert(page, 'exceeds maximum allowed size of 50 KB')).toBeVisible();
+  await expect(message(page, 'exceeds maximum allowed size of 50 KB')).toBeVisible();
 });
 
 test('refuses the same file twice, and uploads it once', async ({ page }) => {
@@ -43,7 +41,7 @@ test('refuses the same file twice, and uploads it once', async ({ page }) => {
   await event(page, 'upload-success');
   await page.locator('video-uploader .uppy-DashboardContent-addMore').click();
   await addFile(page, path);
-  await expect(alert(page, /duplicate file/)).toBeVisible();
+  await expect(message(page, /duplicate file/)).toBeVisible();
   await expect(page.locator('#events li[data-event="video-created"]')).toHaveCount(1);
 });
 

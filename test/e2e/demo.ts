@@ -1,4 +1,7 @@
 import { expect, test as base, type Page } from '@playwright/test';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sha256 } from '../helpers/media.js';
 import type { StorageRequest } from '../../demo/service/storage/server.js';
 
 /** What the end-to-end tests share: the demo page, the service's test hooks, and a storage-Authorization watch. */
@@ -35,7 +38,7 @@ export const test = base.extend<{ storageAuth: string[]; noFaultsAfter: void }>(
 export async function open(page: Page, attributes: Record<string, string> = {}) {
   await page.goto(`${env('DEMO_URL')}?${new URLSearchParams({ 'auto-proceed': '', ...attributes })}`);
   await expect(page.locator('video-uploader .uppy-Dashboard-input').first()).toBeAttached();
-  // The Dashboard takes files once Golden Retriever has restored (see UppyController.keepFilesAcrossReloads).
+  // The Dashboard takes files once Golden Retriever has restored (see UppyController.loadPlugins).
   await expect(page.locator('video-uploader .uppy-Dashboard')).not.toHaveClass(/uppy-Dashboard--isDisabled/);
 }
 
@@ -92,6 +95,40 @@ export async function faults(page: Page, body: unknown): Promise<void> {
 
 export async function received(page: Page, id: string): Promise<number> {
   return (await (await page.request.get(`${env('SERVICE_URL')}/__test__/received/${id}`)).json()).bytes;
+}
+
+/** A visible message of the element (Uppy's Informer, role=alert). */
+export const message = (page: Page, text: string | RegExp) =>
+  page.locator('video-uploader [role=alert]', { hasText: text }).filter({ visible: true });
+
+/** Asks #4 for a URL in the session `key`, as the element would; its answer shows the session's state. */
+export async function askChunkUrl(page: Page, key: string, chunkId: number) {
+  return page.request.post(`${env('SERVICE_URL')}/videos/multipart-upload/get-chunk-upload-url`, {
+    headers: { authorization: `Bearer ${await token(page)}` },
+    data: { key, chunkId },
+  });
+}
+
+const CHUNK = 5 * 1024 * 1024;
+
+/**
+ * What every upload test checks (issue 4): the stored source is the file byte for byte; each chunk was
+ * stored once; the service received at most the file plus what the failed attempts carried; and, with
+ * `oneSession`, the upload continued a single session. Returns the PUTs since `since`.
+ */
+export async function expectIntact(page: Page, videoId: string, file: string, since: number, { oneSession = false } = {}) {
+  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+  const requests = (await storageRequests(page, since)).filter((r) => r.method === 'PUT');
+  const done = finishedChunks(requests);
+  expect(new Set(done.map((r) => r.path)).size, 'no chunk was stored twice').toBe(done.length);
+  if (oneSession) expect(new Set(done.map(sessionOf)).size, 'one session, continued').toBe(1);
+  const failed = requests.filter((r) => r.status !== 200).length;
+  const size = (await stat(file)).size;
+  const key = done[0] && sessionOf(done[0]);
+  const bytes = await received(page, key ?? videoId);
+  expect(bytes).toBeGreaterThanOrEqual(size);
+  expect(bytes, `received at most the file plus ${failed} failed attempt(s)`).toBeLessThanOrEqual(size + failed * (key ? CHUNK : size));
+  return requests;
 }
 
 export { expect };

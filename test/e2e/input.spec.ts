@@ -1,13 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
 import { media } from '../helpers/media.js';
+import { open as openDemo } from './demo.js';
 
 /** The ways a person gives the element a file: keyboard and picker, drop, paste. Each ends in an upload. */
 
-async function open(page: Page, attributes: Record<string, string> = { 'auto-proceed': '', 'no-preview': '' }) {
-  await page.goto(`${process.env.DEMO_URL}?${new URLSearchParams(attributes)}`);
-  await expect(page.locator('video-uploader .uppy-Dashboard-input').first()).toBeAttached();
-}
+const open = (page: Page, attributes: Record<string, string> = { 'auto-proceed': '', 'no-preview': '' }) => openDemo(page, attributes);
 
 /** What has focus inside the element's shadow root (document.activeElement is only the host). */
 const focused = (page: Page) =>

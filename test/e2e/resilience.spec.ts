@@ -1,30 +1,13 @@
-import type { Page } from '@playwright/test';
 import { join } from 'node:path';
-import { stat } from 'node:fs/promises';
 import { media, sha256 } from '../helpers/media.js';
-import { addFile, env, event, expect, faults, finishedChunks, open, received, sessionOf, storageRequests, test, throttleUploads } from './demo.js';
+import { addFile, env, event, expect, expectIntact, faults, finishedChunks, message, open, sessionOf, storageRequests, test, throttleUploads } from './demo.js';
 
 /**
  * Uploads that survive (issue 4). Each test checks that the stored source is the file, byte for byte,
  * and that the service received at most the file plus the bytes of the attempts that failed.
  */
 const MULTIPART = { 'multipart-threshold': '1MB', 'chunk-size': '5MB', 'no-preview': '' };
-const CHUNK = 5 * 1024 * 1024;
 
-async function expectIntact(page: Page, videoId: string, file: string, since: number) {
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
-  const requests = (await storageRequests(page, since)).filter((r) => r.method === 'PUT');
-  const failed = requests.filter((r) => r.status !== 200).length;
-  const size = (await stat(file)).size;
-  const key = requests.find((r) => r.path.startsWith('/chunks/'))?.path.split('/')[2];
-  const bytes = await received(page, key ?? videoId);
-  expect(bytes).toBeGreaterThanOrEqual(size);
-  expect(bytes, `received at most the file plus ${failed} failed attempt(s)`).toBeLessThanOrEqual(size + failed * Math.max(CHUNK, key ? CHUNK : size));
-  // A finished chunk is never sent again: each chunk succeeded exactly once.
-  const done = finishedChunks(requests).map((r) => r.path);
-  expect(new Set(done).size, 'no chunk was stored twice').toBe(done.length);
-  return requests;
-}
 
 test('retries a failing chunk alone (500, dropped connection) and completes', async ({ page, storageAuth }) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
@@ -143,7 +126,7 @@ test('pausing a single-link upload says resuming restarts it, and it completes',
   await expect(page.locator('video-uploader [data-cy="togglePauseResume"]')).toBeVisible();
   await page.waitForTimeout(1000);
   await page.locator('video-uploader [data-cy="togglePauseResume"]').click();
-  await expect(page.locator('video-uploader [role=alert]', { hasText: 'starts it again from the beginning' }).filter({ visible: true })).toBeVisible();
+  await expect(message(page, 'starts it again from the beginning')).toBeVisible();
   await page.locator('video-uploader [data-cy="togglePauseResume"]').click();
   const { videoId } = await event(page, 'upload-success');
   await expectIntact(page, videoId, file, since);

@@ -3,13 +3,12 @@ import { copyFile, mkdtemp, readFile, stat, utimes, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
-import { addFile, env, event, expect, faults, finishedChunks, open, received, sessionOf, storageRequests, test, throttleUploads, token } from './demo.js';
+import { addFile, askChunkUrl, env, event, expect, expectIntact, faults, finishedChunks, getVideo, message, open, sessionOf, storageRequests, test, throttleUploads } from './demo.js';
 
 /** Resume after a reload or a crashed tab, and what happens to sessions left behind (issue 4). */
 
 const MULTIPART = { 'multipart-threshold': '1MB', 'chunk-size': '5MB', 'parallel-uploads': '1', 'no-preview': '' };
 const SIX_HOURS = 6 * 60 * 60 * 1000;
-const alert = (page: Page, text: string | RegExp) => page.locator('video-uploader [role=alert]', { hasText: text }).filter({ visible: true });
 
 /** Moves the service's clock 6 hours on, and the page's to the same instant (the service's clock may already be ahead). */
 async function sixHoursLater(page: Page) {
@@ -31,6 +30,16 @@ async function startUpload(page: Page, file: string, since: number) {
   await expect.poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 }).toBeGreaterThan(0);
 }
 
+/** After this page's tab was closed: a new tab, six hours later, whose browser kept no file. */
+async function reopenSixHoursLater(page: Page, context: BrowserContext): Promise<Page> {
+  await page.close();
+  const later = await context.newPage();
+  await sixHoursLater(later);
+  await forgetKeptFiles(context);
+  await open(later, MULTIPART);
+  return later;
+}
+
 /** Forgets what Golden Retriever kept (as a browser that could not keep the file would), from a plain page of the same origin. */
 async function forgetKeptFiles(context: BrowserContext) {
   const plain = await context.newPage();
@@ -42,16 +51,6 @@ async function forgetKeptFiles(context: BrowserContext) {
   await plain.close();
 }
 
-async function expectOneSessionEachChunkOnce(page: Page, videoId: string, file: string, since: number) {
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
-  const requests = await storageRequests(page, since);
-  const done = finishedChunks(requests);
-  expect(new Set(done.map(sessionOf)).size, 'one session, continued').toBe(1);
-  expect(new Set(done.map((r) => r.path)).size, 'no chunk stored twice').toBe(done.length);
-  const failed = requests.filter((r) => r.method === 'PUT' && r.status !== 200).length;
-  const bytes = await received(page, sessionOf(done[0]!));
-  expect(bytes).toBeLessThanOrEqual((await stat(file)).size + (failed + 1) * 5 * 1024 * 1024);
-}
 
 test('after a reload, Golden Retriever brings the file back and the upload continues from its finished chunks', async ({ page }) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
@@ -59,10 +58,10 @@ test('after a reload, Golden Retriever brings the file back and the upload conti
   await startUpload(page, file, since);
   await page.reload();
   await expect(page.locator('video-uploader')).toContainText('resume the upload');
-  await expect(alert(page, 'Add the same file again'), 'nothing to re-add: the file came back').toHaveCount(0);
+  await expect(message(page, 'Add the same file again'), 'nothing to re-add: the file came back').toHaveCount(0);
   await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
   const { videoId } = await event(page, 'upload-success');
-  await expectOneSessionEachChunkOnce(page, videoId, file, since);
+  await expectIntact(page, videoId, file, since, { oneSession: true });
 });
 
 test('a file the browser did not keep is asked for again; the same file re-added continues its session', async ({ page, context }) => {
@@ -72,10 +71,10 @@ test('a file the browser did not keep is asked for again; the same file re-added
   await page.goto('about:blank');
   await forgetKeptFiles(context);
   await open(page, MULTIPART);
-  await expect(alert(page, 'Add the same file again to continue')).toBeVisible();
+  await expect(message(page, 'Add the same file again to continue')).toBeVisible();
   await addFile(page, file);
   const { videoId } = await event(page, 'upload-success');
-  await expectOneSessionEachChunkOnce(page, videoId, file, since);
+  await expectIntact(page, videoId, file, since, { oneSession: true });
 });
 
 test('a different file with the same name, size and date does not continue another file\'s upload', async ({ page, context }) => {
@@ -109,16 +108,13 @@ test('when the session expired meanwhile, the re-added file starts again and the
   await sixHoursLater(page);
   const original = JSON.parse(localStorage_(await context.storageState()))[first].videoId;
   await open(page, MULTIPART);
-  await expect(alert(page, 'expired before it finished. Add the file again')).toBeVisible();
+  await expect(message(page, 'expired before it finished. Add the file again')).toBeVisible();
   await addFile(page, file);
-  await expect(alert(page, 'expired before all of it was sent')).toBeVisible();
+  await expect(message(page, 'expired before all of it was sent')).toBeVisible();
   const { videoId } = await event(page, 'upload-success');
   expect(videoId, 'the restart went into the same video').toBe(original);
   expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
-  const res = await page.request.post(`${env('SERVICE_URL')}/videos/multipart-upload/get-chunk-upload-url`, {
-    headers: { authorization: `Bearer ${await token(page)}` },
-    data: { key: first, chunkId: 1 },
-  });
+  const res = await askChunkUrl(page, first, 1);
   expect((await res.json()).error.message, 'the expired session was aborted').toContain('aborted');
 });
 
@@ -130,13 +126,9 @@ test('a closed tab whose chunks were all in is completed the next time the eleme
   await addFile(page, file);
   await expect.poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 }).toBe(3);
   const videoId = JSON.parse((await page.locator('#events li[data-event="video-created"]').textContent())!.slice('video-created '.length)).videoId;
-  await page.close();
-  const later = await context.newPage();
-  await sixHoursLater(later);
-  await forgetKeptFiles(context);
-  await open(later, MULTIPART);
-  await expect(alert(later, 'it is now complete')).toBeVisible();
-  const video = await (await later.request.get(`${env('SERVICE_URL')}/videos/${videoId}`, { headers: { authorization: `Bearer ${await token(later)}` } })).json();
+  const later = await reopenSixHoursLater(page, context);
+  await expect(message(later, 'it is now complete')).toBeVisible();
+  const video = await getVideo(later, videoId);
   expect(['processing', 'ready']).toContain(video.status);
   expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
 });
@@ -146,16 +138,9 @@ test('a closed tab whose session expired unfinished is aborted the next time the
   const since = (await storageRequests(page)).length;
   await startUpload(page, file, since);
   const key = sessionOf(finishedChunks(await storageRequests(page, since))[0]!);
-  await page.close();
-  const later = await context.newPage();
-  await sixHoursLater(later);
-  await forgetKeptFiles(context);
-  await open(later, MULTIPART);
-  await expect(alert(later, 'expired before it finished. Add the file again')).toBeVisible();
-  const res = await later.request.post(`${env('SERVICE_URL')}/videos/multipart-upload/get-chunk-upload-url`, {
-    headers: { authorization: `Bearer ${await token(later)}` },
-    data: { key, chunkId: 3 },
-  });
+  const later = await reopenSixHoursLater(page, context);
+  await expect(message(later, 'expired before it finished. Add the file again')).toBeVisible();
+  const res = await askChunkUrl(later, key, 3);
   expect(res.status()).toBe(409);
   const ledger = JSON.parse((await later.evaluate(() => localStorage.getItem('video-uploader:uploads:v1')))!);
   expect(ledger[key]).toMatchObject({ discarded: true, chunks: {} });

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
-import { addFile, env, event, expect, expectPreviewPlays, finishedChunks, getVideo, open, sessionOf, storageRequests, test, throttleUploads, token } from './demo.js';
+import { addFile, askChunkUrl, env, event, expect, expectPreviewPlays, finishedChunks, getVideo, open, sessionOf, storageRequests, test, throttleUploads } from './demo.js';
 
 test('uploads a 10 s 720p MP4 by the signed link, and the preview plays', async ({ page, storageAuth }) => {
   await open(page);
@@ -48,10 +48,7 @@ test('cancelling a multipart upload aborts its session on the service (#7)', asy
   await page.locator('video-uploader button.uppy-StatusBar-actionBtn--cancel, video-uploader button[title="Cancel"]').first().click();
   await expect
     .poll(async () => {
-      const res = await page.request.post(`${env('SERVICE_URL')}/videos/multipart-upload/get-chunk-upload-url`, {
-        headers: { authorization: `Bearer ${await token(page)}` },
-        data: { key: session, chunkId: 9 },
-      });
+      const res = await askChunkUrl(page, session, 9);
       return [res.status(), (await res.json()).error?.message as string];
     })
     .toEqual([409, expect.stringContaining('aborted')]);
