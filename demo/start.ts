@@ -1,6 +1,6 @@
 /**
  * `npm start`: the local video service, the integrator backend and the demo page, on 127.0.0.1.
- *   tsx demo/start.ts [--port 4700] [--service-port 4500] [--storage-port 4501] [--data DIR] [--test-hooks]
+ *   tsx demo/start.ts [--port 4700] [--service-port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR] [--test-hooks]
  * Port 0 picks free ports (the end-to-end tests do that). Ctrl+C stops everything.
  */
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '4700' },
     'service-port': { type: 'string', default: '4500' },
     'storage-port': { type: 'string', default: '4501' },
+    'rtmp-port': { type: 'string', default: '1935' },
     data: { type: 'string', default: fileURLToPath(new URL('../.data/service', import.meta.url)) },
     'test-hooks': { type: 'boolean', default: false },
   },
@@ -23,9 +24,10 @@ const service = await startService({
   dataDir: values.data,
   port: Number(values['service-port']),
   storagePort: Number(values['storage-port']),
+  rtmpPort: Number(values['rtmp-port']),
   testHooks: values['test-hooks'],
 });
-console.log(`Video service ready: API ${service.apiOrigin} storage ${service.storageOrigin} data ${values.data}`);
+console.log(`Video service ready: API ${service.apiOrigin} storage ${service.storageOrigin} rtmp ${service.rtmpOrigin}/live data ${values.data}`);
 const backend = await startBackend({ serviceUrl: service.apiOrigin, serviceToken: service.accounts.createToken('demo') });
 console.log(`Integrator backend: ${backend.url}`);
 const page = await createServer({

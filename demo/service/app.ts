@@ -5,6 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import { openDb, type Db } from './db.js';
 import { Accounts } from './domain/accounts.js';
+import { EXPORT_RECORDING, Exports } from './domain/exports.js';
+import { DEFAULT_MERGE_WINDOW_MS, FINISH_RECORDING, LiveStreams, Recordings } from './domain/live.js';
+import { Usage } from './domain/usage.js';
+import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
 import { Uploads } from './domain/uploads.js';
 import { PROCESS_VIDEO, Videos } from './domain/videos.js';
 import { Router, sendJson } from './http/router.js';
@@ -12,7 +16,11 @@ import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
 import { openApiDocument } from './openapi.js';
 import { MediaError } from './processing/ffmpeg.js';
+import { Ingest } from './live/ingest.js';
+import type { CutStrategy } from './processing/cut.js';
 import { processMedia } from './processing/pipeline.js';
+import { accountRoutes } from './routes/account.js';
+import { liveRoutes } from './routes/live.js';
 import { mediaRoutes } from './routes/media.js';
 import { testHookRoutes } from './routes/test-hooks.js';
 import { videoRoutes } from './routes/videos.js';
@@ -27,6 +35,12 @@ export interface ServiceOptions {
   port?: number;
   /** Storage port ({upload_url}); 0 picks a free one. */
   storagePort?: number;
+  /** RTMP ingest port; 0 picks a free one. */
+  rtmpPort?: number;
+  /** A publisher that comes back within this many ms continues its recording (spec: 1 minute). */
+  mergeWindowMs?: number;
+  /** How parts of recordings are cut (processing/cut.ts). */
+  cutStrategy?: CutStrategy;
   /** Adds the /__test__ routes (clock, counters). Never on by default. */
   testHooks?: boolean;
   clock?: Clock;
@@ -35,6 +49,7 @@ export interface ServiceOptions {
 export interface Service {
   apiOrigin: string;
   storageOrigin: string;
+  rtmpOrigin: string;
   db: Db;
   accounts: Accounts;
   router: Router;
@@ -64,12 +79,19 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   await mkdir(options.dataDir, { recursive: true });
   const db = openDb(options.dataDir);
   const files = new Files(options.dataDir);
-  const origins = { api: '', storage: '' };
+  const origins = { api: '', storage: '', rtmp: '' };
   const jobs = new Jobs(db, clock);
   const accounts = new Accounts(db, clock);
   const videos = new Videos(db, clock, jobs, () => origins.api);
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
   const uploads = new Uploads(db, clock, files, signer, videos, () => origins.api);
+  const recordings = new Recordings(db, clock, jobs, files, options.mergeWindowMs ?? DEFAULT_MERGE_WINDOW_MS, () => origins.api);
+  const usage = new Usage(db, clock, files, recordings);
+  const exports = new Exports(db, clock, jobs, files, videos, recordings, usage, options.cutStrategy ?? 'edges');
+  const webhooks = new Webhooks(db, clock, jobs);
+  let ingest: Ingest | undefined;
+  const streams = new LiveStreams(db, clock, () => origins.rtmp, (id) => ingest?.isLive(id) ?? false);
+  ingest = new Ingest(streams, recordings, clock);
 
   jobs.register(PROCESS_VIDEO, async (payload, signal) => {
     const id = payload.videoId as string;
@@ -80,13 +102,24 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       if (!(err instanceof MediaError)) console.error(`processing ${id}:`, err);
       videos.markFailed(id, err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`);
     }
-  });
+    exports.videoDone(id);
+    // Decision: every video that becomes ready announces it, uploaded or converted from a recording.
+    const row = videos.row(id);
+    if (row?.status === 'ready') {
+      webhooks.emit(row.organization_id, row.environment, 'video-ready', { _id: id, mediainfo: videos.details(row).mediainfo });
+    }
+  }, 2);
+  jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal));
+  jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2);
+  jobs.register(DELIVER_WEBHOOK, (payload, signal) => webhooks.deliver(payload.deliveryId as string, signal), 8);
 
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];
   const router = new Router();
-  videoRoutes(router, accounts, videos, uploads);
+  videoRoutes(router, accounts, videos, uploads, usage);
   mediaRoutes(router, videos, files);
+  liveRoutes(router, { accounts, streams, recordings, exports, ingest, files });
+  accountRoutes(router, accounts, webhooks, usage);
   const faults = options.testHooks ? new Faults() : undefined;
   if (faults) {
     testHookRoutes(router, { clock, accounts, uploads, jobs, storageRequests, faults });
@@ -112,16 +145,30 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     });
   origins.api = await listen(api, options.port ?? 0);
   origins.storage = await listen(storage, options.storagePort ?? 0);
+  origins.rtmp = await ingest.listen(host, options.rtmpPort ?? 0);
   await uploads.sweepOrphans();
+  recordings.interrupted();
   jobs.start();
+  // The timed rules of the live half (merge window, 3-day retention, 15 days after a plan ends) on the service clock.
+  let purging: Promise<void> | undefined;
+  const sweeper = setInterval(() => {
+    recordings.sweep();
+    purging ??= usage
+      .sweep()
+      .catch((err) => console.error('plan sweep:', err))
+      .finally(() => (purging = undefined));
+  }, 250);
 
   return {
     apiOrigin: origins.api,
     storageOrigin: origins.storage,
+    rtmpOrigin: origins.rtmp,
     db,
     accounts,
     router,
     async close() {
+      clearInterval(sweeper);
+      await ingest.close();
       for (const server of [api, storage]) {
         server.close();
         server.closeAllConnections();

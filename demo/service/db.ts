@@ -35,6 +35,30 @@ const MIGRATIONS = [
   `,
   // Short-lived tokens made by POST /tokens name the token that made them; they cannot make more.
   `ALTER TABLE tokens ADD COLUMN parent_hash TEXT;`,
+  // The live half: streams, their temporary recordings (one row per recording, one per publish in it),
+  // conversions into permanent videos, webhooks and their deliveries, and each organization's plan.
+  `
+  ALTER TABLE organizations ADD COLUMN plan_end_at INTEGER;
+  ALTER TABLE organizations ADD COLUMN quota_minutes REAL;
+  ALTER TABLE organizations ADD COLUMN purged_at INTEGER;
+  ALTER TABLE videos ADD COLUMN live_stream_id TEXT;
+  CREATE TABLE live_streams (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, environment TEXT NOT NULL,
+    user_id TEXT NOT NULL, name TEXT, stream_key TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
+  CREATE TABLE recordings (id TEXT PRIMARY KEY, live_stream_id TEXT NOT NULL, organization_id TEXT NOT NULL,
+    state TEXT NOT NULL, start_at INTEGER NOT NULL, stopped_at INTEGER, end_at INTEGER, duration REAL, size INTEGER);
+  CREATE INDEX recordings_stream ON recordings (live_stream_id, start_at);
+  CREATE TABLE recording_parts (recording_id TEXT NOT NULL, seq INTEGER NOT NULL, started_at INTEGER NOT NULL,
+    stopped_at INTEGER, PRIMARY KEY (recording_id, seq));
+  CREATE TABLE exports (id TEXT PRIMARY KEY, recording_id TEXT NOT NULL, live_stream_id TEXT NOT NULL,
+    video_id TEXT NOT NULL, from_at INTEGER NOT NULL, offset REAL NOT NULL, duration INTEGER NOT NULL,
+    status TEXT NOT NULL, bytes INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL);
+  CREATE INDEX exports_recording ON exports (recording_id, created_at);
+  CREATE TABLE webhooks (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, environment TEXT NOT NULL,
+    url TEXT NOT NULL, events TEXT NOT NULL, secret TEXT NOT NULL, created_at INTEGER NOT NULL);
+  CREATE TABLE webhook_deliveries (id TEXT PRIMARY KEY, webhook_id TEXT NOT NULL, event TEXT NOT NULL,
+    body TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_status INTEGER,
+    last_error TEXT, created_at INTEGER NOT NULL, delivered_at INTEGER);
+  `,
 ];
 
 export function openDb(dataDir: string): Db {

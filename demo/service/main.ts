@@ -1,8 +1,10 @@
 /**
  * The local video service's command line.
- *   npm run service -- [--port 4500] [--storage-port 4501] [--data DIR] [--test-hooks]
+ *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
+ *                       [--merge-window-seconds 60] [--cut edges|whole] [--test-hooks]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token TOKEN [--data DIR]
+ *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +14,7 @@ import { startService } from './app.js';
 import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
+import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
 import { mkdirSync } from 'node:fs';
 
 const DEFAULT_DATA = fileURLToPath(new URL('../../.data/service', import.meta.url));
@@ -21,6 +24,11 @@ const { values, positionals } = parseArgs({
   options: {
     port: { type: 'string', default: '4500' },
     'storage-port': { type: 'string', default: '4501' },
+    'rtmp-port': { type: 'string', default: '1935' },
+    'merge-window-seconds': { type: 'string', default: '60' },
+    cut: { type: 'string', default: 'edges' },
+    ends: { type: 'string' },
+    'quota-minutes': { type: 'string' },
     host: { type: 'string', default: '127.0.0.1' },
     data: { type: 'string', default: DEFAULT_DATA },
     'test-hooks': { type: 'boolean', default: false },
@@ -34,7 +42,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function port(flag: 'port' | 'storage-port'): number {
+function port(flag: 'port' | 'storage-port' | 'rtmp-port'): number {
   const n = Number(values[flag]);
   if (!Number.isInteger(n) || n < 0 || n > 65535) fail(`--${flag} must be a port number from 0 to 65535; got ${JSON.stringify(values[flag])}.`);
   return n;
@@ -43,6 +51,42 @@ function port(flag: 'port' | 'storage-port'): number {
 function accounts(): Accounts {
   mkdirSync(values.data, { recursive: true });
   return new Accounts(openDb(values.data), systemClock());
+}
+
+/** The account owner's side of the plan (a dashboard's job): its end date and hosting-minute quota. */
+function plan(): string {
+  if (!values.org) fail('plan needs --org NAME.');
+  const db = (mkdirSync(values.data, { recursive: true }), openDb(values.data));
+  const org = db.prepare('SELECT id FROM organizations WHERE name = ?').get(values.org) as { id: string } | undefined;
+  if (!org) fail(`no organization is named ${JSON.stringify(values.org)}; make a token for it first.`);
+  let endAt: number | null | undefined;
+  if (values.ends !== undefined) {
+    endAt = values.ends === 'none' ? null : Date.parse(values.ends);
+    if (Number.isNaN(endAt)) fail(`--ends must be an ISO 8601 date or "none"; got ${JSON.stringify(values.ends)}.`);
+  }
+  let quotaMinutes: number | null | undefined;
+  if (values['quota-minutes'] !== undefined) {
+    quotaMinutes = values['quota-minutes'] === 'unlimited' ? null : Number(values['quota-minutes']);
+    if (quotaMinutes !== null && !(quotaMinutes >= 0)) fail(`--quota-minutes must be a number of minutes or "unlimited"; got ${JSON.stringify(values['quota-minutes'])}.`);
+  }
+  const row = db.prepare('SELECT plan_end_at, quota_minutes FROM organizations WHERE id = ?');
+  db.transaction(() => {
+    if (endAt !== undefined) db.prepare('UPDATE organizations SET plan_end_at = ?, purged_at = NULL WHERE id = ?').run(endAt, org.id);
+    if (quotaMinutes !== undefined) db.prepare('UPDATE organizations SET quota_minutes = ? WHERE id = ?').run(quotaMinutes, org.id);
+  })();
+  const now = row.get(org.id) as { plan_end_at: number | null; quota_minutes: number | null };
+  return `plan of ${values.org}: ends ${now.plan_end_at === null ? 'never' : new Date(now.plan_end_at).toISOString()}, quota ${now.quota_minutes ?? 'unlimited'} minutes`;
+}
+
+function mergeWindow(): number {
+  const n = Number(values['merge-window-seconds']);
+  if (!(n >= 0)) fail(`--merge-window-seconds must be a number of seconds, 0 or more; got ${JSON.stringify(values['merge-window-seconds'])}.`);
+  return n;
+}
+
+function cut(): CutStrategy {
+  if (!(CUT_STRATEGIES as readonly string[]).includes(values.cut)) fail(`--cut must be one of ${CUT_STRATEGIES.join(', ')}; got ${JSON.stringify(values.cut)}.`);
+  return values.cut as CutStrategy;
 }
 
 const [command, argument] = positionals;
@@ -55,8 +99,10 @@ if (command === 'token') {
 } else if (command === 'revoke-token') {
   if (!argument) fail('revoke-token needs the token.');
   console.log(accounts().revokeToken(argument) ? 'revoked' : 'no such live token');
+} else if (command === 'plan') {
+  console.log(plan());
 } else if (command !== undefined) {
-  fail(`unknown command ${JSON.stringify(command)}; use "token" or "revoke-token", or no command to start the service.`);
+  fail(`unknown command ${JSON.stringify(command)}; use "token", "revoke-token" or "plan", or no command to start the service.`);
 } else {
   for (const tool of ['ffmpeg', 'ffprobe']) {
     try {
@@ -70,9 +116,12 @@ if (command === 'token') {
     host: values.host,
     port: port('port'),
     storagePort: port('storage-port'),
+    rtmpPort: port('rtmp-port'),
+    mergeWindowMs: mergeWindow() * 1000,
+    cutStrategy: cut(),
     testHooks: values['test-hooks'],
-  }).catch((err: NodeJS.ErrnoException) => fail(err.code === 'EADDRINUSE' ? `a port is in use (${err.message}); pick another with --port / --storage-port.` : String(err)));
-  console.log(`Video service ready: API ${service.apiOrigin} storage ${service.storageOrigin} data ${values.data}${values['test-hooks'] ? ' (test hooks on)' : ''}`);
+  }).catch((err: NodeJS.ErrnoException) => fail(err.code === 'EADDRINUSE' ? `a port is in use (${err.message}); pick another with --port / --storage-port / --rtmp-port.` : String(err)));
+  console.log(`Video service ready: API ${service.apiOrigin} storage ${service.storageOrigin} rtmp ${service.rtmpOrigin}/live data ${values.data}${values['test-hooks'] ? ' (test hooks on)' : ''}`);
   const stop = () => void service.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -1,4 +1,5 @@
 import { AUDIO_FIELDS, ENVIRONMENTS, GENERAL_FIELDS, VIDEO_FIELDS, VIDEO_STATUSES } from '../../src/api/types.js';
+import { RETRY_WAITS_MS, WEBHOOK_EVENTS } from './domain/webhooks.js';
 import { FAULT_ACTIONS } from './faults.js';
 
 /**
@@ -14,10 +15,10 @@ const errors = (...statuses: number[]) =>
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad JSON, or a field with a bad value; `error.field` names it.',
   401: 'Token missing, unknown, revoked or expired.',
-  403: 'Upload URL signature missing, tampered or expired; or a short-lived token asked for a token.',
+  403: 'Upload URL signature missing, tampered or expired; a short-lived token asked for a token; or `quota_exceeded`: the hosting-minute quota is used up.',
   404: 'Not found, or belongs to another organization or environment (never 403).',
   405: 'Method not allowed on this path.',
-  409: 'Session already completed or aborted; video already has its file; completion in progress.',
+  409: 'Session already completed or aborted; video already has its file; completion in progress; or `recording_not_complete`.',
   410: 'Multipart session expired: no more chunk URLs (complete and abort still work).',
   413: 'Body too large: JSON over 1 MiB, or a chunk or single upload of 5 GiB or more.',
 };
@@ -77,7 +78,8 @@ export function openApiDocument(serverUrl: string) {
                   type: 'string',
                   examples: ['invalid_json', 'invalid_field', 'unauthorized', 'token_expired', 'not_found', 'not_ready',
                     'invalid_signature', 'signature_expired', 'session_expired', 'session_closed', 'session_completing',
-                    'already_uploaded', 'payload_too_large', 'incomplete_body', 'method_not_allowed', 'internal'],
+                    'already_uploaded', 'payload_too_large', 'incomplete_body', 'method_not_allowed', 'internal',
+                    'recording_not_complete', 'quota_exceeded'],
                 },
                 message: { type: 'string', description: 'Names what was wrong and the bad value.' },
                 field: { type: 'string', description: 'The field at fault, e.g. `chunks[2].eTag`.' },
@@ -112,7 +114,7 @@ export function openApiDocument(serverUrl: string) {
             ref('Video'),
             {
               type: 'object',
-              required: ['status', 'failure_reason', 'download_url', 'duration', 'size', 'file_name', 'upload_method', 'mediainfo', 'update_time', 'ready_time'],
+              required: ['status', 'failure_reason', 'download_url', 'duration', 'size', 'file_name', 'upload_method', 'live_stream_id', 'mediainfo', 'update_time', 'ready_time'],
               properties: {
                 status: { enum: VIDEO_STATUSES, description: 'Decision: waiting (for its file) → processing → ready | failed.' },
                 failure_reason: { type: ['string', 'null'], description: 'Why processing failed, for a person.' },
@@ -120,7 +122,8 @@ export function openApiDocument(serverUrl: string) {
                 duration: { type: ['number', 'null'], description: 'Seconds.' },
                 size: { type: ['integer', 'null'], description: 'Bytes of the uploaded source.' },
                 file_name: { type: ['string', 'null'], description: 'From the optional body of #1.' },
-                upload_method: { enum: ['single', 'multipart', null] },
+                upload_method: { enum: ['single', 'multipart', null], description: 'null for a video converted from a recording.' },
+                live_stream_id: { type: ['string', 'null'], description: 'Decision: the live stream a converted recording came from; null for uploads.' },
                 mediainfo: { oneOf: [ref('MediaInfo'), { type: 'null' }] },
                 update_time: { type: 'string', format: 'date-time' },
                 ready_time: { type: ['string', 'null'], format: 'date-time' },
@@ -130,7 +133,10 @@ export function openApiDocument(serverUrl: string) {
         },
         MediaInfo: {
           type: 'object',
-          description: 'Decision: MediaInfo of the delivered MP4 (what viewers get), every value a string; a field MediaInfo does not report is "".',
+          description:
+            'Decision: MediaInfo of the delivered MP4 (what viewers get), every value a string. `OverallBitRate_Mode`, which ' +
+            'MediaInfo leaves out for most MP4s, is derived: "CBR" when every track reports CBR, otherwise "VBR". Another ' +
+            'field MediaInfo does not report is "" (e.g. `ChannelPositions` of an unusual layout).',
           required: ['duration', 'track'],
           properties: {
             duration: { type: 'string', pattern: '^\\d+\\.\\d{3}$' },
@@ -194,6 +200,101 @@ export function openApiDocument(serverUrl: string) {
           properties: { success: { type: 'boolean' }, url: { type: 'string', format: 'uri' } },
         },
         AbortRequest: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } },
+        LiveStream: {
+          type: 'object',
+          description: 'Decision: a live stream (the spec shows none of its endpoints).',
+          required: ['_id', 'name', 'stream_key', 'ingest', 'status', 'creation_time'],
+          properties: {
+            _id: { type: 'string', pattern: '^[0-9a-f]{24}$' },
+            name: { type: ['string', 'null'] },
+            stream_key: { type: 'string', pattern: '^lv_', description: 'Secret: whoever has it can publish.' },
+            ingest: {
+              type: 'object',
+              required: ['server', 'url'],
+              properties: {
+                server: { type: 'string', description: 'RTMP server URL for OBS (rtmp://HOST:PORT/live); the stream key goes in its own box.' },
+                url: { type: 'string', description: 'server + "/" + stream_key, for ffmpeg.' },
+              },
+            },
+            status: { enum: ['idle', 'live'] },
+            creation_time: { type: 'string', format: 'date-time' },
+          },
+        },
+        ExportEntry: {
+          type: 'object',
+          required: ['from', 'duration', 'bytes', 'status', 'download_url'],
+          properties: {
+            from: { type: 'string', format: 'date-time' },
+            duration: { type: 'integer', description: 'Seconds.' },
+            bytes: { type: 'integer', description: 'Size of the file at download_url; 0 while processing.' },
+            status: { enum: ['PROCESSING', 'EXPORTED', 'FAILED'], description: 'Decision: FAILED (an addition) when the cut or processing failed; the video\'s #8 says why.' },
+            video_id: { type: 'string', description: 'In listed entries once EXPORTED (or FAILED); never in the #10 response.' },
+            download_url: { type: ['string', 'null'], format: 'uri', description: 'The new video\'s MP4; null until EXPORTED.' },
+          },
+        },
+        TemporaryRecording: {
+          type: 'object',
+          required: ['_id', 'stream_key', 'start_time', 'end_time', 'export_data', 'duration', 'playback', 'download_url', 'status'],
+          properties: {
+            _id: { type: 'string', pattern: '^[0-9a-f]{24}$' },
+            stream_key: { type: 'string' },
+            start_time: { type: 'string', format: 'date-time', description: 'When the first publish began.' },
+            end_time: { type: ['string', 'null'], format: 'date-time', description: 'Decision: when the last publish stopped; null until complete.' },
+            export_data: { type: 'array', items: ref('ExportEntry') },
+            duration: { type: 'integer', description: 'Whole seconds of media recorded so far; final once complete.' },
+            playback: {
+              type: 'object',
+              required: ['temporary_playback'],
+              properties: {
+                temporary_playback: {
+                  type: 'string',
+                  format: 'uri',
+                  description: 'HLS playlist: EVENT while it can grow, VOD once complete; a discontinuity where a publisher came back; program date times on the service clock.',
+                },
+              },
+            },
+            download_url: { type: ['string', 'null'], format: 'uri', description: 'Decision: MP4 of the whole recording; null until complete.' },
+            status: { enum: ['live', 'stopped', 'complete'], description: 'Decision: live (a publisher is on), stopped (inside the merge window, or being finished), complete.' },
+          },
+        },
+        ConversionRequest: {
+          type: 'object',
+          description:
+            'Both fields for a part; decision: `{}` or no body at all converts the whole recording. `from` must fall inside ' +
+            'the media of the recording (between start_time and the end of a publish; not in a gap between publishes), ' +
+            '`duration` be a positive integer that fits after `from` (the parts are counted one after another).',
+          properties: { from: { type: 'string', format: 'date-time' }, duration: { type: 'integer', minimum: 1 } },
+        },
+        Webhook: {
+          type: 'object',
+          required: ['_id', 'url', 'events', 'creation_time'],
+          properties: {
+            _id: { type: 'string' },
+            url: { type: 'string', format: 'uri' },
+            events: { type: 'array', items: { enum: WEBHOOK_EVENTS } },
+            creation_time: { type: 'string', format: 'date-time' },
+            secret: { type: 'string', description: 'Only in the answer to POST /webhooks: `whsec_` + base64 key for Standard Webhooks signatures.' },
+          },
+        },
+        Usage: {
+          type: 'object',
+          properties: {
+            hosting_minutes: {
+              type: 'object',
+              properties: {
+                used: { type: 'number', description: 'Minutes of permanent videos (ready ones, and conversions under way at their asked duration). Temporary recordings do not count.' },
+                quota: { type: ['number', 'null'], description: 'null: unlimited (the default).' },
+              },
+            },
+            plan: {
+              type: 'object',
+              properties: {
+                end_time: { type: ['string', 'null'], format: 'date-time' },
+                files_deleted_time: { type: ['string', 'null'], format: 'date-time', description: '15 days after the plan ends every file is deleted, permanently.' },
+              },
+            },
+          },
+        },
         AbortResponse: { type: 'object', required: ['success'], properties: { success: { type: 'boolean' } } },
       },
     },
@@ -275,6 +376,87 @@ export function openApiDocument(serverUrl: string) {
       '/embed/hls.min.js': {
         get: publicOp('hls.js for the embed page', { responses: { 200: { description: 'JavaScript' } } }),
       },
+      '/live_streams': {
+        post: op('Create a live stream', {
+          description: 'Decision. Optional body {name}. Publish to `ingest.url` (RTMP); a publish with an unknown key is refused.',
+          requestBody: { required: false, ...json({ type: 'object', properties: { name: { type: 'string', maxLength: 256 } } }) },
+          responses: { 200: { description: 'The stream', ...json(ref('LiveStream')) }, ...errors(400, 401) },
+        }),
+        get: op('List live streams', { responses: { 200: { description: 'Streams, oldest first', ...json({ type: 'array', items: ref('LiveStream') }) }, ...errors(401) } }),
+      },
+      '/live_streams/{id}': {
+        get: op('Get a live stream', { parameters: [idParam], responses: { 200: { description: 'The stream', ...json(ref('LiveStream')) }, ...errors(401, 404) } }),
+        delete: op('Delete a live stream', {
+          description: 'Decision: ends its publish and deletes its temporary recordings; videos converted from it stay.',
+          parameters: [idParam],
+          responses: { 200: { description: 'Deleted', ...json(ref('AbortResponse')) }, ...errors(401, 404) },
+        }),
+      },
+      '/live_streams/{id}/temporary_recordings': {
+        get: op('#9 List temporary recordings', {
+          description:
+            'Listed as soon as a publish begins. A publisher back within the merge window (1 minute) continues the same ' +
+            'recording; a recording is complete once the stream has stayed stopped for more than the window. Deleted 3 days after its end.',
+          parameters: [idParam],
+          responses: { 200: { description: 'Recordings, oldest first', ...json({ type: 'array', items: ref('TemporaryRecording') }) }, ...errors(401, 404) },
+        }),
+      },
+      '/live_streams/{id}/temporary_recordings/{recordingId}': {
+        post: op('#10 Convert a recording (or a part) into a permanent video', {
+          description:
+            'Cut frame-accurately, then the normal processing; `video-ready` when done. Several conversions may run at once. ' +
+            '409 recording_not_complete until the recording is complete; 403 quota_exceeded past the hosting-minute quota.',
+          parameters: [idParam, { name: 'recordingId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } }],
+          requestBody: { required: false, ...json(ref('ConversionRequest')) },
+          responses: { 200: { description: 'Export entry: PROCESSING, bytes 0, download_url null, no video_id', ...json(ref('ExportEntry')) }, ...errors(400, 401, 403, 404, 409) },
+        }),
+      },
+      '/live_streams/{id}/recordings': {
+        get: op('#11 List permanent videos converted from the stream', {
+          description: 'Decision: #8 video objects, oldest first, whatever their status.',
+          parameters: [idParam],
+          responses: { 200: { description: 'Videos', ...json({ type: 'array', items: ref('VideoDetails') }) }, ...errors(401, 404) },
+        }),
+      },
+      '/recordings/{id}/index.m3u8': {
+        get: publicOp('temporary_playback of a recording', { parameters: [idParam], responses: { 200: { description: 'HLS playlist' }, ...errors(404) } }),
+      },
+      '/recordings/{id}/download.mp4': {
+        get: publicOp('download_url of a complete recording', { parameters: [idParam], responses: { 200: { description: 'MP4' }, 206: { description: 'A range of it' }, ...errors(404) } }),
+      },
+      '/recordings/{id}/{part}/{segment}': {
+        get: publicOp('A segment of a recording', {
+          parameters: [
+            idParam,
+            { name: 'part', in: 'path', required: true, schema: { type: 'string', pattern: '^part\\d+$' } },
+            { name: 'segment', in: 'path', required: true, schema: { type: 'string', pattern: '^seg\\d+\\.ts$' } },
+          ],
+          responses: { 200: { description: 'MPEG-TS segment' }, ...errors(404) },
+        }),
+      },
+      '/webhooks': {
+        post: op('Register a webhook endpoint', {
+          description:
+            'Decision (registration: not shown). Body {url, events?} (events default to all: ' + WEBHOOK_EVENTS.join(', ') + '). ' +
+            'The answer carries the signing `secret`, shown only here.',
+          requestBody: json({ type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' }, events: { type: 'array', items: { enum: WEBHOOK_EVENTS } } } }),
+          responses: { 200: { description: 'The webhook, with its secret', ...json(ref('Webhook')) }, ...errors(400, 401) },
+        }),
+        get: op('List webhook endpoints (without secrets)', { responses: { 200: { description: 'Webhooks', ...json({ type: 'array', items: ref('Webhook') }) }, ...errors(401) } }),
+      },
+      '/webhooks/{id}': {
+        delete: op('Delete a webhook endpoint', {
+          description: 'Its pending deliveries are dropped.',
+          parameters: [idParam],
+          responses: { 200: { description: 'Deleted', ...json(ref('AbortResponse')) }, ...errors(401, 404) },
+        }),
+      },
+      '/usage': {
+        get: op('Hosting minutes and plan of the organization', {
+          description: 'Decision. Quota and plan end are set by the account owner (`npm run service -- plan`), not through the API.',
+          responses: { 200: { description: 'Usage', ...json(ref('Usage')) }, ...errors(401) },
+        }),
+      },
       '/openapi.json': {
         get: publicOp('This document', { responses: { 200: { description: 'OpenAPI 3.1', ...json({ type: 'object' }) } } }),
       },
@@ -335,6 +517,32 @@ export function openApiDocument(serverUrl: string) {
           responses: { 200: { description: 'Idle', ...json({ type: 'object' }) } },
         }),
       },
+    },
+    webhooks: {
+      'video-ready': {
+        post: {
+          summary: 'A video is ready: a conversion (#10) finished, or (decision) an uploaded video was processed',
+          description:
+            'Standard Webhooks: headers `webhook-id` (the same on every retry), `webhook-timestamp` (seconds) and ' +
+            '`webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret\'s key). At least once: ' +
+            `a non-2xx answer, an error or no answer in 15 s is retried after ${RETRY_WAITS_MS.map((ms) => `${ms / 1000} s`).join(', ')} ` +
+            '(about 27.6 hours in all); deliveries are kept in the database, so a restart loses none.',
+          requestBody: json({
+            type: 'object',
+            required: ['event', 'payload'],
+            properties: {
+              event: { const: 'video-ready' },
+              payload: { type: 'object', required: ['_id', 'mediainfo'], properties: { _id: { type: 'string' }, mediainfo: ref('MediaInfo') } },
+            },
+          }),
+          responses: { 200: { description: 'Any 2xx is a delivery' } },
+        },
+      },
+    },
+    'x-rtmp-ingest': {
+      description:
+        'RTMP on the service host (port 1935 by default; `--rtmp-port`). Publish to rtmp://HOST:PORT/live/{stream_key}. H.264 + AAC ' +
+        'is recorded as it comes; anything else is encoded to H.264 + AAC. HLS segments of 2 s.',
     },
     'x-storage-origin': {
       description:

@@ -45,7 +45,10 @@ export interface VideoDetails extends VideoObject {
   size: number | null;
   /** Name of the uploaded file where the uploader gave it to #1. */
   file_name: string | null;
+  /** How the source arrived; null for a video converted from a recording (#10). */
   upload_method: 'single' | 'multipart' | null;
+  /** Addition: the live stream a converted recording came from (#10, listed by #11); null for uploads. */
+  live_stream_id: string | null;
   mediainfo: MediaInfo | null;
   update_time: string;
   ready_time: string | null;
@@ -138,6 +141,52 @@ export interface AbortRequest {
 /** Response of #7. */
 export interface AbortResponse {
   success: boolean;
+}
+
+/** Decision: a live stream ("Other live stream endpoints: not shown"). */
+export interface LiveStream {
+  _id: string;
+  name: string | null;
+  /** Secret: whoever has it can publish. Prefixed `lv_`. */
+  stream_key: string;
+  /** RTMP ingest: `server` and `stream_key` for OBS, or `url` (both together) for ffmpeg. */
+  ingest: { server: string; url: string };
+  /** `live` while a publisher is on. */
+  status: 'idle' | 'live';
+  creation_time: string;
+}
+
+/** Element of #9's array. `status`, and null `end_time`/`download_url` until complete, are decisions. */
+export interface TemporaryRecording {
+  _id: string;
+  stream_key: string;
+  start_time: string;
+  /** When the last publish stopped; null until the recording is complete. */
+  end_time: string | null;
+  export_data: ExportEntry[];
+  /** Whole seconds recorded so far; final once complete. */
+  duration: number;
+  playback: { temporary_playback: string };
+  /** MP4 of the whole recording; null until complete. */
+  download_url: string | null;
+  /** `live`: a publisher is on; `stopped`: inside the merge window, or being finished; `complete`: final. */
+  status: 'live' | 'stopped' | 'complete';
+}
+
+/** #10's response and an element of `export_data`. `FAILED` is an addition (the cut or processing failed). */
+export interface ExportEntry {
+  from: string;
+  duration: number;
+  bytes: number;
+  status: 'PROCESSING' | 'EXPORTED' | 'FAILED';
+  video_id?: string;
+  download_url: string | null;
+}
+
+/** Body of #10: both fields for a part; decision: `{}` or no body at all for the whole recording. */
+export interface ConversionRequest {
+  from?: string;
+  duration?: number;
 }
 
 /** Decision: the one error shape of every failure of the service. */

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const data = await mkdtemp(join(tmpdir(), 'video-uploader-e2e-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'demo/start.ts', '--port', '0', '--service-port', '0', '--storage-port', '0', '--data', data, '--test-hooks'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'demo/start.ts', '--port', '0', '--service-port', '0', '--storage-port', '0', '--rtmp-port', '0', '--data', data, '--test-hooks'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

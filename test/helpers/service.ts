@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,10 +13,14 @@ const TSX = ['--import', 'tsx'];
 export interface RunningService {
   api: string;
   storage: string;
+  /** rtmp://127.0.0.1:PORT/live */
+  rtmp: string;
   data: string;
   process: ChildProcess;
   /** Creates an organization's token with the service's own command line. */
   token(org: string, environment?: string): Promise<string>;
+  /** Runs the service's command line on this service's data (`plan --org …`, say); resolves with its output. */
+  cli(...args: string[]): Promise<string>;
   /** Calls the API; `token: null` sends no Authorization header. */
   call<T = any>(method: string, path: string, options?: { token?: string | null; body?: unknown; raw?: string }): Promise<{ status: number; body: T; headers: Headers }>;
   advanceClock(ms: number): Promise<void>;
@@ -27,10 +31,11 @@ export interface RunningService {
 }
 
 /** Starts the real service as its own process on 127.0.0.1 with test hooks, on free ports. */
-export async function startService(options: { data?: string; ports?: { api: string; storage: string } } = {}): Promise<RunningService> {
+export async function startService(options: { data?: string; ports?: { api: string; storage: string }; args?: string[] } = {}): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
   const data = options.data ?? (await mkdtemp(join(tmpdir(), 'video-service-')));
-  const child = spawn(process.execPath, [...TSX, MAIN, '--port', port(options.ports?.api), '--storage-port', port(options.ports?.storage), '--data', data, '--test-hooks'], {
+  const args = ['--port', port(options.ports?.api), '--storage-port', port(options.ports?.storage), '--rtmp-port', '0', '--data', data, '--test-hooks'];
+  const child = spawn(process.execPath, [...TSX, MAIN, ...args, ...(options.args ?? [])], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -44,15 +49,19 @@ export async function startService(options: { data?: string; ports?: { api: stri
     lines.on('line', (l) => l.startsWith('Video service ready') && resolve(l));
     child.once('exit', (code) => reject(new Error(`service exited with ${code} before it was ready:\n${stderr}`)));
   });
-  const [, api, storage] = /API (\S+) storage (\S+)/.exec(line)!;
+  const [, api, storage, rtmp] = /API (\S+) storage (\S+) rtmp (\S+)/.exec(line)!;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const service: RunningService = {
     api: api!,
     storage: storage!,
+    rtmp: rtmp!,
     data,
     process: child,
     async token(org, environment = 'production') {
-      const { stdout } = await promisify(execFile)(process.execPath, [...TSX, MAIN, 'token', '--org', org, '--environment', environment, '--data', data], { cwd: ROOT });
+      return service.cli('token', '--org', org, '--environment', environment);
+    },
+    async cli(...cliArgs) {
+      const { stdout } = await promisify(execFile)(process.execPath, [...TSX, MAIN, ...cliArgs, '--data', data], { cwd: ROOT });
       return stdout.trim();
     },
     async call(method, path, { token, body, raw } = {}) {
@@ -98,6 +107,15 @@ export async function startWithToken(org: string): Promise<{ service: RunningSer
 export async function put(url: string, body: Uint8Array | Blob, contentType = 'video/mp4') {
   const res = await fetch(url, { method: 'PUT', body: body as BodyInit, headers: { 'content-type': contentType } });
   return { status: res.status, etag: res.headers.get('etag'), text: await res.text() };
+}
+
+/** Uploads a file with one signed link (#1, #2, #5) and returns the video's id. */
+export async function upload(service: RunningService, token: string, path: string, fileName = path.slice(path.lastIndexOf('/') + 1)): Promise<string> {
+  const { body: video } = await service.call('POST', '/videos', { token, body: { file_name: fileName } });
+  const { body: link } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
+  const { status } = await put(link.url, await readFile(path));
+  if (status !== 200) throw new Error(`upload of ${path}: PUT answered ${status}`);
+  return video._id as string;
 }
 
 /** Waits for #8 to leave `processing`/`waiting`, and returns the video. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/types.js';
 import { media, probeDuration, type MediaName } from '../helpers/media.js';
-import { put, startService, startWithToken, waitForVideo, type RunningService } from '../helpers/service.js';
+import { put, startService, startWithToken, upload, waitForVideo, type RunningService } from '../helpers/service.js';
 
 describe('processing to HLS (#8 after upload)', () => {
   let service: RunningService;
@@ -14,12 +14,7 @@ describe('processing to HLS (#8 after upload)', () => {
   before(async () => ({ service, token } = await startWithToken('acme')));
   after(() => service.stop());
 
-  async function uploadFile(path: string, fileName: string) {
-    const { body: video } = await service.call('POST', '/videos', { token, body: { file_name: fileName } });
-    const { body } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
-    assert.equal((await put(body.url, await readFile(path))).status, 200);
-    return video._id as string;
-  }
+  const uploadFile = (path: string, fileName: string) => upload(service, token, path, fileName);
 
   const cases: [MediaName, { width?: number; audio: boolean }][] = [
     ['h264-aac-720p-10s.mp4', { width: 1280, audio: true }],

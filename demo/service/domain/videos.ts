@@ -22,6 +22,7 @@ export interface VideoRow {
   created_at: number;
   updated_at: number;
   ready_at: number | null;
+  live_stream_id: string | null;
 }
 
 export const PROCESS_VIDEO = 'process-video';
@@ -35,15 +36,16 @@ export class Videos {
     private readonly apiOrigin: () => string,
   ) {}
 
-  create(caller: Caller, fileName: string | null): VideoObject {
+  /** #1, or a conversion (#10), which names its live stream and is processing from the start. */
+  create(caller: Caller, fileName: string | null, liveStreamId: string | null = null): VideoObject {
     const id = newId();
     const now = this.clock.now();
     this.db
       .prepare(
-        `INSERT INTO videos (id, organization_id, user_id, environment, status, file_name, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'waiting', ?, ?, ?)`,
+        `INSERT INTO videos (id, organization_id, user_id, environment, status, file_name, live_stream_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, caller.organizationId, caller.userId, caller.environment, fileName, now, now);
+      .run(id, caller.organizationId, caller.userId, caller.environment, liveStreamId ? 'processing' : 'waiting', fileName, liveStreamId, now, now);
     return this.object(this.row(id)!);
   }
 
@@ -87,6 +89,7 @@ export class Videos {
       size: row.size,
       file_name: row.file_name,
       upload_method: row.upload_method,
+      live_stream_id: row.live_stream_id,
       mediainfo: row.mediainfo ? (JSON.parse(row.mediainfo) as MediaInfo) : null,
       update_time: iso(row.updated_at),
       ready_time: row.ready_at === null ? null : iso(row.ready_at),
@@ -94,7 +97,7 @@ export class Videos {
   }
 
   /** The source is complete on disk: queue its processing. Call inside the transaction that accepts the upload. */
-  startProcessing(id: string, size: number, method: 'single' | 'multipart'): void {
+  startProcessing(id: string, size: number, method: 'single' | 'multipart' | null): void {
     this.db
       .prepare(`UPDATE videos SET status = 'processing', size = ?, upload_method = ?, updated_at = ? WHERE id = ?`)
       .run(size, method, this.clock.now(), id);

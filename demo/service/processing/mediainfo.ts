@@ -29,9 +29,13 @@ const EXTENSIONS: Record<string, string> = {
 const FIELDS = { General: GENERAL_FIELDS, Video: VIDEO_FIELDS, Audio: AUDIO_FIELDS } as const;
 type TrackType = keyof typeof FIELDS;
 
+/** MediaInfo leaves OverallBitRate_Mode out of most MP4s: CBR when every stream says CBR, otherwise VBR. */
+const overallMode = (tracks: Record<string, string>[]) =>
+  tracks.filter((t) => t['@type'] === 'Video' || t['@type'] === 'Audio').every((t) => t.BitRate_Mode === 'CBR') ? 'CBR' : 'VBR';
+
 /**
  * The spec's `mediainfo`: General, Video and Audio tracks with exactly the spec's fields, every value a
- * string (a field MediaInfo does not report is ""). `full` is needed for `DisplayAspectRatio_String`.
+ * string (a field MediaInfo does not report is "", except OverallBitRate_Mode, derived). `full` is needed for `DisplayAspectRatio_String`.
  */
 export async function readMediaInfo(file: string): Promise<MediaInfo> {
   const mediainfo = await mediaInfoFactory({ format: 'JSON', full: true });
@@ -51,6 +55,7 @@ export async function readMediaInfo(file: string): Promise<MediaInfo> {
         for (const field of FIELDS[t['@type']]) picked[field] = String(t[field] ?? '');
         if (t['@type'] === 'General') {
           picked.FileExtension = t.FileExtension ?? EXTENSIONS[t.Format ?? ''] ?? '';
+          picked.OverallBitRate_Mode ||= overallMode(tracks);
           picked.VideoCount ||= '0';
           picked.AudioCount ||= '0';
         }

@@ -1,19 +1,16 @@
-import type { ServerResponse } from 'node:http';
-import { bareToken, TOKEN_TTL, type Accounts, type Caller } from '../domain/accounts.js';
+import { bareToken, TOKEN_TTL, type Accounts } from '../domain/accounts.js';
 import type { Uploads } from '../domain/uploads.js';
 import type { Videos } from '../domain/videos.js';
 import { badField } from '../http/errors.js';
-import { readJson, sendJson, show, type Request, type Router } from '../http/router.js';
+import type { Usage } from '../domain/usage.js';
+import { readJson, show, type Router } from '../http/router.js';
+import { authed as authedBy } from './authed.js';
 
 const MAX_FILE_NAME = 1024;
 
 /** #1–#4 and #6–#8 of the spec. Every one needs a token (spec: Authentication 1). */
-export function videoRoutes(router: Router, accounts: Accounts, videos: Videos, uploads: Uploads): void {
-  const authed =
-    (handler: (caller: Caller, req: Request) => unknown) => async (req: Request, res: ServerResponse) => {
-      const caller = accounts.authenticate(req.raw.headers.authorization);
-      sendJson(res, 200, await handler(caller, req));
-    };
+export function videoRoutes(router: Router, accounts: Accounts, videos: Videos, uploads: Uploads, usage: Usage): void {
+  const authed = authedBy(accounts);
 
   // #1 Create video. Decision: an optional body {file_name} records the uploaded file's name.
   router.add('POST', '/videos', authed(async (caller, req) => {
@@ -27,13 +24,19 @@ export function videoRoutes(router: Router, accounts: Accounts, videos: Videos, 
   // #8 Get video.
   router.add('GET', '/videos/{id}', authed((caller, req) => videos.details(videos.find(caller, req.params.id!))));
 
-  // #2 Signed link for a single upload.
-  router.add('POST', '/videos/{id}/uploads', authed((caller, req) => uploads.createLink(videos.find(caller, req.params.id!))));
+  // #2 Signed link for a single upload. Refused once the hosting-minute quota is used up.
+  router.add('POST', '/videos/{id}/uploads', authed((caller, req) => {
+    const video = videos.find(caller, req.params.id!);
+    usage.assertRoom(caller.organizationId, 0);
+    return uploads.createLink(video);
+  }));
 
-  // #3 Begin a multipart session.
-  router.add('POST', '/videos/{id}/multipart-upload/begin', authed((caller, req) =>
-    uploads.begin(videos.find(caller, req.params.id!)),
-  ));
+  // #3 Begin a multipart session; the quota as for #2.
+  router.add('POST', '/videos/{id}/multipart-upload/begin', authed((caller, req) => {
+    const video = videos.find(caller, req.params.id!);
+    usage.assertRoom(caller.organizationId, 0);
+    return uploads.begin(video);
+  }));
 
   // #4 One URL per chunk; the spec shows the path with and without {video-id}, so both are served.
   router.add('POST', '/videos/{id}/multipart-upload/get-chunk-upload-url', authed(async (caller, req) =>

@@ -15,6 +15,8 @@ export class Files {
   videoDir = (id: string) => join(this.root, 'videos', id);
   source = (id: string) => join(this.videoDir(id), 'source');
   media = (id: string, name: string) => join(this.videoDir(id), 'media', name);
+  /** A temporary recording: part1/, part2/… (one per publish, HLS from ffmpeg) and recording.mp4 once complete. */
+  recordingDir = (id: string) => join(this.root, 'recordings', id);
 }
 
 export interface Written {

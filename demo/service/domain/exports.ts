@@ -1,0 +1,165 @@
+import { statSync } from 'node:fs';
+import { mkdir, rename, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ExportEntry, VideoDetails } from '../../../src/api/types.js';
+import { iso, type Clock } from '../clock.js';
+import type { Db } from '../db.js';
+import { badField, HttpError } from '../http/errors.js';
+import { show } from '../http/router.js';
+import { newId } from '../ids.js';
+import type { Jobs } from '../jobs.js';
+import { partSeconds } from '../live/playlist.js';
+import { cutPart, type CutStrategy } from '../processing/cut.js';
+import type { Files } from '../storage/files.js';
+import type { Caller } from './accounts.js';
+import type { RecordingRow, Recordings, StreamRow } from './live.js';
+import type { Usage } from './usage.js';
+import type { Videos } from './videos.js';
+
+interface ExportRow {
+  id: string;
+  recording_id: string;
+  live_stream_id: string;
+  video_id: string;
+  from_at: number;
+  /** Seconds into the recording's media (its parts one after another). */
+  offset: number;
+  duration: number;
+  status: ExportEntry['status'];
+  bytes: number;
+  created_at: number;
+}
+
+export const EXPORT_RECORDING = 'export-recording';
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** Conversions of temporary recordings into permanent videos (#10) and their listing (#9's export_data, #11). */
+export class Exports {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly jobs: Jobs,
+    private readonly files: Files,
+    private readonly videos: Videos,
+    private readonly recordings: Recordings,
+    private readonly usage: Usage,
+    private readonly strategy: CutStrategy,
+  ) {}
+
+  entries(recordingId: string): ExportEntry[] {
+    const rows = this.db.prepare('SELECT * FROM exports WHERE recording_id = ? ORDER BY created_at, rowid').all(recordingId) as ExportRow[];
+    return rows.map((r) => this.entry(r));
+  }
+
+  private entry(row: ExportRow): ExportEntry {
+    const entry: ExportEntry = { from: iso(row.from_at), duration: row.duration, bytes: row.bytes, status: row.status, download_url: null };
+    if (row.status !== 'PROCESSING') entry.video_id = row.video_id;
+    if (row.status === 'EXPORTED') entry.download_url = this.videos.details(this.videos.row(row.video_id)!).download_url;
+    return entry;
+  }
+
+  /**
+   * #10. Decision: `{from, duration}` converts that part; `{}` or no body converts the whole recording.
+   * The recording must be complete (stopped for longer than the merge window): until then it can still grow.
+   */
+  async convert(caller: Caller, stream: StreamRow, recording: RecordingRow, body: Record<string, unknown>): Promise<ExportEntry> {
+    if (recording.state !== 'complete') {
+      throw new HttpError(409, 'recording_not_complete',
+        `Temporary recording ${recording.id} is not complete: it is complete once the stream has stayed stopped for more than ${this.recordings.mergeWindowMs / 1000} s.`);
+    }
+    const { from, duration } = body;
+    let fromAt = recording.start_at;
+    let offset = 0;
+    let seconds = Math.round(recording.duration!);
+    if (from !== undefined || duration !== undefined) {
+      if (from === undefined) throw badField('from', 'from is missing: a part needs both from (an ISO 8601 timestamp) and duration; send {} for the whole recording.');
+      if (duration === undefined) throw badField('duration', 'duration is missing: a part needs both from and duration (whole seconds); send {} for the whole recording.');
+      if (typeof from !== 'string' || !ISO_8601.test(from) || !Number.isFinite(Date.parse(from))) {
+        throw badField('from', `from must be an ISO 8601 timestamp with a time zone, such as ${iso(recording.start_at)}; got ${show(from)}.`);
+      }
+      fromAt = Date.parse(from);
+      offset = await this.offsetOf(recording, fromAt);
+      if (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 1) {
+        throw badField('duration', `duration must be a positive whole number of seconds; got ${show(duration)}.`);
+      }
+      const left = recording.duration! - offset;
+      if (duration > left + 0.5) {
+        throw badField('duration', `duration ${duration} runs past the end of the recording: ${left.toFixed(1)} s are recorded after from.`);
+      }
+      seconds = duration;
+    }
+    this.usage.assertRoom(caller.organizationId, seconds / 60);
+    const video = this.videos.create(caller, `${recording.id}-${Math.floor(offset)}s-${seconds}s.mp4`, stream.id);
+    const id = newId();
+    this.db.transaction(() => {
+      this.db
+        .prepare(`INSERT INTO exports (id, recording_id, live_stream_id, video_id, from_at, offset, duration, status, created_at)
+                  VALUES (?, ?, ?, ?, ?, ?, ?, 'PROCESSING', ?)`)
+        .run(id, recording.id, stream.id, video._id, fromAt, offset, seconds, this.clock.now());
+      this.jobs.enqueue(EXPORT_RECORDING, { exportId: id });
+    })();
+    return this.entry(this.row(id)!);
+  }
+
+  /** `from` on the recording's timeline: inside one of its parts (publishes), counted on the service clock. */
+  private async offsetOf(recording: RecordingRow, at: number): Promise<number> {
+    const parts = await this.recordings.parts(recording.id);
+    let before = 0;
+    const spans: string[] = [];
+    for (const part of parts) {
+      const seconds = partSeconds(part);
+      if (at >= part.startedAt && at < part.startedAt + seconds * 1000) return before + (at - part.startedAt) / 1000;
+      spans.push(`${iso(part.startedAt)} to ${iso(part.startedAt + seconds * 1000)}`);
+      before += seconds;
+    }
+    throw badField('from', `from ${iso(at)} is not inside the recording, which has media from ${spans.join(' and from ')}.`);
+  }
+
+  private row(id: string): ExportRow | undefined {
+    return this.db.prepare('SELECT * FROM exports WHERE id = ?').get(id) as ExportRow | undefined;
+  }
+
+  /** The EXPORT_RECORDING job: cut the part into the new video's source, then the normal pipeline. */
+  async run(exportId: string, signal: AbortSignal): Promise<void> {
+    const row = this.row(exportId);
+    if (!row || row.status !== 'PROCESSING' || this.videos.row(row.video_id)?.size != null) return;
+    const source = this.files.source(row.video_id);
+    try {
+      await mkdir(join(source, '..'), { recursive: true });
+      await cutPart(join(this.files.recordingDir(row.recording_id), 'recording.mp4'), row.offset, row.duration, `${source}.mp4`, this.strategy, signal);
+      await rename(`${source}.mp4`, source);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      this.videos.markFailed(row.video_id, `The recording could not be cut: ${(err as Error).message}`);
+      this.videoDone(row.video_id);
+      return;
+    }
+    this.videos.startProcessing(row.video_id, (await stat(source)).size, null);
+  }
+
+  /** The pipeline finished a video; if it came from a conversion, that entry is EXPORTED (or FAILED). */
+  videoDone(videoId: string): void {
+    const video = this.videos.row(videoId);
+    if (!video) return;
+    if (video.status === 'ready') {
+      const bytes = statSizeSync(this.files.media(videoId, 'download.mp4'));
+      this.db.prepare(`UPDATE exports SET status = 'EXPORTED', bytes = ? WHERE video_id = ? AND status = 'PROCESSING'`).run(bytes, videoId);
+    } else if (video.status === 'failed') {
+      this.db.prepare(`UPDATE exports SET status = 'FAILED' WHERE video_id = ? AND status = 'PROCESSING'`).run(videoId);
+    }
+  }
+
+  /** #11. Decision: the permanent videos converted from the stream, as #8 shows them, oldest first. */
+  videosOf(stream: StreamRow): VideoDetails[] {
+    const rows = this.db.prepare('SELECT id FROM videos WHERE live_stream_id = ? ORDER BY created_at, id').all(stream.id) as { id: string }[];
+    return rows.map((r) => this.videos.details(this.videos.row(r.id)!));
+  }
+}
+
+function statSizeSync(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,246 @@
+import { rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ExportEntry, LiveStream, TemporaryRecording } from '../../../src/api/types.js';
+import { iso, type Clock } from '../clock.js';
+import type { Db } from '../db.js';
+import { notFound } from '../http/errors.js';
+import { isId, newId, newSecret } from '../ids.js';
+import type { Jobs } from '../jobs.js';
+import { composePlaylist, partSeconds, partSegments, type Part } from '../live/playlist.js';
+import { run } from '../processing/ffmpeg.js';
+import type { Files } from '../storage/files.js';
+import type { Caller } from './accounts.js';
+
+export interface StreamRow {
+  id: string;
+  organization_id: string;
+  environment: string;
+  user_id: string;
+  name: string | null;
+  stream_key: string;
+  created_at: number;
+}
+
+export interface RecordingRow {
+  id: string;
+  live_stream_id: string;
+  organization_id: string;
+  /** live → stopped (inside the merge window) → finishing (making the MP4) → complete. */
+  state: 'live' | 'stopped' | 'finishing' | 'complete';
+  start_at: number;
+  stopped_at: number | null;
+  end_at: number | null;
+  duration: number | null;
+  size: number | null;
+}
+
+export const FINISH_RECORDING = 'finish-recording';
+/** Spec, Limits: a temporary recording is deleted 3 days after it ends. */
+export const RECORDING_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
+/** Spec, timed rule 3: a stream that resumes within 1 minute continues its recording. */
+export const DEFAULT_MERGE_WINDOW_MS = 60_000;
+
+/** Live streams (decision: POST/GET/DELETE /live_streams; the spec shows none of their endpoints). */
+export class LiveStreams {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly rtmpOrigin: () => string,
+    private readonly isLive: (streamId: string) => boolean,
+  ) {}
+
+  create(caller: Caller, name: string | null): LiveStream {
+    const id = newId();
+    this.db
+      .prepare(`INSERT INTO live_streams (id, organization_id, environment, user_id, name, stream_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(id, caller.organizationId, caller.environment, caller.userId, name, newSecret('lv_', 18), this.clock.now());
+    return this.object(this.find(caller, id));
+  }
+
+  list(caller: Caller): LiveStream[] {
+    const rows = this.db
+      .prepare('SELECT * FROM live_streams WHERE organization_id = ? AND environment = ? ORDER BY created_at, id')
+      .all(caller.organizationId, caller.environment) as StreamRow[];
+    return rows.map((r) => this.object(r));
+  }
+
+  /** A stream the caller may see; another organization's (or environment's) is a 404. */
+  find(caller: Caller, id: string): StreamRow {
+    const row = isId(id) ? (this.db.prepare('SELECT * FROM live_streams WHERE id = ?').get(id) as StreamRow | undefined) : undefined;
+    if (!row || row.organization_id !== caller.organizationId || row.environment !== caller.environment) {
+      throw notFound(`Live stream ${JSON.stringify(id)}`);
+    }
+    return row;
+  }
+
+  byKey(key: string): StreamRow | undefined {
+    return this.db.prepare('SELECT * FROM live_streams WHERE stream_key = ?').get(key) as StreamRow | undefined;
+  }
+
+  delete(id: string): void {
+    this.db.prepare('DELETE FROM live_streams WHERE id = ?').run(id);
+  }
+
+  object(row: StreamRow): LiveStream {
+    const server = `${this.rtmpOrigin()}/live`;
+    return {
+      _id: row.id,
+      name: row.name,
+      stream_key: row.stream_key,
+      ingest: { server, url: `${server}/${row.stream_key}` },
+      status: this.isLive(row.id) ? 'live' : 'idle',
+      creation_time: iso(row.created_at),
+    };
+  }
+}
+
+/** Temporary recordings (#9): one per broadcast, publishes within the merge window joined as parts. */
+export class Recordings {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly jobs: Jobs,
+    private readonly files: Files,
+    readonly mergeWindowMs: number,
+    private readonly apiOrigin: () => string,
+  ) {}
+
+  /**
+   * A publish began: it continues the stream's last recording when that one stopped no more than the
+   * merge window ago, and starts a new recording otherwise. Returns where the part is recorded.
+   */
+  beginPart(stream: StreamRow, at: number): { recordingId: string; seq: number; dir: string } {
+    return this.db.transaction(() => {
+      const last = this.db
+        .prepare(`SELECT * FROM recordings WHERE live_stream_id = ? ORDER BY start_at DESC LIMIT 1`)
+        .get(stream.id) as RecordingRow | undefined;
+      let recordingId: string;
+      let seq = 1;
+      if (last && last.state === 'stopped' && at - last.stopped_at! <= this.mergeWindowMs) {
+        recordingId = last.id;
+        seq = (this.db.prepare('SELECT MAX(seq) AS n FROM recording_parts WHERE recording_id = ?').get(last.id) as { n: number }).n + 1;
+        this.db.prepare(`UPDATE recordings SET state = 'live', stopped_at = NULL WHERE id = ?`).run(last.id);
+      } else {
+        recordingId = newId();
+        this.db
+          .prepare(`INSERT INTO recordings (id, live_stream_id, organization_id, state, start_at) VALUES (?, ?, ?, 'live', ?)`)
+          .run(recordingId, stream.id, stream.organization_id, at);
+      }
+      this.db.prepare('INSERT INTO recording_parts (recording_id, seq, started_at) VALUES (?, ?, ?)').run(recordingId, seq, at);
+      return { recordingId, seq, dir: join(this.files.recordingDir(recordingId), `part${seq}`) };
+    })();
+  }
+
+  /** A publish ended (its recorder has stopped): the merge window starts now. */
+  endPart(recordingId: string, seq: number, at: number): void {
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE recording_parts SET stopped_at = ? WHERE recording_id = ? AND seq = ?').run(at, recordingId, seq);
+      this.db.prepare(`UPDATE recordings SET state = 'stopped', stopped_at = ? WHERE id = ? AND state = 'live'`).run(at, recordingId);
+    })();
+  }
+
+  /** At start: publishes that were live when the service went down have ended (their publishers are gone). */
+  interrupted(): void {
+    const now = this.clock.now();
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE recording_parts SET stopped_at = ? WHERE stopped_at IS NULL').run(now);
+      this.db.prepare(`UPDATE recordings SET state = 'stopped', stopped_at = ? WHERE state = 'live'`).run(now);
+    })();
+  }
+
+  list(stream: StreamRow): RecordingRow[] {
+    return this.db.prepare('SELECT * FROM recordings WHERE live_stream_id = ? ORDER BY start_at').all(stream.id) as RecordingRow[];
+  }
+
+  /** A recording of this stream; a deleted one (retention) is a 404. */
+  find(stream: StreamRow, id: string): RecordingRow {
+    const row = isId(id) ? (this.db.prepare('SELECT * FROM recordings WHERE id = ?').get(id) as RecordingRow | undefined) : undefined;
+    if (!row || row.live_stream_id !== stream.id) throw notFound(`Temporary recording ${JSON.stringify(id)} of live stream ${stream.id}`);
+    return row;
+  }
+
+  row(id: string): RecordingRow | undefined {
+    return this.db.prepare('SELECT * FROM recordings WHERE id = ?').get(id) as RecordingRow | undefined;
+  }
+
+  /** The parts with the segments their recorders have finished so far. */
+  async parts(id: string): Promise<Part[]> {
+    const rows = this.db.prepare('SELECT seq, started_at FROM recording_parts WHERE recording_id = ? ORDER BY seq').all(id) as {
+      seq: number;
+      started_at: number;
+    }[];
+    const dir = this.files.recordingDir(id);
+    return Promise.all(rows.map(async (r) => ({ seq: r.seq, startedAt: r.started_at, segments: await partSegments(join(dir, `part${r.seq}`)) })));
+  }
+
+  async playlist(id: string): Promise<string> {
+    return composePlaylist(await this.parts(id), this.row(id)?.state === 'complete');
+  }
+
+  async wire(row: RecordingRow, stream: StreamRow, exportData: ExportEntry[]): Promise<TemporaryRecording> {
+    const complete = row.state === 'complete';
+    const seconds = complete ? row.duration! : (await this.parts(row.id)).reduce((sum, p) => sum + partSeconds(p), 0);
+    const base = `${this.apiOrigin()}/recordings/${row.id}`;
+    return {
+      _id: row.id,
+      stream_key: stream.stream_key,
+      start_time: iso(row.start_at),
+      end_time: complete ? iso(row.end_at!) : null,
+      export_data: exportData,
+      duration: complete ? Math.round(seconds) : Math.floor(seconds),
+      playback: { temporary_playback: `${base}/index.m3u8` },
+      download_url: complete ? `${base}/download.mp4` : null,
+      status: row.state === 'live' ? 'live' : complete ? 'complete' : 'stopped',
+    };
+  }
+
+  /** Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4). */
+  sweep(): void {
+    const now = this.clock.now();
+    const due = this.db
+      .prepare(`SELECT id FROM recordings WHERE state = 'stopped' AND stopped_at < ?`)
+      .all(now - this.mergeWindowMs) as { id: string }[];
+    for (const { id } of due) {
+      this.db.transaction(() => {
+        this.db.prepare(`UPDATE recordings SET state = 'finishing' WHERE id = ?`).run(id);
+        this.jobs.enqueue(FINISH_RECORDING, { recordingId: id });
+      })();
+    }
+    const expired = this.db
+      .prepare(`SELECT id FROM recordings WHERE state = 'complete' AND end_at <= ?`)
+      .all(now - RECORDING_RETENTION_MS) as { id: string }[];
+    for (const { id } of expired) void this.remove(id);
+  }
+
+  /** The FINISH_RECORDING job: the whole recording as one MP4 (streams copied); then it is complete. */
+  async finish(id: string, signal: AbortSignal): Promise<void> {
+    const row = this.row(id);
+    if (!row || row.state !== 'finishing') return;
+    const dir = this.files.recordingDir(id);
+    const segments = (await this.parts(id)).flatMap((p) => p.segments.map((s) => join(dir, `part${p.seq}`, s.file)));
+    const mp4 = join(dir, 'recording.mp4');
+    let duration = 0;
+    let size = 0;
+    if (segments.length > 0) {
+      const list = join(dir, 'concat.txt');
+      await writeFile(list, segments.map((s) => `file '${s.replace(/'/g, "'\\''")}'`).join('\n'));
+      await run('ffmpeg', ['-v', 'error', '-f', 'concat', '-safe', '0', '-i', list, '-map', '0:v?', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-y', `${mp4}.tmp.mp4`], signal);
+      await rename(`${mp4}.tmp.mp4`, mp4);
+      duration = Number(await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', mp4], signal));
+      size = (await stat(mp4)).size;
+    }
+    this.db
+      .prepare(`UPDATE recordings SET state = 'complete', end_at = stopped_at, duration = ?, size = ? WHERE id = ? AND state = 'finishing'`)
+      .run(duration, size, id);
+  }
+
+  /** Deletes a recording's files and rows; the permanent videos converted from it stay. */
+  async remove(id: string): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(id);
+      this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);
+      this.db.prepare('DELETE FROM recordings WHERE id = ?').run(id);
+    })();
+    await rm(this.files.recordingDir(id), { recursive: true, force: true });
+  }
+}

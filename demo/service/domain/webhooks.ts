@@ -1,0 +1,155 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { iso } from '../clock.js';
+import type { Db } from '../db.js';
+import { badField, notFound } from '../http/errors.js';
+import { show } from '../http/router.js';
+import { isId, newId, newSecret } from '../ids.js';
+import { RetryAt, type Jobs } from '../jobs.js';
+import type { Caller } from './accounts.js';
+
+export const WEBHOOK_EVENTS = ['video-ready'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export const DELIVER_WEBHOOK = 'deliver-webhook';
+
+/**
+ * Decision (spec, Events 5: "Signing, retries and delivery guarantees: not shown"): at least once,
+ * signed with the Standard Webhooks scheme, retried after these waits (about 27.6 hours in all, past
+ * the day a receiver may be down), the same `webhook-id` every time. A 2xx answer is a delivery.
+ */
+export const RETRY_WAITS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
+const ATTEMPT_TIMEOUT_MS = 15_000;
+
+interface WebhookRow {
+  id: string;
+  organization_id: string;
+  environment: string;
+  url: string;
+  events: string;
+  secret: string;
+  created_at: number;
+}
+
+export interface WebhookObject {
+  _id: string;
+  url: string;
+  events: WebhookEvent[];
+  creation_time: string;
+  /** Only in the answer to POST /webhooks: the key to verify signatures with (`whsec_…`). */
+  secret?: string;
+}
+
+/** Webhook endpoints (decision: POST/GET/DELETE /webhooks) and the durable delivery of events to them. */
+export class Webhooks {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly jobs: Jobs,
+  ) {}
+
+  create(caller: Caller, body: Record<string, unknown>): WebhookObject {
+    const { url, events = [...WEBHOOK_EVENTS] } = body;
+    let parsed: URL | undefined;
+    try {
+      parsed = typeof url === 'string' ? new URL(url) : undefined;
+    } catch {
+      /* reported below */
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) {
+      throw badField('url', `url must be an absolute http or https address; got ${show(url)}.`);
+    }
+    if (!Array.isArray(events) || events.length === 0 || !events.every((e) => (WEBHOOK_EVENTS as readonly unknown[]).includes(e))) {
+      throw badField('events', `events must be a non-empty list of ${WEBHOOK_EVENTS.map((e) => JSON.stringify(e)).join(', ')}; got ${show(events)}.`);
+    }
+    const id = newId();
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    this.db
+      .prepare('INSERT INTO webhooks (id, organization_id, environment, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(id, caller.organizationId, caller.environment, parsed.href, JSON.stringify([...new Set(events)]), secret, this.clock.now());
+    return { ...this.object(this.find(caller, id)), secret };
+  }
+
+  list(caller: Caller): WebhookObject[] {
+    const rows = this.db
+      .prepare('SELECT * FROM webhooks WHERE organization_id = ? AND environment = ? ORDER BY created_at, id')
+      .all(caller.organizationId, caller.environment) as WebhookRow[];
+    return rows.map((r) => this.object(r));
+  }
+
+  find(caller: Caller, id: string): WebhookRow {
+    const row = isId(id) ? (this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as WebhookRow | undefined) : undefined;
+    if (!row || row.organization_id !== caller.organizationId || row.environment !== caller.environment) throw notFound(`Webhook ${JSON.stringify(id)}`);
+    return row;
+  }
+
+  /** Deliveries already made for it stop being retried. */
+  remove(caller: Caller, id: string): void {
+    this.find(caller, id);
+    this.db.prepare('DELETE FROM webhooks WHERE id = ?').run(id);
+  }
+
+  private object(row: WebhookRow): WebhookObject {
+    return { _id: row.id, url: row.url, events: JSON.parse(row.events) as WebhookEvent[], creation_time: iso(row.created_at) };
+  }
+
+  /** Queues the event to every webhook of the organization and environment that takes it (one transaction). */
+  emit(organizationId: string, environment: string, event: WebhookEvent, payload: unknown): void {
+    const hooks = this.db.prepare('SELECT * FROM webhooks WHERE organization_id = ? AND environment = ?').all(organizationId, environment) as WebhookRow[];
+    const body = JSON.stringify({ event, payload });
+    this.db.transaction(() => {
+      for (const hook of hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(event))) {
+        const id = newSecret('msg_', 18);
+        this.db
+          .prepare(`INSERT INTO webhook_deliveries (id, webhook_id, event, body, state, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`)
+          .run(id, hook.id, event, body, this.clock.now());
+        this.jobs.enqueue(DELIVER_WEBHOOK, { deliveryId: id });
+      }
+    })();
+  }
+
+  /** The DELIVER_WEBHOOK job: one attempt; a failure asks the job runner to come back after the next wait. */
+  async deliver(deliveryId: string, signal: AbortSignal): Promise<void> {
+    const delivery = this.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(deliveryId) as
+      | { id: string; webhook_id: string; body: string; state: string; attempts: number }
+      | undefined;
+    const hook = delivery && (this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(delivery.webhook_id) as WebhookRow | undefined);
+    if (!delivery || delivery.state !== 'pending' || !hook) return;
+    const timestamp = Math.floor(this.clock.now() / 1000);
+    const attempts = delivery.attempts + 1;
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await fetch(hook.url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'video-service-webhooks/1',
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': sign(hook.secret, delivery.id, timestamp, delivery.body),
+        },
+        body: delivery.body,
+      });
+      status = res.status;
+      await res.body?.cancel();
+      if (status < 200 || status > 299) error = `answered ${status}`;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      error = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+    }
+    const wait = RETRY_WAITS_MS[attempts - 1];
+    const state = error === null ? 'delivered' : wait === undefined ? 'failed' : 'pending';
+    this.db
+      .prepare('UPDATE webhook_deliveries SET attempts = ?, last_status = ?, last_error = ?, state = ?, delivered_at = ? WHERE id = ?')
+      .run(attempts, status, error, state, state === 'delivered' ? this.clock.now() : null, delivery.id);
+    if (state === 'pending') throw new RetryAt(this.clock.now() + wait!, `webhook ${hook.url} ${error}`);
+  }
+}
+
+/** Standard Webhooks: base64 HMAC-SHA256 of `id.timestamp.body`, keyed with the secret's bytes after `whsec_`. */
+export function sign(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}

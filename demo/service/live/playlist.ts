@@ -1,0 +1,57 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { iso } from '../clock.js';
+
+export interface Segment {
+  /** Seconds (EXTINF). */
+  duration: number;
+  /** File name inside the part's folder. */
+  file: string;
+}
+
+export interface Part {
+  seq: number;
+  /** Service-clock milliseconds when the publish began. */
+  startedAt: number;
+  segments: Segment[];
+}
+
+/** The finished segments of one part, from the media playlist its recorder (ffmpeg's HLS muxer) keeps. */
+export async function partSegments(dir: string): Promise<Segment[]> {
+  const text = await readFile(join(dir, 'stream.m3u8'), 'utf8').catch(() => '');
+  const segments: Segment[] = [];
+  let duration: number | undefined;
+  for (const line of text.split('\n').map((l) => l.trim())) {
+    if (line.startsWith('#EXTINF:')) duration = Number.parseFloat(line.slice(8));
+    else if (line && !line.startsWith('#') && duration !== undefined) {
+      segments.push({ duration, file: line });
+      duration = undefined;
+    }
+  }
+  return segments;
+}
+
+export const partSeconds = (part: Part) => part.segments.reduce((sum, s) => sum + s.duration, 0);
+
+/**
+ * The recording's playlist (`temporary_playback`): every part's segments in order, a discontinuity
+ * where a publisher dropped and came back, and a program date time on each segment, counted on the
+ * service clock from the publish that made it. An EVENT playlist while the recording can still grow,
+ * VOD with an end once it is complete.
+ */
+export function composePlaylist(parts: Part[], complete: boolean): string {
+  const all = parts.flatMap((p) => p.segments);
+  const target = Math.max(1, ...all.map((s) => Math.ceil(s.duration)));
+  const lines = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, '#EXT-X-MEDIA-SEQUENCE:0'];
+  lines.push(`#EXT-X-PLAYLIST-TYPE:${complete ? 'VOD' : 'EVENT'}`, '#EXT-X-INDEPENDENT-SEGMENTS');
+  parts.forEach((part, i) => {
+    if (i > 0 && part.segments.length > 0) lines.push('#EXT-X-DISCONTINUITY');
+    let at = part.startedAt;
+    for (const segment of part.segments) {
+      lines.push(`#EXT-X-PROGRAM-DATE-TIME:${iso(at)}`, `#EXTINF:${segment.duration.toFixed(6)},`, `part${part.seq}/${segment.file}`);
+      at += segment.duration * 1000;
+    }
+  });
+  if (complete) lines.push('#EXT-X-ENDLIST');
+  return `${lines.join('\n')}\n`;
+}

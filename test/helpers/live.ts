@@ -1,0 +1,26 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * A real RTMP publisher: ffmpeg pushing a test pattern and a tone in real time (`-re`), 720p at 2 Mbit/s,
+ * H.264 + AAC with a keyframe every 2 s, as OBS sends by default. `codecs` swaps in others (FLV's own
+ * Sorenson video and MP3, say) to make the service encode. Resolves with ffmpeg's exit code.
+ */
+export function push(url: string, seconds: number, codecs = ['-c:v', 'libx264', '-preset', 'veryfast', '-g', '60', '-b:v', '2M', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k']): Promise<number | null> {
+  const child = spawn('ffmpeg', [
+    '-hide_banner', '-nostdin', '-v', 'error', '-re',
+    '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000',
+    '-t', String(seconds), ...codecs, '-f', 'flv', url,
+  ], { stdio: 'ignore' });
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Polls `check` every 100 ms until it returns something other than undefined; fails after `timeoutMs`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

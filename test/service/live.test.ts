@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import type { LiveStream } from '../../src/api/types.js';
+import { Receiver } from '../helpers/receiver.js';
+import { push, until } from '../helpers/live.js';
+import { probeDuration } from '../helpers/media.js';
+import { startWithToken, type RunningService } from '../helpers/service.js';
+
+const MINUTE = 60_000;
+
+/** What #9 and #10 need of a stream: its id and ingest URL, and calls on its recordings. */
+function streamOf(service: RunningService, token: string, stream: LiveStream) {
+  const list = async () => {
+    const r = await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body as any[];
+  };
+  return {
+    ...stream,
+    list,
+    /** Waits until the recording `index` (0: oldest) exists and `ok(recording)`. */
+    waitFor: (what: string, ok: (r: any) => boolean, index = 0, timeoutMs = 30_000) =>
+      until(what, async () => {
+        const r = (await list())[index];
+        return r && ok(r) ? r : undefined;
+      }, timeoutMs),
+    convert: (recordingId: string, body?: unknown) =>
+      service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recordingId}`, { token, body }),
+  };
+}
+
+async function createStream(service: RunningService, token: string, name = 'studio') {
+  const r = await service.call('POST', '/live_streams', { token, body: { name } });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return streamOf(service, token, r.body);
+}
+
+const segmentsOf = (playlist: string) => playlist.split('\n').filter((l) => l.endsWith('.ts')).length;
+
+describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
+  let service: RunningService;
+  let token: string;
+  before(async () => ({ service, token } = await startWithToken('acme')));
+  after(() => service.stop());
+
+  it('creates, lists, gets and deletes live streams, each with an lv_ key and its RTMP ingest URL', async () => {
+    const created = await service.call('POST', '/live_streams', { token, body: { name: 'Morning show' } });
+    assert.equal(created.status, 200);
+    const stream = created.body;
+    assert.match(stream._id, /^[0-9a-f]{24}$/);
+    assert.match(stream.stream_key, /^lv_[A-Za-z0-9_-]{20,}$/);
+    assert.equal(stream.ingest.server, service.rtmp);
+    assert.equal(stream.ingest.url, `${service.rtmp}/${stream.stream_key}`);
+    assert.equal(stream.status, 'idle');
+    assert.deepEqual((await service.call('GET', `/live_streams/${stream._id}`, { token })).body, stream);
+    assert.ok((await service.call('GET', '/live_streams', { token })).body.some((s: any) => s._id === stream._id));
+
+    const other = await service.token('someone-else');
+    assert.equal((await service.call('GET', `/live_streams/${stream._id}`, { token: other })).status, 404);
+    assert.deepEqual((await service.call('GET', '/live_streams', { token: other })).body, []);
+    assert.equal((await service.call('GET', '/live_streams', { token: null })).status, 401);
+    const bad = await service.call('POST', '/live_streams', { token, body: { name: 42 } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.field, 'name');
+
+    assert.deepEqual((await service.call('DELETE', `/live_streams/${stream._id}`, { token })).body, { success: true });
+    assert.equal((await service.call('GET', `/live_streams/${stream._id}`, { token })).status, 404);
+    assert.equal((await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).status, 404);
+  });
+
+  it('refuses a publish whose stream key no live stream has', async () => {
+    const stream = await createStream(service, token);
+    const code = await push(`${service.rtmp}/lv_${'x'.repeat(24)}`, 4);
+    assert.notEqual(code, 0, 'ffmpeg should fail to publish');
+    assert.notEqual(await push(`${service.rtmp.replace(/\/live$/, '/other')}/${stream.stream_key}`, 2), 0, 'only the live app takes publishes');
+    assert.deepEqual(await stream.list(), []);
+  });
+
+  let recorded: { stream: ReturnType<typeof streamOf>; recording: any };
+
+  it('lists a recording within 5 s, merges a return within the window, and completes after it', async () => {
+    const stream = await createStream(service, token);
+    const first = push(stream.ingest.url, 6);
+    const live = await stream.waitFor('the recording in #9', () => true, 0, 5_000);
+    assert.equal(live.status, 'live');
+    assert.equal(live.stream_key, stream.stream_key);
+    assert.equal(live.end_time, null);
+    assert.equal(live.download_url, null);
+    assert.deepEqual(live.export_data, []);
+    assert.equal((await service.call('GET', `/live_streams/${stream._id}`, { token })).body.status, 'live');
+    // The playlist plays while live: it grows, as an EVENT playlist with program date times.
+    const playlist = await until('a segment in temporary_playback', async () => {
+      const text = await (await fetch(live.playback.temporary_playback)).text();
+      return segmentsOf(text) > 0 ? text : undefined;
+    });
+    assert.match(playlist, /#EXT-X-PLAYLIST-TYPE:EVENT/);
+    assert.match(playlist, /#EXT-X-PROGRAM-DATE-TIME:\d{4}-\d\d-\d\dT/);
+    assert.doesNotMatch(playlist, /#EXT-X-ENDLIST/);
+    assert.equal(await first, 0);
+    await stream.waitFor('the first publish to stop', (r) => r.status === 'stopped');
+
+    // Back within the merge window (one minute): the same recording goes on.
+    assert.equal(await push(stream.ingest.url, 4), 0);
+    const merged = await stream.waitFor('the second publish to stop', (r) => r.status === 'stopped');
+    assert.equal((await stream.list()).length, 1);
+    assert.equal(merged._id, live._id);
+    assert.equal(merged.start_time, live.start_time);
+    const both = await (await fetch(live.playback.temporary_playback)).text();
+    assert.equal(both.match(/#EXT-X-DISCONTINUITY\n/g)?.length, 1);
+
+    // Stopped for more than the window: complete, with its end, whole seconds and an MP4 of it all.
+    await service.advanceClock(MINUTE + 1_000);
+    const complete = await stream.waitFor('the recording to be complete', (r) => r.status === 'complete');
+    assert.ok(Date.parse(complete.end_time) > Date.parse(complete.start_time));
+    assert.ok(Number.isInteger(complete.duration) && complete.duration >= 9 && complete.duration <= 11, `duration ${complete.duration}`);
+    const mp4 = await probeDuration(complete.download_url);
+    assert.ok(Math.abs(mp4 - complete.duration) <= 1, `MP4 ${mp4}s vs ${complete.duration}s`);
+    const vod = await (await fetch(live.playback.temporary_playback)).text();
+    assert.match(vod, /#EXT-X-PLAYLIST-TYPE:VOD/);
+    assert.match(vod, /#EXT-X-ENDLIST/);
+    recorded = { stream, recording: complete };
+
+    // After the window, a new publish is a new recording.
+    assert.equal(await push(stream.ingest.url, 3), 0);
+    const second = await stream.waitFor('a second recording', (r) => r.status === 'stopped', 1);
+    assert.notEqual(second._id, live._id);
+    assert.equal((await stream.list()).length, 2);
+    // Not complete yet (inside the window): it cannot be converted.
+    const early = await stream.convert(second._id, {});
+    assert.equal(early.status, 409);
+    assert.equal(early.body.error.code, 'recording_not_complete');
+  });
+
+  it('encodes a stream that is not H.264/AAC into H.264/AAC segments', async () => {
+    const stream = await createStream(service, token, 'old encoder');
+    assert.equal(await push(stream.ingest.url, 4, ['-c:v', 'flv', '-q:v', '5', '-c:a', 'libmp3lame', '-ar', '44100']), 0);
+    const recording = await stream.waitFor('the publish to stop', (r) => r.status === 'stopped' && r.duration >= 2);
+    const { stdout } = await promisify(execFile)('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', recording.playback.temporary_playback]);
+    assert.deepEqual([...new Set(stdout.split('\n').map((l) => l.trim()).filter(Boolean))].sort(), ['aac', 'h264']);
+  });
+
+  describe('conversion (#10, #11) and video-ready', () => {
+    let receiver: Receiver;
+    before(async () => {
+      receiver = await new Receiver().listen();
+      const hook = await service.call('POST', '/webhooks', { token, body: { url: receiver.url, events: ['video-ready'] } });
+      assert.equal(hook.status, 200, JSON.stringify(hook.body));
+    });
+    after(() => receiver.close());
+
+    it('converts a part (accurately) and the whole recording at once into permanent videos', async () => {
+      const { stream, recording } = recorded;
+      const from = new Date(Date.parse(recording.start_time) + 2_500).toISOString();
+      const [part, whole] = await Promise.all([stream.convert(recording._id, { from, duration: 4 }), stream.convert(recording._id)]);
+      assert.equal(part.status, 200, JSON.stringify(part.body));
+      assert.deepEqual(part.body, { from, duration: 4, bytes: 0, status: 'PROCESSING', download_url: null });
+      assert.equal(whole.status, 200, JSON.stringify(whole.body));
+      assert.deepEqual(whole.body, { from: recording.start_time, duration: recording.duration, bytes: 0, status: 'PROCESSING', download_url: null });
+
+      const done = await stream.waitFor('both exports', (r) => r.export_data.length === 2 && r.export_data.every((e: any) => e.status === 'EXPORTED'), 0, 120_000);
+      const partEntry = done.export_data.find((e: any) => e.from === from && e.duration === 4);
+      const wholeEntry = done.export_data.find((e: any) => e.from === recording.start_time && e.duration === recording.duration);
+      for (const [entry, seconds] of [[partEntry, 4], [wholeEntry, recording.duration]] as const) {
+        assert.match(entry.video_id, /^[0-9a-f]{24}$/);
+        const download = await fetch(entry.download_url);
+        assert.equal(entry.bytes, (await download.arrayBuffer()).byteLength, 'bytes is the size of the file at download_url');
+        const probed = await probeDuration(entry.download_url);
+        assert.ok(Math.abs(probed - seconds) <= 0.5, `export of ${seconds}s probes at ${probed}s`);
+        const video = (await service.call('GET', `/videos/${entry.video_id}`, { token })).body;
+        assert.equal(video.status, 'ready');
+        assert.equal(video.live_stream_id, stream._id);
+        assert.ok(Math.abs((await probeDuration(video.playback.hls_url)) - seconds) <= 0.5);
+      }
+      const listed = (await service.call('GET', `/live_streams/${stream._id}/recordings`, { token })).body;
+      assert.deepEqual(listed.map((v: any) => v._id).sort(), done.export_data.map((e: any) => e.video_id).sort());
+
+      // Each export announced itself: video-ready with the new video's id and its mediainfo.
+      const ids = await until('two video-ready deliveries', async () => {
+        const got = receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.event === 'video-ready').map((b) => b.payload._id);
+        return got.length >= 2 ? got : undefined;
+      });
+      assert.deepEqual(ids.sort(), done.export_data.map((e: any) => e.video_id).sort());
+    });
+
+    it('answers 400 naming the field for a bad conversion body, 404 for an unknown recording', async () => {
+      const { stream, recording } = recorded;
+      const start = Date.parse(recording.start_time);
+      const at = (ms: number) => new Date(start + ms).toISOString();
+      const cases: [unknown, string][] = [
+        [{ from: at(1000) }, 'duration'],
+        [{ duration: 3 }, 'from'],
+        [{ from: 'yesterday', duration: 3 }, 'from'],
+        [{ from: 1700000000, duration: 3 }, 'from'],
+        [{ from: '2026-11-22T10:00:00', duration: 3 }, 'from'],
+        [{ from: at(-5_000), duration: 3 }, 'from'],
+        [{ from: at((recording.duration + 30) * 1000), duration: 3 }, 'from'],
+        [{ from: at(1000), duration: 0 }, 'duration'],
+        [{ from: at(1000), duration: -2 }, 'duration'],
+        [{ from: at(1000), duration: 2.5 }, 'duration'],
+        [{ from: at(1000), duration: '3' }, 'duration'],
+        [{ from: at(1000), duration: recording.duration + 5 }, 'duration'],
+      ];
+      for (const [body, field] of cases) {
+        const r = await stream.convert(recording._id, body);
+        assert.equal(r.status, 400, `${JSON.stringify(body)} → ${r.status}`);
+        assert.equal(r.body.error.field, field, `${JSON.stringify(body)}: ${r.body.error.message}`);
+        assert.ok(r.body.error.message.includes(field), r.body.error.message);
+      }
+      const notJson = await service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recording._id}`, { token, raw: '{from' });
+      assert.equal(notJson.status, 400);
+      assert.equal((await stream.convert('0'.repeat(24), {})).status, 404);
+      assert.equal((await stream.convert('not-an-id', {})).status, 404);
+    });
+
+    it('refuses a conversion past the hosting-minute quota; temporary recordings do not count', async () => {
+      const { stream, recording } = recorded;
+      const used = (await service.call('GET', '/usage', { token })).body.hosting_minutes.used;
+      // The two exports (4 s + the whole recording) are all that count; the recordings themselves do not.
+      assert.ok(Math.abs(used - (4 + recording.duration) / 60) < 0.05, `used ${used}`);
+      await service.cli('plan', '--org', 'acme', '--quota-minutes', String(used + 0.05));
+      const refused = await stream.convert(recording._id, {});
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.error.code, 'quota_exceeded');
+      assert.match(refused.body.error.message, /quota/);
+      const { body: usage } = await service.call('GET', '/usage', { token });
+      assert.equal(usage.hosting_minutes.quota, Math.round((used + 0.05) * 1e6) / 1e6);
+      await service.cli('plan', '--org', 'acme', '--quota-minutes', 'unlimited');
+    });
+  });
+});
+
+describe('retention on the service clock', () => {
+  let service: RunningService;
+  let token: string;
+  before(async () => ({ service, token } = await startWithToken('acme')));
+  after(() => service.stop());
+
+  it('deletes a temporary recording and its files 3 days after it ends, and not before', async () => {
+    const stream = await createStream(service, token);
+    assert.equal(await push(stream.ingest.url, 3), 0);
+    await stream.waitFor('the publish to stop', (r) => r.status === 'stopped');
+    await service.advanceClock(MINUTE + 1_000);
+    const recording = await stream.waitFor('the recording to be complete', (r) => r.status === 'complete');
+    const dir = join(service.data, 'recordings', recording._id);
+    assert.ok((await readdir(dir)).includes('recording.mp4'));
+
+    await service.advanceClock(3 * 24 * 60 * MINUTE - MINUTE * 2);
+    await new Promise((r) => setTimeout(r, 600)); // the sweeper runs every 250 ms
+    assert.equal((await stream.list()).length, 1, 'kept until 3 days after its end');
+    assert.equal((await fetch(recording.download_url)).status, 200);
+
+    await service.advanceClock(3 * MINUTE);
+    await until('the recording to be deleted', async () => ((await stream.list()).length === 0 ? true : undefined));
+    assert.equal((await stream.convert(recording._id, {})).status, 404);
+    assert.equal((await fetch(recording.download_url)).status, 404);
+    await assert.rejects(readdir(dir), { code: 'ENOENT' });
+  });
+});
