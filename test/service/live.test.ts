@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import type { LiveStream } from '../../src/api/types.js';
 import { Receiver } from '../helpers/receiver.js';
 import { push, until } from '../helpers/live.js';
-import { probeDuration } from '../helpers/media.js';
-import { startWithToken, type RunningService } from '../helpers/service.js';
+import { media, probeDuration } from '../helpers/media.js';
+import { startWithToken, upload, waitForVideo, type RunningService } from '../helpers/service.js';
 
 const MINUTE = 60_000;
 
@@ -233,7 +233,7 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
   });
 });
 
-describe('retention on the service clock', () => {
+describe('retention, plan end and quotas on the service clock', () => {
   let service: RunningService;
   let token: string;
   before(async () => ({ service, token } = await startWithToken('acme')));
@@ -258,5 +258,46 @@ describe('retention on the service clock', () => {
     assert.equal((await stream.convert(recording._id, {})).status, 404);
     assert.equal((await fetch(recording.download_url)).status, 404);
     await assert.rejects(readdir(dir), { code: 'ENOENT' });
+  });
+
+  it('deletes every file of an organization 15 days after its plan ends, and not before', async () => {
+    const ending = await service.token('ending-plan');
+    const id = await upload(service, ending, await media('h264-aac-320p-4s.mp4'));
+    const kept = await upload(service, token, await media('h264-aac-320p-4s.mp4'));
+    const video = await waitForVideo(service, ending, id);
+    await waitForVideo(service, token, kept);
+    const now = (await service.call('POST', '/__test__/clock', { body: { advanceMs: 0 } })).body.now as number;
+    await service.cli('plan', '--org', 'ending-plan', '--ends', new Date(now).toISOString());
+    const { body: usage } = await service.call('GET', '/usage', { token: ending });
+    assert.equal(usage.plan.end_time, new Date(now).toISOString());
+    assert.equal(usage.plan.files_deleted_time, new Date(now + 15 * 24 * 60 * MINUTE).toISOString());
+
+    await service.advanceClock(15 * 24 * 60 * MINUTE - 60 * MINUTE);
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal((await service.call('GET', `/videos/${id}`, { token: ending })).status, 200, 'kept until 15 days after the plan ended');
+    assert.equal((await fetch(video.download_url)).status, 200);
+
+    await service.advanceClock(2 * 60 * MINUTE);
+    await until('the files to be deleted', async () => ((await service.call('GET', `/videos/${id}`, { token: ending })).status === 404 ? true : undefined));
+    assert.equal((await fetch(video.download_url)).status, 404);
+    await assert.rejects(readdir(join(service.data, 'videos', id)), { code: 'ENOENT' });
+    assert.equal((await service.call('GET', `/videos/${kept}`, { token })).status, 200, 'another organization keeps its files');
+  });
+
+  it('refuses an upload once the hosting-minute quota is used up, naming the quota', async () => {
+    const small = await service.token('small-plan');
+    await service.cli('plan', '--org', 'small-plan', '--quota-minutes', '0.05');
+    const id = await upload(service, small, await media('h264-aac-320p-4s.mp4'));
+    await waitForVideo(service, small, id);
+    const { body: usage } = await service.call('GET', '/usage', { token: small });
+    assert.equal(usage.hosting_minutes.quota, 0.05);
+    assert.ok(Math.abs(usage.hosting_minutes.used - 4 / 60) < 0.01, `used ${usage.hosting_minutes.used}`);
+    const { body: next } = await service.call('POST', '/videos', { token: small });
+    for (const path of [`/videos/${next._id}/uploads`, `/videos/${next._id}/multipart-upload/begin`]) {
+      const r = await service.call('POST', path, { token: small });
+      assert.equal(r.status, 403, path);
+      assert.equal(r.body.error.code, 'quota_exceeded');
+      assert.match(r.body.error.message, /0\.05 minutes/);
+    }
   });
 });

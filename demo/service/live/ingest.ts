@@ -106,7 +106,8 @@ export class Ingest {
 
   private async end(publish: Publish, at: number): Promise<void> {
     for (const s of Context.sessions.values()) if (s.streamQuery?.recorder === publish.sessionId) s.close();
-    await publish.recorder?.stop(5_000);
+    // A recorder behind a publisher that sent faster than real time may need a while to catch up.
+    await publish.recorder?.stop(30_000);
     if (publish.part) this.recordings.endPart(publish.part.recordingId, publish.part.seq, at);
   }
 
