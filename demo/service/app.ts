@@ -89,9 +89,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const usage = new Usage(db, clock, files, recordings);
   const exports = new Exports(db, clock, jobs, files, videos, recordings, usage, options.cutStrategy ?? 'whole');
   const webhooks = new Webhooks(db, clock, jobs);
-  let ingest: Ingest | undefined;
-  const streams = new LiveStreams(db, clock, () => origins.rtmp, (id) => ingest?.isLive(id) ?? false);
-  ingest = new Ingest(streams, recordings, clock);
+  const streams = new LiveStreams(db, clock, () => origins.rtmp);
+  const ingest = new Ingest(streams, recordings, clock);
 
   jobs.register(PROCESS_VIDEO, async (payload, signal) => {
     const id = payload.videoId as string;
@@ -102,7 +101,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       if (!(err instanceof MediaError)) console.error(`processing ${id}:`, err);
       videos.markFailed(id, err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`);
     }
-    exports.videoDone(id);
+    await exports.videoDone(id);
     // Decision: every video that becomes ready announces it, uploaded or converted from a recording.
     const row = videos.row(id);
     if (row?.status === 'ready') {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Environment } from '../../../src/api/types.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, notFound } from '../http/errors.js';
 import { newId, newSecret } from '../ids.js';
 
 /** Who is calling: the token's user, organization and environment. */
@@ -12,6 +12,15 @@ export interface Caller {
   environment: Environment;
   /** A short-lived token (made by POST /tokens) cannot make more tokens. */
   shortLived: boolean;
+}
+
+/**
+ * A row the caller may see: its organization's, in its environment. Anything else, missing or not, is the same
+ * 404 (never a 403, which would tell that the id exists).
+ */
+export function owned<T extends { organization_id: string; environment: string }>(caller: Caller, row: T | undefined, what: string): T {
+  if (!row || row.organization_id !== caller.organizationId || row.environment !== caller.environment) throw notFound(what);
+  return row;
 }
 
 /** Decision: lifetimes POST /tokens accepts, in seconds (default one hour). */

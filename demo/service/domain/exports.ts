@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExportEntry, VideoDetails } from '../../../src/api/types.js';
@@ -131,18 +130,18 @@ export class Exports {
     } catch (err) {
       if (signal.aborted) throw err;
       this.videos.markFailed(row.video_id, `The recording could not be cut: ${(err as Error).message}`);
-      this.videoDone(row.video_id);
+      await this.videoDone(row.video_id);
       return;
     }
     this.videos.startProcessing(row.video_id, (await stat(source)).size, null);
   }
 
   /** The pipeline finished a video; if it came from a conversion, that entry is EXPORTED (or FAILED). */
-  videoDone(videoId: string): void {
+  async videoDone(videoId: string): Promise<void> {
     const video = this.videos.row(videoId);
     if (!video) return;
     if (video.status === 'ready') {
-      const bytes = statSizeSync(this.files.media(videoId, 'download.mp4'));
+      const { size: bytes } = await stat(this.files.media(videoId, 'download.mp4'));
       this.db.prepare(`UPDATE exports SET status = 'EXPORTED', bytes = ? WHERE video_id = ? AND status = 'PROCESSING'`).run(bytes, videoId);
     } else if (video.status === 'failed') {
       this.db.prepare(`UPDATE exports SET status = 'FAILED' WHERE video_id = ? AND status = 'PROCESSING'`).run(videoId);
@@ -153,13 +152,5 @@ export class Exports {
   videosOf(stream: StreamRow): VideoDetails[] {
     const rows = this.db.prepare('SELECT id FROM videos WHERE live_stream_id = ? ORDER BY created_at, id').all(stream.id) as { id: string }[];
     return rows.map((r) => this.videos.details(this.videos.row(r.id)!));
-  }
-}
-
-function statSizeSync(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
   }
 }

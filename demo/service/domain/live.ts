@@ -7,9 +7,9 @@ import { notFound } from '../http/errors.js';
 import { isId, newId, newSecret } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import { composePlaylist, partSeconds, partSegments, type Part } from '../live/playlist.js';
-import { run } from '../processing/ffmpeg.js';
+import { probe, run } from '../processing/ffmpeg.js';
 import type { Files } from '../storage/files.js';
-import type { Caller } from './accounts.js';
+import { owned, type Caller } from './accounts.js';
 
 export interface StreamRow {
   id: string;
@@ -46,7 +46,6 @@ export class LiveStreams {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly rtmpOrigin: () => string,
-    private readonly isLive: (streamId: string) => boolean,
   ) {}
 
   create(caller: Caller, name: string | null): LiveStream {
@@ -67,10 +66,7 @@ export class LiveStreams {
   /** A stream the caller may see; another organization's (or environment's) is a 404. */
   find(caller: Caller, id: string): StreamRow {
     const row = isId(id) ? (this.db.prepare('SELECT * FROM live_streams WHERE id = ?').get(id) as StreamRow | undefined) : undefined;
-    if (!row || row.organization_id !== caller.organizationId || row.environment !== caller.environment) {
-      throw notFound(`Live stream ${JSON.stringify(id)}`);
-    }
-    return row;
+    return owned(caller, row, `Live stream ${JSON.stringify(id)}`);
   }
 
   byKey(key: string): StreamRow | undefined {
@@ -88,7 +84,7 @@ export class LiveStreams {
       name: row.name,
       stream_key: row.stream_key,
       ingest: { server, url: `${server}/${row.stream_key}` },
-      status: this.isLive(row.id) ? 'live' : 'idle',
+      status: this.db.prepare(`SELECT 1 FROM recordings WHERE live_stream_id = ? AND state = 'live'`).get(row.id) ? 'live' : 'idle',
       creation_time: iso(row.created_at),
     };
   }
@@ -226,7 +222,7 @@ export class Recordings {
       await writeFile(list, segments.map((s) => `file '${s.replace(/'/g, "'\\''")}'`).join('\n'));
       await run('ffmpeg', ['-v', 'error', '-f', 'concat', '-safe', '0', '-i', list, '-map', '0:v?', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-y', `${mp4}.tmp.mp4`], signal);
       await rename(`${mp4}.tmp.mp4`, mp4);
-      duration = Number(await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', mp4], signal));
+      duration = Number((await probe(mp4, signal)).format.duration ?? 0);
       size = (await stat(mp4)).size;
     }
     this.db

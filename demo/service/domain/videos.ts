@@ -1,10 +1,9 @@
 import type { Environment, MediaInfo, VideoDetails, VideoObject, VideoStatus } from '../../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
-import { notFound } from '../http/errors.js';
 import { isId, newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
-import type { Caller } from './accounts.js';
+import { owned, type Caller } from './accounts.js';
 
 export interface VideoRow {
   id: string;
@@ -55,11 +54,7 @@ export class Videos {
 
   /** A video the caller may see. Another organization's (or environment's) video is a 404, never a 403. */
   find(caller: Caller, id: string): VideoRow {
-    const row = isId(id) ? this.row(id) : undefined;
-    if (!row || row.organization_id !== caller.organizationId || row.environment !== caller.environment) {
-      throw notFound(`Video ${JSON.stringify(id)}`);
-    }
-    return row;
+    return owned(caller, isId(id) ? this.row(id) : undefined, `Video ${JSON.stringify(id)}`);
   }
 
   object(row: VideoRow): VideoObject {

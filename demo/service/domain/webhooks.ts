@@ -2,11 +2,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
 import type { Db } from '../db.js';
-import { badField, notFound } from '../http/errors.js';
+import { badField } from '../http/errors.js';
 import { show } from '../http/router.js';
 import { isId, newId, newSecret } from '../ids.js';
 import { RetryAt, type Jobs } from '../jobs.js';
-import type { Caller } from './accounts.js';
+import { owned, type Caller } from './accounts.js';
 
 export const WEBHOOK_EVENTS = ['video-ready'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -78,8 +78,7 @@ export class Webhooks {
 
   find(caller: Caller, id: string): WebhookRow {
     const row = isId(id) ? (this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as WebhookRow | undefined) : undefined;
-    if (!row || row.organization_id !== caller.organizationId || row.environment !== caller.environment) throw notFound(`Webhook ${JSON.stringify(id)}`);
-    return row;
+    return owned(caller, row, `Webhook ${JSON.stringify(id)}`);
   }
 
   /** Deliveries already made for it stop being retried. */

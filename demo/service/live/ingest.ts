@@ -51,7 +51,9 @@ export class Ingest {
     return this.origin;
   }
 
-  isLive = (streamId: string): boolean => [...this.publishing.values()].some((p) => p.streamId === streamId);
+  private isPublishing(streamId: string): boolean {
+    return [...this.publishing.values()].some((p) => p.streamId === streamId);
+  }
 
   /** Ends the stream's publish, if any (the stream is being deleted). */
   disconnect(streamId: string): void {
@@ -78,7 +80,7 @@ export class Ingest {
       session.socket?.destroy();
     };
     if (!stream) return refuse('no live stream has that key');
-    if (this.isLive(stream.id)) return refuse('the stream already has a publisher');
+    if (this.isPublishing(stream.id)) return refuse('the stream already has a publisher');
     session.broadcast.publishGraceMs = 0;
     const publish: Publish = { streamId: stream.id, sessionId: session.id };
     this.publishing.set(session.id, publish);
