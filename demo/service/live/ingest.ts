@@ -9,9 +9,11 @@ import { copyable, Recorder } from './recorder.js';
 
 interface Publish {
   streamId: string;
-  sessionId: string;
+  session: NmsSession;
+  /** Subscribed to the broadcast as node-media-server's own FLV recorder is, with no address (no events, no play count). */
+  tap: { id: string; ip: ''; protocol: 'flv'; streamPath: string; sendBuffer: (data: Buffer) => void };
+  recorder: Recorder;
   part?: { recordingId: string; seq: number };
-  recorder?: Recorder;
 }
 
 /**
@@ -57,7 +59,7 @@ export class Ingest {
 
   /** Ends the stream's publish, if any (the stream is being deleted). */
   disconnect(streamId: string): void {
-    for (const p of this.publishing.values()) if (p.streamId === streamId) Context.sessions.get(p.sessionId)?.close();
+    for (const p of this.publishing.values()) if (p.streamId === streamId) p.session.close();
   }
 
   /** Stops every recorder cleanly and ends their parts, so a restart inside the window continues them. */
@@ -82,7 +84,12 @@ export class Ingest {
     if (!stream) return refuse('no live stream has that key');
     if (this.isPublishing(stream.id)) return refuse('the stream already has a publisher');
     session.broadcast.publishGraceMs = 0;
-    const publish: Publish = { streamId: stream.id, sessionId: session.id };
+    // Subscribed now, before the publisher sends a byte, so the recording misses nothing however long
+    // ffmpeg takes to start (the broadcast would only replay the last keyframe's group to a late player).
+    const recorder = new Recorder(`${stream.id} ${session.id}`);
+    const tap = { id: `recorder-${session.id}`, ip: '', protocol: 'flv', streamPath: session.streamPath, sendBuffer: recorder.write } as const;
+    session.broadcast.postPlay(tap);
+    const publish: Publish = { streamId: stream.id, session, tap, recorder };
     this.publishing.set(session.id, publish);
     const at = this.clock.now();
     this.enqueue(stream.id, async () => {
@@ -90,11 +97,7 @@ export class Ingest {
       publish.part = { recordingId, seq };
       // Metadata (onMetaData) names the codecs; it comes right after the publish command.
       for (let i = 0; i < 40 && !session.videoCodec && !session.audioCodec; i++) await new Promise((r) => setTimeout(r, 50));
-      if (!this.publishing.has(session.id)) return; // already gone
-      const copy = copyable(session.videoCodec, session.audioCodec);
-      // The query names the recorder's own connection, to close it when the publish ends.
-      const source = `${this.origin}/live/${stream.stream_key}?recorder=${session.id}`;
-      publish.recorder = await Recorder.start(source, dir, copy, `${recordingId} part ${seq}`);
+      await recorder.start(dir, copyable(session.videoCodec, session.audioCodec));
     });
   };
 
@@ -107,9 +110,8 @@ export class Ingest {
   };
 
   private async end(publish: Publish, at: number): Promise<void> {
-    for (const s of Context.sessions.values()) if (s.streamQuery?.recorder === publish.sessionId) s.close();
-    // A recorder behind a publisher that sent faster than real time may need a while to catch up.
-    await publish.recorder?.stop(30_000);
+    publish.session.broadcast.donePlay(publish.tap);
+    await publish.recorder.finish();
     if (publish.part) this.recordings.endPart(publish.part.recordingId, publish.part.seq, at);
   }
 

@@ -6,11 +6,16 @@ declare module 'node-media-server/src/core/context.js' {
     ip: string;
     streamApp: string;
     streamName: string;
-    streamQuery?: Record<string, unknown>;
+    streamPath: string;
     videoCodec: number | string;
     audioCodec: number | string;
     socket?: import('node:net').Socket;
-    broadcast: { publishGraceMs: number };
+    broadcast: {
+      publishGraceMs: number;
+      /** Subscribes a player; an 'flv' one gets the FLV header, the cached headers, then every tag. */
+      postPlay(session: { id: string; ip: string; protocol: string; sendBuffer(data: Buffer): void }): string | null;
+      donePlay(session: { id: string }): void;
+    };
     close(): void;
   }
   const Context: { config: Record<string, unknown>; eventEmitter: EventEmitter; sessions: Map<string, NmsSession> };

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -13,62 +13,60 @@ export const copyable = (video: number | string, audio: number | string): boolea
 export const SEGMENT_SECONDS = 2;
 
 /**
- * One publish of a live stream recorded to HLS by ffmpeg, reading the stream back from the RTMP server
- * as a player. Reading RTMP gives no end of file when the publisher leaves (the server keeps players
- * waiting for the next publisher), so when the publish is done the ingest closes the recorder's
- * connection: ffmpeg reads what is left, then the end, closes the last segment and ends the playlist.
- * `stop` is for a recorder that does not finish by itself.
+ * One publish of a live stream recorded to HLS by ffmpeg. The ingest feeds it the stream as FLV from
+ * the publish's first byte (it subscribes the recorder to the broadcast before the publisher sends
+ * anything); what arrives before ffmpeg runs is held here. When the publish ends, the end of its input
+ * lets ffmpeg close the last segment and end the playlist.
  */
 export class Recorder {
+  private held: Buffer[] | undefined = [];
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
   private stderr = '';
-  private readonly exited: Promise<number | null>;
-  private stopping = false;
 
-  private constructor(
-    private readonly child: ReturnType<typeof spawn>,
-    label: string,
-  ) {
-    child.stderr!.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-2000)));
-    this.exited = new Promise((resolve) => {
-      child.once('error', (err) => {
-        console.error(`recorder ${label}: ${err.message}`);
-        resolve(null);
-      });
-      child.once('exit', (code) => {
-        if (!this.stopping && code !== 0) console.error(`recorder ${label} stopped by itself (${code}): ${this.stderr.trim()}`);
-        resolve(code);
-      });
-    });
-  }
+  constructor(private readonly label: string) {}
 
-  static async start(source: string, dir: string, copy: boolean, label: string): Promise<Recorder> {
+  /** FLV bytes of the stream, in order. */
+  write = (data: Buffer): void => {
+    if (this.held) this.held.push(Buffer.from(data));
+    else if (this.child?.stdin?.writable) this.child.stdin.write(data);
+  };
+
+  /** Starts ffmpeg writing `dir/stream.m3u8` and its segments: streams copied, or encoded to H.264/AAC. */
+  async start(dir: string, copy: boolean): Promise<void> {
     await mkdir(dir, { recursive: true });
     const codecs = copy
       ? ['-c', 'copy']
       : ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-force_key_frames', `expr:gte(t,n_forced*${SEGMENT_SECONDS})`, '-c:a', 'aac', '-b:a', '160k'];
-    const args = [
-      '-hide_banner', '-nostdin', '-v', 'error',
-      // One second of probing: a publish shorter than the default five would otherwise leave nothing.
-      '-analyzeduration', '1000000', '-rtmp_live', 'live', '-i', source,
+    const child = spawn('ffmpeg', [
+      '-hide_banner', '-v', 'error', '-f', 'flv', '-i', 'pipe:0',
       '-map', '0:v?', '-map', '0:a?', ...codecs,
       '-f', 'hls', '-hls_time', String(SEGMENT_SECONDS), '-hls_list_size', '0', '-hls_playlist_type', 'event',
       '-hls_flags', 'independent_segments', '-hls_segment_filename', join(dir, 'seg%05d.ts'), join(dir, 'stream.m3u8'),
-    ];
-    return new Recorder(spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] }), label);
+    ], { stdio: ['pipe', 'ignore', 'pipe'] });
+    this.child = child;
+    child.stdin.on('error', () => {}); // ffmpeg gone: its exit says why
+    child.stderr.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-2000)));
+    this.exited = new Promise((resolve) => {
+      child.once('error', (err) => {
+        console.error(`recorder ${this.label}: ${err.message}`);
+        resolve();
+      });
+      child.once('exit', (code) => {
+        if (code !== 0) console.error(`recorder ${this.label} exited with ${code}: ${this.stderr.trim()}`);
+        resolve();
+      });
+    });
+    for (const data of this.held ?? []) child.stdin.write(data);
+    this.held = undefined;
   }
 
-  /**
-   * Waits up to `graceMs` for ffmpeg to finish by itself, then interrupts it: ffmpeg needs a second
-   * SIGINT to break a blocking read, and still writes the end of the playlist; SIGKILL after 5 s more.
-   */
-  async stop(graceMs = 0): Promise<void> {
-    this.stopping = true;
-    const timers = [
-      setTimeout(() => this.child.kill('SIGINT'), graceMs),
-      setTimeout(() => this.child.kill('SIGINT'), graceMs + 300),
-      setTimeout(() => this.child.kill('SIGKILL'), graceMs + 5_000),
-    ];
+  /** The publish is over: ffmpeg reads to the end of its input and finishes; killed if it takes over a minute. */
+  async finish(): Promise<void> {
+    this.held = undefined;
+    this.child?.stdin?.end();
+    const timer = setTimeout(() => this.child?.kill('SIGKILL'), 60_000);
     await this.exited;
-    for (const t of timers) clearTimeout(t);
+    clearTimeout(timer);
   }
 }
