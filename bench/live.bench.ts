@@ -48,6 +48,11 @@ async function sources(): Promise<{ clip: string; tenMinutes: string }> {
   return { clip, tenMinutes };
 }
 
+async function frameCount(file: string): Promise<number> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_read_packets', '-of', 'csv=p=0', file]);
+  return Number(stdout.trim());
+}
+
 /** Pushes a file over RTMP with ffmpeg without re-encoding: for `seconds` in real time, looping; or all of it as fast as it goes. */
 function publish(file: string, url: string, seconds?: number): Promise<number | null> {
   const args = ['-hide_banner', '-nostdin', '-v', 'error', ...(seconds ? ['-re', '-stream_loop', '-1'] : []), '-i', file];
@@ -182,6 +187,10 @@ async function conversion(tenMinutes: string): Promise<string[][]> {
       copyMs.push(performance.now() - start);
     }
     const copy = median(copyMs);
+    // The source's own frames in the part (a file looped by copy has small timestamp gaps, so not exactly 30 × 60).
+    const { stdout: pts } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-read_intervals', `${offset - 3}%${offset + 63}`,
+      '-show_entries', 'packet=pts_time', '-of', 'csv=p=0', source], { maxBuffer: 64 * 1024 * 1024 });
+    const sourceFrames = pts.split('\n').map(Number).filter((t) => t >= offset && t < offset + 60).length;
     const copyError = (await probeDuration(join(DIR, 'copy.mp4'))) - 60;
 
     for (const strategy of CUT_STRATEGIES) {
@@ -196,7 +205,8 @@ async function conversion(tenMinutes: string): Promise<string[][]> {
       // What a player's decoder meets: ffmpeg's complaints decoding the file (timestamps stepping back at a seam, say).
       const { stderr } = await run('ffmpeg', ['-v', 'error', '-i', out, '-f', 'null', '-']);
       const complaints = stderr.split('\n').filter(Boolean).length;
-      rows.push([`cut 60 s, ${strategy}`, `${(median(times) / 1000).toFixed(2)} s (duration ${error >= 0 ? '+' : ''}${error.toFixed(3)} s, ${complaints} decode errors)`,
+      const frames = await frameCount(out);
+      rows.push([`cut 60 s, ${strategy}`, `${(median(times) / 1000).toFixed(2)} s (duration ${error >= 0 ? '+' : ''}${error.toFixed(3)} s, ${frames}/${sourceFrames} frames, ${complaints} decode errors)`,
         `${(copy / 1000).toFixed(2)} s (${copyError >= 0 ? '+' : ''}${copyError.toFixed(3)} s)`, (median(times) / copy).toFixed(1)]);
     }
 

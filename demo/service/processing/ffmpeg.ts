@@ -45,6 +45,8 @@ export interface ProbeStream {
   height?: number;
   channels?: number;
   field_order?: string;
+  /** Average frame rate, e.g. "30/1" (r_frame_rate can be far higher for a live stream's jittery timestamps). */
+  avg_frame_rate?: string;
   disposition?: { attached_pic?: number };
 }
 
