@@ -48,3 +48,20 @@ export async function sha256(path: string): Promise<string> {
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
+
+/**
+ * What a player would stumble on in a file: decode timestamps that do not increase (where pieces of a cut
+ * meet, say), and whatever ffmpeg's decoders report. Frames keep their own timestamps (no frame-rate
+ * conversion), so a variable frame rate is not mistaken for a fault.
+ */
+export async function decodeProblems(pathOrUrl: string): Promise<string[]> {
+  const problems: string[] = [];
+  for (const stream of ['v:0', 'a:0']) {
+    const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', pathOrUrl], { maxBuffer: 256 * 1024 * 1024 });
+    const dts = stdout.split('\n').map((l) => Number.parseFloat(l)).filter(Number.isFinite);
+    for (let i = 1; i < dts.length; i++) if (!(dts[i]! > dts[i - 1]!)) problems.push(`${stream}: decode time ${dts[i]} after ${dts[i - 1]}`);
+  }
+  const { stderr } = await run('ffmpeg', ['-v', 'error', '-i', pathOrUrl, '-fps_mode', 'passthrough', '-enc_time_base', '-1', '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
+  problems.push(...stderr.split('\n').filter(Boolean));
+  return problems;
+}

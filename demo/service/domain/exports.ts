@@ -7,7 +7,7 @@ import { badField, HttpError } from '../http/errors.js';
 import { show } from '../http/router.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
-import { partSeconds } from '../live/playlist.js';
+import { partSeconds, partStarts } from '../live/playlist.js';
 import { cutPart, type CutStrategy } from '../processing/cut.js';
 import type { Files } from '../storage/files.js';
 import type { Caller } from './accounts.js';
@@ -103,13 +103,12 @@ export class Exports {
   /** `from` on the recording's timeline: inside one of its parts (publishes), counted on the service clock. */
   private async offsetOf(recording: RecordingRow, at: number): Promise<number> {
     const parts = await this.recordings.parts(recording.id);
-    let before = 0;
+    const starts = partStarts(parts);
     const spans: string[] = [];
-    for (const part of parts) {
+    for (const [i, part] of parts.entries()) {
       const seconds = partSeconds(part);
-      if (at >= part.startedAt && at < part.startedAt + seconds * 1000) return before + (at - part.startedAt) / 1000;
+      if (at >= part.startedAt && at < part.startedAt + seconds * 1000) return starts[i]! + (at - part.startedAt) / 1000;
       spans.push(`${iso(part.startedAt)} to ${iso(part.startedAt + seconds * 1000)}`);
-      before += seconds;
     }
     throw badField('from', `from ${iso(at)} is not inside the recording, which has media from ${spans.join(' and from ')}.`);
   }

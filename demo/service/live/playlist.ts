@@ -34,6 +34,23 @@ export async function partSegments(dir: string): Promise<Segment[]> {
 export const partSeconds = (part: Part) => part.segments.reduce((sum, s) => sum + s.duration, 0);
 
 /**
+ * Between two publishes the recording's MP4 has a gap this long. Each publish's decoding starts a few
+ * frames before its first picture (B-frames); joined end to end, the second publish's first decode
+ * timestamps would fall before the first's last ones. The stream was down there anyway.
+ */
+export const PART_GAP_SECONDS = 0.2;
+
+/** Where each part starts in the recording's MP4, in seconds: the parts one after another, a gap between. */
+export function partStarts(parts: Part[]): number[] {
+  let at = 0;
+  return parts.map((part) => {
+    const start = at;
+    at += partSeconds(part) + PART_GAP_SECONDS;
+    return start;
+  });
+}
+
+/**
  * The recording's playlist (`temporary_playback`): every part's segments in order, a discontinuity
  * where a publisher dropped and came back, and a program date time on each segment, counted on the
  * service clock from the publish that made it. An EVENT playlist while the recording can still grow,
