@@ -118,7 +118,11 @@ describe('webhooks: durable retries', () => {
       const got = receiver.received[0]!;
       assert.equal(JSON.parse(got.body).payload._id, id);
       assert.equal(got.headers['webhook-signature'], expectedSignature(hook.secret, got));
-      const row = db.prepare('SELECT state, attempts, created_at FROM webhook_deliveries').get() as { state: string; attempts: number; created_at: number };
+      // The service records the delivery once the receiver's answer is in.
+      const row = await until('the delivery to be recorded', async () => {
+        const r = db.prepare('SELECT state, attempts, created_at FROM webhook_deliveries').get() as { state: string; attempts: number; created_at: number };
+        return r.state === 'pending' ? undefined : r;
+      });
       assert.deepEqual([row.state, row.attempts], ['delivered', 8]);
       assert.ok(Number(got.headers['webhook-timestamp']) * 1000 - row.created_at >= 24 * HOUR, 'the last try came more than a day after the first');
     } finally {

@@ -92,6 +92,8 @@ export class LiveStreams {
 
 /** Temporary recordings (#9): one per broadcast, publishes within the merge window joined as parts. */
 export class Recordings {
+  private readonly removing = new Set<string>();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -236,13 +238,22 @@ export class Recordings {
       .run(duration, size, id);
   }
 
-  /** Deletes a recording's files and rows; the permanent videos converted from it stay. */
+  /**
+   * Deletes a recording's files, then its rows (a crash in between leaves rows the next sweep deletes,
+   * never files nobody lists); the permanent videos converted from it stay.
+   */
   async remove(id: string): Promise<void> {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(id);
-      this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);
-      this.db.prepare('DELETE FROM recordings WHERE id = ?').run(id);
-    })();
-    await rm(this.files.recordingDir(id), { recursive: true, force: true });
+    if (this.removing.has(id)) return;
+    this.removing.add(id);
+    try {
+      await rm(this.files.recordingDir(id), { recursive: true, force: true });
+      this.db.transaction(() => {
+        this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(id);
+        this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);
+        this.db.prepare('DELETE FROM recordings WHERE id = ?').run(id);
+      })();
+    } finally {
+      this.removing.delete(id);
+    }
   }
 }

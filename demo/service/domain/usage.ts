@@ -81,12 +81,16 @@ export class Usage {
     for (const { id } of due) await this.purge(id);
   }
 
+  /** Files first, rows after: until every file is gone the organization is not marked purged, and the next sweep goes on. */
   private async purge(organizationId: string): Promise<void> {
     const videos = this.db.prepare('SELECT id FROM videos WHERE organization_id = ?').all(organizationId) as { id: string }[];
     const recordings = this.db.prepare('SELECT id FROM recordings WHERE organization_id = ?').all(organizationId) as { id: string }[];
     const sessions = this.db
       .prepare('SELECT key FROM upload_sessions WHERE video_id IN (SELECT id FROM videos WHERE organization_id = ?)')
       .all(organizationId) as { key: string }[];
+    for (const r of recordings) await this.recordings.remove(r.id);
+    for (const v of videos) await rm(this.files.videoDir(v.id), { recursive: true, force: true });
+    for (const s of sessions) await rm(this.files.chunkDir(s.key), { recursive: true, force: true });
     this.db.transaction(() => {
       const inOrg = '(SELECT id FROM videos WHERE organization_id = ?)';
       this.db.prepare(`DELETE FROM chunks WHERE session_key IN (SELECT key FROM upload_sessions WHERE video_id IN ${inOrg})`).run(organizationId);
@@ -96,8 +100,5 @@ export class Usage {
       this.db.prepare('DELETE FROM videos WHERE organization_id = ?').run(organizationId);
       this.db.prepare('UPDATE organizations SET purged_at = ? WHERE id = ?').run(this.clock.now(), organizationId);
     })();
-    for (const r of recordings) await this.recordings.remove(r.id);
-    for (const v of videos) await rm(this.files.videoDir(v.id), { recursive: true, force: true });
-    for (const s of sessions) await rm(this.files.chunkDir(s.key), { recursive: true, force: true });
   }
 }
