@@ -18,7 +18,7 @@ declare module 'node-media-server/src/core/context.js' {
     };
     close(): void;
   }
-  const Context: { config: Record<string, unknown>; eventEmitter: EventEmitter; sessions: Map<string, NmsSession> };
+  const Context: { config: Record<string, unknown>; eventEmitter: EventEmitter };
   export default Context;
 }
 declare module 'node-media-server/src/server/rtmp_server.js' {
