@@ -87,7 +87,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const uploads = new Uploads(db, clock, files, signer, videos, () => origins.api);
   const recordings = new Recordings(db, clock, jobs, files, options.mergeWindowMs ?? DEFAULT_MERGE_WINDOW_MS, () => origins.api);
   const usage = new Usage(db, clock, files, recordings);
-  const exports = new Exports(db, clock, jobs, files, videos, recordings, usage, options.cutStrategy ?? 'edges');
+  const exports = new Exports(db, clock, jobs, files, videos, recordings, usage, options.cutStrategy ?? 'whole');
   const webhooks = new Webhooks(db, clock, jobs);
   const streams = new LiveStreams(db, clock, () => origins.rtmp);
   const ingest = new Ingest(streams, recordings, clock);

@@ -1,7 +1,7 @@
 /**
  * The local video service's command line.
  *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
- *                       [--merge-window-seconds 60] [--cut edges|whole] [--test-hooks]
+ *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token TOKEN [--data DIR]
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
@@ -26,7 +26,7 @@ const { values, positionals } = parseArgs({
     'storage-port': { type: 'string', default: '4501' },
     'rtmp-port': { type: 'string', default: '1935' },
     'merge-window-seconds': { type: 'string', default: '60' },
-    cut: { type: 'string', default: 'edges' },
+    cut: { type: 'string', default: 'whole' },
     ends: { type: 'string' },
     'quota-minutes': { type: 'string' },
     host: { type: 'string', default: '127.0.0.1' },

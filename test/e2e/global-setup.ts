@@ -16,8 +16,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`demo exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const service = /API (\S+) storage (\S+)/.exec(line);
-      if (service) [process.env.SERVICE_URL, process.env.STORAGE_URL] = [service[1], service[2]];
+      const service = /API (\S+) storage (\S+) rtmp (\S+)/.exec(line);
+      if (service) [process.env.SERVICE_URL, process.env.STORAGE_URL, process.env.RTMP_URL] = [service[1], service[2], service[3]];
       const demo = /^Demo: (\S+)/.exec(line);
       if (demo) {
         process.env.DEMO_URL = demo[1];

@@ -4,13 +4,15 @@ import { probe, run } from './ffmpeg.js';
 
 /**
  * How a part of a recording is cut, frame-accurately either way:
+ *   whole  re-encodes the part (H.264 + AAC). The service's default.
  *   edges  re-encodes only from `from` to the first keyframe and from the last keyframe to the end,
  *          copies the keyframe-aligned middle, and re-encodes the audio (cheap) for a sample-exact cut.
- *          The service's default: about six times faster for 60 s, with the same frames.
- *   whole  re-encodes the part (H.264 + AAC).
- * bench/live.bench.ts measures both on the same part (time, duration, frames, decode errors); the README
- * has the figures. The middle keeps the source's parameter sets in band (MPEG-TS pieces), so decoders,
- * hls.js included (it passes SPS/PPS through in its samples), follow the change at the seams.
+ *          About six times faster for 60 s and the file has exactly the source's frames (ffmpeg decodes
+ *          them all), but the parameter sets change at each seam (x264's edges, the encoder's middle,
+ *          carried in band), and Chromium's decoder drops the frames it holds for reordering there:
+ *          146 of 150 frames played in the end-to-end test, against 150 for `whole`.
+ * bench/live.bench.ts measures both on the same part (time, duration, frames, decode problems); the README
+ * has the figures.
  */
 export type CutStrategy = 'edges' | 'whole';
 export const CUT_STRATEGIES: readonly CutStrategy[] = ['edges', 'whole'];
