@@ -72,6 +72,17 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
     assert.equal((await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).status, 404);
   });
 
+  it('deleting a stream that is live ends its publish and deletes its recording and files', async () => {
+    const stream = await createStream(service, token, 'short-lived');
+    const pushed = push(stream.ingest.url, 30);
+    const live = await stream.waitFor('the recording to have media', (r) => r.duration >= 2);
+    assert.deepEqual((await service.call('DELETE', `/live_streams/${stream._id}`, { token })).body, { success: true });
+    assert.notEqual(await pushed, 0, 'the publisher was cut off, not left to finish its 30 s');
+    assert.equal((await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).status, 404);
+    assert.equal((await fetch(live.playback.temporary_playback)).status, 404);
+    await assert.rejects(readdir(join(service.data, 'recordings', live._id)), { code: 'ENOENT' });
+  });
+
   it('refuses a publish whose stream key no live stream has', async () => {
     const stream = await createStream(service, token);
     const code = await push(`${service.rtmp}/lv_${'x'.repeat(24)}`, 4);

@@ -57,9 +57,15 @@ export class Ingest {
     return [...this.publishing.values()].some((p) => p.streamId === streamId);
   }
 
-  /** Ends the stream's publish, if any (the stream is being deleted). */
-  disconnect(streamId: string): void {
-    for (const p of this.publishing.values()) if (p.streamId === streamId) p.session.close();
+  /** Ends the stream's publish, if any (the stream is being deleted); resolves once its recorder has finished. */
+  async disconnect(streamId: string): Promise<void> {
+    for (const [id, publish] of this.publishing) {
+      if (publish.streamId !== streamId) continue;
+      this.publishing.delete(id); // donePublish, when the socket closes, finds nothing left to do
+      this.enqueue(streamId, () => this.end(publish, this.clock.now()));
+      publish.session.close();
+    }
+    await this.queues.get(streamId);
   }
 
   /** Stops every recorder cleanly and ends their parts, so a restart inside the window continues them. */

@@ -35,7 +35,7 @@ export function liveRoutes(
   router.add('DELETE', '/live_streams/{id}', authed(async (caller, req) => {
     const stream = streams.find(caller, req.params.id!);
     streams.delete(stream.id);
-    deps.ingest.disconnect(stream.id);
+    await deps.ingest.disconnect(stream.id);
     for (const r of recordings.list(stream)) await recordings.remove(r.id);
     return { success: true };
   }));
