@@ -20,9 +20,8 @@ import Context from 'node-media-server/src/core/context.js';
 import logger from 'node-media-server/src/core/logger.js';
 import NodeRtmpServer from 'node-media-server/src/server/rtmp_server.js';
 import { cutPart, CUT_STRATEGIES } from '../demo/service/processing/cut.js';
-import { until } from '../test/helpers/live.js';
 import { decodeProblems, probeDuration } from '../test/helpers/media.js';
-import { startWithToken, type RunningService } from '../test/helpers/service.js';
+import { startWithToken, until, type RunningService } from '../test/helpers/service.js';
 import { table } from './service.bench.js';
 import { median } from './widget.bench.js';
 

@@ -27,7 +27,7 @@ const service = await startService({
   rtmpPort: Number(values['rtmp-port']),
   testHooks: values['test-hooks'],
 });
-console.log(`Video service ready: API ${service.apiOrigin} storage ${service.storageOrigin} rtmp ${service.rtmpOrigin}/live data ${values.data}`);
+console.log(service.readyLine(values.data));
 const backend = await startBackend({ serviceUrl: service.apiOrigin, serviceToken: service.accounts.createToken('demo') });
 console.log(`Integrator backend: ${backend.url}`);
 const page = await createServer({

@@ -47,6 +47,8 @@ export interface ServiceOptions {
 }
 
 export interface Service {
+  /** The line `npm run service` and `npm start` print when ready; tests and the e2e setup read the origins from it. */
+  readyLine(dataDir: string): string;
   apiOrigin: string;
   storageOrigin: string;
   rtmpOrigin: string;
@@ -159,6 +161,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   }, 250);
 
   return {
+    readyLine: (dataDir) =>
+      `Video service ready: API ${origins.api} storage ${origins.storage} rtmp ${origins.rtmp}/live data ${dataDir}${options.testHooks ? ' (test hooks on)' : ''}`,
     apiOrigin: origins.api,
     storageOrigin: origins.storage,
     rtmpOrigin: origins.rtmp,

@@ -121,7 +121,7 @@ if (command === 'token') {
     cutStrategy: cut(),
     testHooks: values['test-hooks'],
   }).catch((err: NodeJS.ErrnoException) => fail(err.code === 'EADDRINUSE' ? `a port is in use (${err.message}); pick another with --port / --storage-port / --rtmp-port.` : String(err)));
-  console.log(`Video service ready: API ${service.apiOrigin} storage ${service.storageOrigin} rtmp ${service.rtmpOrigin}/live data ${values.data}${values['test-hooks'] ? ' (test hooks on)' : ''}`);
+  console.log(service.readyLine(values.data));
   const stop = () => void service.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -1,6 +1,7 @@
 import { AUDIO_FIELDS, ENVIRONMENTS, GENERAL_FIELDS, VIDEO_FIELDS, VIDEO_STATUSES } from '../../src/api/types.js';
 import { RETRY_WAITS_MS, WEBHOOK_EVENTS } from './domain/webhooks.js';
 import { FAULT_ACTIONS } from './faults.js';
+import { RECORDING_PART, RECORDING_SEGMENT } from './routes/live.js';
 
 /**
  * OpenAPI 3.1 of everything the local service implements: the spec's endpoints and fields, and each
@@ -428,8 +429,8 @@ export function openApiDocument(serverUrl: string) {
         get: publicOp('A segment of a recording', {
           parameters: [
             idParam,
-            { name: 'part', in: 'path', required: true, schema: { type: 'string', pattern: '^part\\d+$' } },
-            { name: 'segment', in: 'path', required: true, schema: { type: 'string', pattern: '^seg\\d+\\.ts$' } },
+            { name: 'part', in: 'path', required: true, schema: { type: 'string', pattern: RECORDING_PART.source } },
+            { name: 'segment', in: 'path', required: true, schema: { type: 'string', pattern: RECORDING_SEGMENT.source } },
           ],
           responses: { 200: { description: 'MPEG-TS segment' }, ...errors(404) },
         }),

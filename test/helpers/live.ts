@@ -13,14 +13,3 @@ export function push(url: string, seconds: number, codecs = ['-c:v', 'libx264', 
   ], { stdio: 'ignore' });
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
-
-/** Polls `check` every 100 ms until it returns something other than undefined; fails after `timeoutMs`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

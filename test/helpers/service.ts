@@ -118,13 +118,21 @@ export async function upload(service: RunningService, token: string, path: strin
   return video._id as string;
 }
 
-/** Waits for #8 to leave `processing`/`waiting`, and returns the video. */
-export async function waitForVideo(service: RunningService, token: string, id: string, timeoutMs = 120_000): Promise<any> {
+/** Polls `check` every 100 ms until it returns something other than undefined; fails after `timeoutMs`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const { body } = await service.call('GET', `/videos/${id}`, { token });
-    if (body.status === 'ready' || body.status === 'failed') return body;
-    if (Date.now() > end) throw new Error(`video ${id} still ${body.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Waits for #8 to leave `processing`/`waiting`, and returns the video. */
+export async function waitForVideo(service: RunningService, token: string, id: string, timeoutMs = 120_000): Promise<any> {
+  return until(`video ${id} to be ready or failed`, async () => {
+    const { body } = await service.call('GET', `/videos/${id}`, { token });
+    return body.status === 'ready' || body.status === 'failed' ? body : undefined;
+  }, timeoutMs);
 }

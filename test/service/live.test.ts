@@ -6,9 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { LiveStream } from '../../src/api/types.js';
 import { Receiver } from '../helpers/receiver.js';
-import { push, until } from '../helpers/live.js';
+import { push } from '../helpers/live.js';
 import { decodeProblems, media, probeDuration } from '../helpers/media.js';
-import { startWithToken, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import { startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
 
 const MINUTE = 60_000;
 

@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/types.js';
-import { until } from '../helpers/live.js';
 import { media } from '../helpers/media.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
-import { startService, startWithToken, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import { startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
 
 const HOUR = 3_600_000;
 const FIELDS = { General: GENERAL_FIELDS, Video: VIDEO_FIELDS, Audio: AUDIO_FIELDS } as const;

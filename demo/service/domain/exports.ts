@@ -53,7 +53,7 @@ export class Exports {
   private entry(row: ExportRow): ExportEntry {
     const entry: ExportEntry = { from: iso(row.from_at), duration: row.duration, bytes: row.bytes, status: row.status, download_url: null };
     if (row.status !== 'PROCESSING') entry.video_id = row.video_id;
-    if (row.status === 'EXPORTED') entry.download_url = this.videos.details(this.videos.row(row.video_id)!).download_url;
+    if (row.status === 'EXPORTED') entry.download_url = this.videos.downloadUrl(this.videos.row(row.video_id)!);
     return entry;
   }
 

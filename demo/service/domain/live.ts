@@ -6,7 +6,7 @@ import type { Db } from '../db.js';
 import { notFound } from '../http/errors.js';
 import { isId, newId, newSecret } from '../ids.js';
 import type { Jobs } from '../jobs.js';
-import { composePlaylist, partSeconds, partSegments, PART_GAP_SECONDS, type Part } from '../live/playlist.js';
+import { composePlaylist, partSeconds, partSegments, partStarts, type Part } from '../live/playlist.js';
 import { probe, run } from '../processing/ffmpeg.js';
 import type { Files } from '../storage/files.js';
 import { owned, type Caller } from './accounts.js';
@@ -213,7 +213,7 @@ export class Recordings {
   /**
    * The FINISH_RECORDING job: the whole recording as one MP4 (streams copied); then it is complete. Each
    * part is read through its own playlist (one continuous timeline) and the parts are joined at their
-   * playlist lengths, with PART_GAP_SECONDS between them; joining the segment files themselves would let
+   * playlist lengths, laid out by partStarts (a short gap between them); joining the segment files themselves would let
    * every segment's estimated length stretch the timeline (measured: about 15 s over 10 minutes of 2 s segments).
    */
   async finish(id: string, signal: AbortSignal): Promise<void> {
@@ -226,7 +226,8 @@ export class Recordings {
     let size = 0;
     if (parts.length > 0) {
       const list = join(dir, 'concat.txt');
-      const length = (p: Part, i: number) => partSeconds(p) + (i < parts.length - 1 ? PART_GAP_SECONDS : 0);
+      const starts = partStarts(parts);
+      const length = (p: Part, i: number) => (starts[i + 1] ?? starts[i]! + partSeconds(p)) - starts[i]!;
       await writeFile(list, parts.map((p, i) => `file '${join(dir, `part${p.seq}`, 'stream.m3u8')}'\nduration ${length(p, i).toFixed(6)}`).join('\n'));
       await run('ffmpeg', ['-v', 'error', '-f', 'concat', '-safe', '0', '-i', list, '-map', '0:v?', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-y', `${mp4}.tmp.mp4`], signal);
       await rename(`${mp4}.tmp.mp4`, mp4);

@@ -79,7 +79,7 @@ export class Videos {
       ...this.object(row),
       status: row.status,
       failure_reason: row.failure_reason,
-      download_url: row.status === 'ready' ? `${this.apiOrigin()}/media/${row.id}/download.mp4` : null,
+      download_url: this.downloadUrl(row),
       duration: row.duration,
       size: row.size,
       file_name: row.file_name,
@@ -89,6 +89,11 @@ export class Videos {
       update_time: iso(row.updated_at),
       ready_time: row.ready_at === null ? null : iso(row.ready_at),
     };
+  }
+
+  /** The processed MP4; null until the video is ready. */
+  downloadUrl(row: VideoRow): string | null {
+    return row.status === 'ready' ? `${this.apiOrigin()}/media/${row.id}/download.mp4` : null;
   }
 
   /** The source is complete on disk: queue its processing. Call inside the transaction that accepts the upload. */

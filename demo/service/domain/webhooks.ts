@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Clock } from '../clock.js';
-import { iso } from '../clock.js';
+import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { badField } from '../http/errors.js';
 import { show } from '../http/router.js';

@@ -38,7 +38,7 @@ export const partSeconds = (part: Part) => part.segments.reduce((sum, s) => sum 
  * frames before its first picture (B-frames); joined end to end, the second publish's first decode
  * timestamps would fall before the first's last ones. The stream was down there anyway.
  */
-export const PART_GAP_SECONDS = 0.2;
+const PART_GAP_SECONDS = 0.2;
 
 /** Where each part starts in the recording's MP4, in seconds: the parts one after another, a gap between. */
 export function partStarts(parts: Part[]): number[] {

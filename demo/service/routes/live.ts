@@ -12,6 +12,9 @@ import type { Files } from '../storage/files.js';
 import { authed as authedBy } from './authed.js';
 
 const MAX_NAME = 256;
+/** A recording's part folder and segment file names (the OpenAPI document shows the same patterns). */
+export const RECORDING_PART = /^part\d{1,6}$/;
+export const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
 
 /** Live streams (decision), #9 temporary recordings, #10 conversion, #11 converted videos, and recording playback. */
 export function liveRoutes(
@@ -76,7 +79,7 @@ export function liveRoutes(
   router.add('GET', '/recordings/{id}/{part}/{segment}', async (req: Request, res: ServerResponse) => {
     const { id, part, segment } = req.params as { id: string; part: string; segment: string };
     recording(id);
-    if (!/^part\d{1,6}$/.test(part) || !/^seg\d{5,9}\.ts$/.test(segment)) throw notFound(`The file ${JSON.stringify(segment)}`);
+    if (!RECORDING_PART.test(part) || !RECORDING_SEGMENT.test(segment)) throw notFound(`The file ${JSON.stringify(segment)}`);
     await sendFile(req.raw, res, join(deps.files.recordingDir(id), part, segment), { 'cache-control': 'public, max-age=3600' });
   });
 }
