@@ -24,7 +24,10 @@ export async function adoptInterruptedUploads(
     ids.map(async (id) => {
       const file = uppy.getFile(id);
       if (!(file?.data instanceof Blob) || file.meta.uploadPlan?.method !== 'multipart' || file.meta.session) return;
-      const entry = ledger.find(await fingerprintOf(file), baseUrl);
+      // A file that cannot be fingerprinted (the worker failed) has nothing to adopt; a preprocessor that
+      // throws would fail the whole batch without an upload-error, so its own upload step reports it.
+      const print = await fingerprintOf(file).catch(() => undefined);
+      const entry = print && ledger.find(print, baseUrl);
       if (entry) uppy.setFileMeta(id, { videoId: entry.videoId, session: entry.session, uploadPlan: entry.plan });
     }),
   );

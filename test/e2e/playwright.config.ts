@@ -3,12 +3,13 @@ import { chromiumLaunchOptions } from '../helpers/browser.js';
 
 /**
  * End-to-end: the demo page (as `npm start` serves it) against the real local service, driven in
- * Chromium as a person would. global-setup.ts starts the demo stack on free ports with test hooks.
+ * Chromium as a person would; and the packed package in consumers' apps (test/package), against the
+ * same service. global-setup.ts starts the demo stack on free ports with test hooks.
  * A failing test keeps its trace in test-results/.
  */
 export default defineConfig({
-  testDir: '.',
-  testMatch: '*.spec.ts',
+  testDir: '..',
+  testMatch: /(e2e|package)\/[^/]+\.spec\.ts$/,
   timeout: 120_000,
   expect: { timeout: 30_000 },
   workers: 1,

@@ -1,0 +1,32 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.map': 'application/json' };
+
+/**
+ * Serves a built app's folder as static files on 127.0.0.1, as a consumer's web server would, and
+ * forwards `/api/…` to `apiOrigin` (the integrator backend that mints tokens).
+ */
+export async function serveStatic(root: string, apiOrigin: string): Promise<{ url: string; server: Server }> {
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path.startsWith('/api/')) {
+      const answer = await fetch(new URL(path, apiOrigin), { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? '{}' : undefined });
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+      return;
+    }
+    const file = join(root, normalize(path.endsWith('/') ? `${path}index.html` : path));
+    if (!file.startsWith(root) || !(await stat(file).then((s) => s.isFile(), () => false))) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
