@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
 # npm test: everything, as CI runs it. Installs the system packages it needs (ffmpeg, Chromium) first,
-# runs every suite even when one fails, and ends with one line: "tests: N passed, N failed".
+# runs every step even when one fails, writes each step's exit status to .test-results/<step>.exit, and
+# ends with one line: "tests: N passed, N failed" (scripts/test-summary.ts says what counts as failed).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-deps.sh --browser || exit 1
 [[ -d node_modules ]] || npm ci || exit 1
 rm -rf .test-results && mkdir -p .test-results
 
-status=0
-step() { echo; echo "== $1"; shift; "$@" || status=1; }
-step "typecheck" npm run --silent typecheck
-step "build" npm run --silent build
-step "service (node:test)" node --import tsx --test --test-concurrency=1 \
-  --test-reporter=spec --test-reporter-destination=stdout \
-  --test-reporter=tap --test-reporter-destination=.test-results/service.tap test/service/*.test.ts
-step "component (@web/test-runner, Chromium)" npm run --silent test:component
-step "end-to-end (Playwright, Chromium)" npm run --silent test:e2e
+# node:test: no test may hang CI; a service that never becomes ready fails its suite in time.
+NODE_TEST=(node --import tsx --test --test-concurrency=1 --test-timeout=300000 --test-reporter=spec --test-reporter-destination=stdout)
+
+step() {
+  local name=$1 title=$2
+  shift 2
+  echo
+  echo "== $title"
+  "$@"
+  echo $? > ".test-results/$name.exit"
+}
+step typecheck "typecheck" npm run --silent typecheck
+step build "build" npm run --silent build
+step unit "unit (node:test)" "${NODE_TEST[@]}" --test-reporter=tap --test-reporter-destination=.test-results/unit.tap test/unit/*.test.ts
+step service "service (node:test)" "${NODE_TEST[@]}" --test-reporter=tap --test-reporter-destination=.test-results/service.tap test/service/*.test.ts
+step component "component (@web/test-runner, Chromium)" npm run --silent test:component
+step e2e "end-to-end and the packed package (Playwright, Chromium)" npm run --silent test:e2e
 
 echo
-node --import tsx scripts/test-summary.ts || status=1
-exit $status
+node --import tsx scripts/test-summary.ts

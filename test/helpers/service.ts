@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'demo/service/main.ts');
 const TSX = ['--import', 'tsx'];
+const READY_TIMEOUT_MS = 60_000;
 
 export interface RunningService {
   api: string;
@@ -45,9 +46,14 @@ export async function startService(options: { data?: string; ports?: { api: stri
     if (process.env.SERVICE_LOG) process.stderr.write(d);
   });
   const line = await new Promise<string>((resolve, reject) => {
+    // A service that never says it is ready fails the suite instead of hanging it.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service was not ready after ${READY_TIMEOUT_MS} ms:\n${stderr}`));
+    }, READY_TIMEOUT_MS);
     const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (l) => l.startsWith('Video service ready') && resolve(l));
-    child.once('exit', (code) => reject(new Error(`service exited with ${code} before it was ready:\n${stderr}`)));
+    lines.on('line', (l) => l.startsWith('Video service ready') && (clearTimeout(timer), resolve(l)));
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`service exited with ${code} before it was ready:\n${stderr}`))));
   });
   const [, api, storage, rtmp] = /API (\S+) storage (\S+) rtmp (\S+)/.exec(line)!;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
