@@ -10,7 +10,8 @@ import { VideoServiceError } from './errors.js';
  *  - Delays: exponential from 1 s (1, 2, 4, 8, 16 s, at most 30 s), each with jitter (a random 50-100 %
  *    of it), so many clients failing together do not come back together. A 429 or 503 that carries
  *    `Retry-After` waits what it says instead (at most 5 minutes).
- *  - Offline: while the browser says it is offline, no try is spent: the wait lasts until it is online.
+ *  - Offline: while the browser says it is offline, no request is made and no try is spent: each try,
+ *    the first included, waits until the browser is online.
  *  - A 403 from the storage on a chunk means its signed URL expired: the chunk gets a fresh URL from #4
  *    and is sent again (upload/put.ts); a 401 from the service gets a fresh token once (client.ts).
  */
@@ -38,9 +39,17 @@ export function retryDelayMs(retry: number, retryAfterSeconds?: number, random =
   return Math.round(exponential * (0.5 + random() / 2));
 }
 
+const offline = () => globalThis.navigator?.onLine === false;
+
+/** Resolves at once when the browser is online, else at its `online` event; rejects when `signal` aborts. */
+export function whenOnline(signal?: AbortSignal): Promise<void> {
+  return wait(0, signal);
+}
+
 /** Resolves after `ms`, and only once the browser is online; rejects when `signal` aborts. */
 export function wait(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (ms <= 0 && !offline() && !signal?.aborted) return resolve();
     const onAbort = () => {
       clearTimeout(timer);
       globalThis.removeEventListener?.('online', onOnline);
@@ -51,7 +60,7 @@ export function wait(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     };
     const timer = setTimeout(() => {
-      if (globalThis.navigator?.onLine === false) globalThis.addEventListener('online', onOnline, { once: true });
+      if (offline()) globalThis.addEventListener('online', onOnline, { once: true });
       else onOnline();
     }, ms);
     if (signal?.aborted) onAbort();
@@ -65,6 +74,7 @@ export async function withRetry<T>(
   { signal, onRetry }: { signal?: AbortSignal; onRetry?: (err: VideoServiceError, retry: number, delayMs: number) => void } = {},
 ): Promise<T> {
   for (let retry = 1; ; retry++) {
+    await whenOnline(signal);
     try {
       return await attempt();
     } catch (err) {

@@ -89,6 +89,17 @@ describe('wait() while the browser is offline', () => {
     assert.ok(Date.now() - started >= 45);
   });
 
+  it('makes no try while offline, the first included, and makes it at the online event', async () => {
+    browser.navigator.onLine = false;
+    let tries = 0;
+    const result = withRetry(async () => ++tries);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(tries, 0, 'no try while offline');
+    browser.navigator.onLine = true;
+    events.dispatchEvent(new Event('online'));
+    assert.equal(await result, 1);
+  });
+
   it('rejects when aborted while it holds offline', async () => {
     browser.navigator.onLine = false;
     const abort = new AbortController();
