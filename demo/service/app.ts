@@ -123,7 +123,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   accountRoutes(router, accounts, webhooks, usage);
   const faults = options.testHooks ? new Faults() : undefined;
   if (faults) {
-    testHookRoutes(router, { clock, accounts, uploads, jobs, storageRequests, faults });
+    testHookRoutes(router, { clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() });
     router.before = async (route, req, res) => (await faults.apply(`${route.method} ${route.path}`, req.raw, res)) === true;
   }
   router.add('GET', '/openapi.json', (_req, res) => sendJson(res, 200, openApiDocument(origins.api)));
@@ -152,13 +152,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   jobs.start();
   // The timed rules of the live half (merge window, 3-day retention, 15 days after a plan ends) on the service clock.
   let purging: Promise<void> | undefined;
-  const sweeper = setInterval(() => {
-    recordings.sweep();
+  /** One pass of the sweeper; `POST /__test__/sweep` runs one and waits for it. */
+  const sweep = async () => {
     purging ??= usage
       .sweep()
       .catch((err) => console.error('plan sweep:', err))
       .finally(() => (purging = undefined));
-  }, 250);
+    await Promise.all([recordings.sweep().catch((err) => console.error('recording sweep:', err)), purging]);
+  };
+  const sweeper = setInterval(() => void sweep(), 250);
 
   return {
     readyLine: (dataDir) =>

@@ -518,6 +518,11 @@ export function openApiDocument(serverUrl: string) {
           responses: { 200: { description: 'Idle', ...json({ type: 'object' }) } },
         }),
       },
+      '/__test__/sweep': {
+        post: publicOp('Test hooks only: run one whole pass of the sweeper (merge window, retention, plan end) and wait for it', {
+          responses: { 200: { description: 'Swept', ...json({ type: 'object' }) } },
+        }),
+      },
     },
     webhooks: {
       'video-ready': {

@@ -136,11 +136,9 @@ describe('<video-uploader>', () => {
     el.addEventListener('video-created', () => created++);
     const alert = () => [...el.shadowRoot!.querySelectorAll('[role=alert]')].map((a) => a.textContent).join(' ');
     await pick(el, bytes(MiB + 1, 'big.mp4'));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(alert()).to.match(/exceeds maximum allowed size of 1 MB/);
+    await waitUntil(() => /exceeds maximum allowed size of 1 MB/.test(alert()), 'the size refusal is shown');
     await pick(el, bytes(1000, 'one.mp4'), bytes(1000, 'two.mp4'));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(alert()).to.match(/You can only upload 1 file/);
+    await waitUntil(() => /You can only upload 1 file/.test(alert()), 'the count refusal is shown');
     expect(created).to.equal(0);
   });
 
@@ -150,7 +148,8 @@ describe('<video-uploader>', () => {
     const done = nextEvent(first, 'upload-success');
     await pick(first, bytes(100_000, 'earlier.mp4'));
     await done;
-    await new Promise((r) => setTimeout(r, 700)); // Golden Retriever saves its state, throttled
+    // Golden Retriever saves its state, throttled: wait until it names the file.
+    await waitUntil(() => localStorage.getItem(`uppyState:video-uploader:${id}`)?.includes('earlier.mp4'), 'Golden Retriever saved', { timeout: 5000 });
     first.remove();
     const { api, token } = await env();
     const again = await fixture<VideoUploader>(html`<video-uploader id=${id} base-url=${api} auto-proceed no-preview></video-uploader>`);
@@ -168,9 +167,8 @@ describe('<video-uploader>', () => {
     let created = false;
     el.addEventListener('video-created', () => (created = true));
     await pick(el, new File(['hello'], 'notes.txt', { type: 'text/plain' }));
-    await new Promise((r) => setTimeout(r, 300));
-    const informer = el.shadowRoot!.querySelector('.uppy-Informer')!;
-    expect(informer.textContent).to.contain('Only video files');
+    await waitUntil(() => el.shadowRoot!.querySelector('.uppy-Informer')?.textContent?.includes('Only video files'), 'the refusal is shown');
+    expect(el.shadowRoot!.querySelectorAll('.uppy-Dashboard-Item').length, 'the file was not added').to.equal(0);
     expect(created).to.equal(false);
   });
 });

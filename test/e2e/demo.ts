@@ -53,6 +53,13 @@ export async function event(page: Page, name: string, timeout = 90_000): Promise
   return JSON.parse((await item.textContent())!.slice(name.length + 1));
 }
 
+/** The latest upload-progress the demo page logged (it keeps one line per file), if any. */
+export async function progress(page: Page): Promise<{ bytesSent: number; bytesTotal: number } | undefined> {
+  const item = page.locator('#events li[data-event="upload-progress"]').last();
+  if ((await item.count()) === 0) return undefined;
+  return JSON.parse((await item.textContent())!.slice('upload-progress '.length));
+}
+
 /** A token of the demo organization, from the integrator backend, as the page gets one. */
 export async function token(page: Page): Promise<string> {
   return (await (await page.request.post(`${env('DEMO_URL')}api/video-token`)).json()).token;

@@ -160,3 +160,45 @@ test('leaving the page while an upload runs asks for confirmation', async ({ pag
   expect(page.isClosed()).toBe(false);
   await page.close(); // and now leave without asking, so the upload does not outlive the test
 });
+
+test('mid-upload, once Golden Retriever has saved, no token is in localStorage, sessionStorage, IndexedDB or the console', async ({ page }) => {
+  const tokens: string[] = [];
+  page.on('response', async (res) => {
+    if (res.url().endsWith('/api/video-token')) tokens.push((await res.json()).token);
+  });
+  const logged: string[] = [];
+  page.on('console', (m) => logged.push(m.text()));
+  const file = await media('h264-aac-720p-10s-12mb.mp4');
+  const since = (await storageRequests(page)).length;
+  await startUpload(page, file, since);
+  await page.locator('video-uploader [data-cy="togglePauseResume"]').click();
+  const key = sessionOf(finishedChunks(await storageRequests(page, since))[0]!);
+  const size = (await stat(file)).size;
+
+  /** Everything the page keeps at rest, as text: both storages, and every record of every IndexedDB store. */
+  const atRest = () =>
+    page.evaluate(async () => {
+      const request = <T,>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+      const text = [JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage })];
+      for (const { name } of await indexedDB.databases()) {
+        const db = await request(indexedDB.open(name!));
+        for (const store of db.objectStoreNames) {
+          const tx = db.transaction(store);
+          const [keys, values] = await Promise.all([request(tx.objectStore(store).getAllKeys()), request(tx.objectStore(store).getAll())]);
+          text.push(JSON.stringify([keys, values], (_k, v) => (v instanceof Blob ? `[blob of ${v.size} bytes]` : v)));
+        }
+        db.close();
+      }
+      return text.join('\n');
+    });
+  // Golden Retriever has saved: its state names the session, and IndexedDB holds the file itself.
+  await expect.poll(atRest, { timeout: 10_000 }).toContain(`[blob of ${size} bytes]`);
+  await expect.poll(atRest).toContain(key);
+  const stored = await atRest();
+
+  expect(tokens.length, 'the page did get a token').toBeGreaterThan(0);
+  for (const token of tokens) {
+    expect(stored.includes(token), 'no token at rest').toBe(false);
+    expect(logged.some((line) => line.includes(token)), 'no token in the console').toBe(false);
+  }
+});

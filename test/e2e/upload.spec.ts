@@ -64,7 +64,8 @@ test('refuses a file that is not a video before uploading, and says why', async 
   const message = page.locator('video-uploader [role=alert]', { hasText: 'Only video files' }).filter({ visible: true });
   await expect(message).toBeVisible();
   await expect(message, 'said once, not twice').toHaveCount(1);
-  await page.waitForTimeout(500);
+  // Refused before it was added: the Dashboard lists no file, so no video can be created for it.
+  await expect(page.locator('video-uploader .uppy-Dashboard-Item')).toHaveCount(0);
   await expect(page.locator('#events li[data-event="video-created"]')).toHaveCount(0);
 });
 

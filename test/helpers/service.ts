@@ -25,7 +25,10 @@ export interface RunningService {
   /** Calls the API; `token: null` sends no Authorization header. */
   call<T = any>(method: string, path: string, options?: { token?: string | null; body?: unknown; raw?: string }): Promise<{ status: number; body: T; headers: Headers }>;
   advanceClock(ms: number): Promise<void>;
+  /** Resolves when no job is due or running: whatever the clock made due has run. */
   idle(): Promise<void>;
+  /** Runs one whole pass of the sweeper and waits for it: what is due was done, what is not was left. */
+  sweep(): Promise<void>;
   stop(): Promise<void>;
   /** SIGKILL: no cleanup at all, as a crash. */
   kill(): Promise<void>;
@@ -90,6 +93,10 @@ export async function startService(options: { data?: string; ports?: { api: stri
     },
     async idle() {
       await service.call('POST', '/__test__/jobs/idle');
+    },
+    async sweep() {
+      const r = await service.call('POST', '/__test__/sweep');
+      if (r.status !== 200) throw new Error(`sweep: ${r.status}`);
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

@@ -8,7 +8,7 @@ import type { LiveStream } from '../../src/api/types.js';
 import { Receiver } from '../helpers/receiver.js';
 import { push } from '../helpers/live.js';
 import { decodeProblems, media, probeDuration } from '../helpers/media.js';
-import { startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import { startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
 
 const MINUTE = 60_000;
 
@@ -147,6 +147,17 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
     assert.equal(early.body.error.code, 'recording_not_complete');
   });
 
+  it('refuses a second publisher on a live key while the first keeps recording', async () => {
+    const stream = await createStream(service, token, 'contested');
+    const first = push(stream.ingest.url, 8);
+    await stream.waitFor('the first publish to record', (r) => r.status === 'live' && r.duration >= 1);
+    assert.notEqual(await push(stream.ingest.url, 3), 0, 'the second publisher is refused');
+    assert.equal(await first, 0, 'the first publish ran to its end');
+    const stopped = await stream.waitFor('the first publish to stop', (r) => r.status === 'stopped');
+    assert.ok(stopped.duration >= 7, `the first kept recording: ${stopped.duration} s of 8`);
+    assert.equal((await stream.list()).length, 1);
+  });
+
   it('encodes a stream that is not H.264/AAC into H.264/AAC segments', async () => {
     const stream = await createStream(service, token, 'old encoder');
     assert.equal(await push(stream.ingest.url, 4, ['-c:v', 'flv', '-q:v', '5', '-c:a', 'libmp3lame', '-ar', '44100']), 0);
@@ -247,6 +258,44 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
   });
 });
 
+describe('a publish across service restarts', () => {
+  it('continues the same recording after SIGTERM and after SIGKILL, and completes it with a clean MP4', async () => {
+    let { service, token } = await startWithToken('acme');
+    try {
+      const created = (await service.call('POST', '/live_streams', { token, body: { name: 'restarts' } })).body as LiveStream;
+      const recorded: string[] = [];
+      let seconds = 0;
+      for (const stop of ['stop', 'kill'] as const) {
+        const stream = streamOf(service, token, created);
+        const pushed = push(`${service.rtmp}/${created.stream_key}`, 60);
+        const live = await stream.waitFor('3 s more to be recorded', (r) => r.status === 'live' && r.duration >= seconds + 3);
+        seconds = live.duration;
+        recorded.push(live._id);
+        await service[stop]();
+        assert.notEqual(await pushed, 0, `the publish was cut by ${stop === 'stop' ? 'SIGTERM' : 'SIGKILL'}`);
+        service = await startService({ data: service.data, ports: service });
+      }
+      // The publisher returns within the merge window, to the restarted service.
+      const stream = streamOf(service, token, created);
+      assert.equal(await push(`${service.rtmp}/${created.stream_key}`, 4), 0);
+      const returned = await stream.waitFor('the return to stop', (r) => r.status === 'stopped' && r.duration >= seconds + 3);
+      assert.deepEqual((await stream.list()).map((r) => r._id), [recorded[0]], 'one recording across both restarts');
+      assert.deepEqual(recorded, [returned._id, returned._id]);
+      const playlist = await (await fetch(returned.playback.temporary_playback)).text();
+      assert.equal(playlist.match(/#EXT-X-DISCONTINUITY\n/g)?.length, 2, 'three publishes, two seams');
+
+      await service.advanceClock(MINUTE + 1_000);
+      const complete = await stream.waitFor('the recording to be complete', (r) => r.status === 'complete', 0, 60_000);
+      assert.deepEqual(await decodeProblems(complete.download_url), [], 'the MP4 decodes cleanly across the restarts');
+      const mp4 = await probeDuration(complete.download_url);
+      assert.ok(Math.abs(mp4 - complete.duration) <= 0.6, `MP4 ${mp4}s vs ${complete.duration}s`);
+      assert.ok(complete.duration >= seconds + 3, `what was recorded before the restarts and after: ${complete.duration} s`);
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
 describe('retention, plan end and quotas on the service clock', () => {
   let service: RunningService;
   let token: string;
@@ -263,7 +312,7 @@ describe('retention, plan end and quotas on the service clock', () => {
     assert.ok((await readdir(dir)).includes('recording.mp4'));
 
     await service.advanceClock(3 * 24 * 60 * MINUTE - MINUTE * 2);
-    await new Promise((r) => setTimeout(r, 600)); // the sweeper runs every 250 ms
+    await service.sweep();
     assert.equal((await stream.list()).length, 1, 'kept until 3 days after its end');
     assert.equal((await fetch(recording.download_url)).status, 200);
 
@@ -287,7 +336,7 @@ describe('retention, plan end and quotas on the service clock', () => {
     assert.equal(usage.plan.files_deleted_time, new Date(now + 15 * 24 * 60 * MINUTE).toISOString());
 
     await service.advanceClock(15 * 24 * 60 * MINUTE - 60 * MINUTE);
-    await new Promise((r) => setTimeout(r, 600));
+    await service.sweep();
     assert.equal((await service.call('GET', `/videos/${id}`, { token: ending })).status, 200, 'kept until 15 days after the plan ended');
     assert.equal((await fetch(video.download_url)).status, 200);
 

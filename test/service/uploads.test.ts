@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { media, sha256 } from '../helpers/media.js';
-import { put, startService, startWithToken, type RunningService } from '../helpers/service.js';
+import { put, startService, startWithToken, until, type RunningService } from '../helpers/service.js';
 
 const md5 = (b: Uint8Array) => createHash('md5').update(b).digest('hex');
 const SIX_HOURS = 6 * 60 * 60 * 1000;
@@ -278,7 +278,7 @@ describe('durability', () => {
     const inFlight = request(secondUrl, { method: 'PUT', headers: { 'content-length': String(file.length - half) } });
     inFlight.on('error', () => {});
     inFlight.write(file.subarray(half, half + 1000));
-    await new Promise((r) => setTimeout(r, 200));
+    await until('the in-flight bytes to reach the storage', async () => ((await service.call('GET', `/__test__/received/${session.key}`)).body.bytes > half ? true : undefined));
     await service.kill();
 
     service = await startService({ data: service.data, ports: service });

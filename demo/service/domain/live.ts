@@ -192,8 +192,8 @@ export class Recordings {
     };
   }
 
-  /** Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4). */
-  sweep(): void {
+  /** Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4); 3 days after its end → delete it. */
+  async sweep(): Promise<void> {
     const now = this.clock.now();
     const due = this.db
       .prepare(`SELECT id FROM recordings WHERE state = 'stopped' AND stopped_at < ?`)
@@ -207,7 +207,7 @@ export class Recordings {
     const expired = this.db
       .prepare(`SELECT id FROM recordings WHERE state = 'complete' AND end_at <= ?`)
       .all(now - RECORDING_RETENTION_MS) as { id: string }[];
-    for (const { id } of expired) void this.remove(id);
+    await Promise.all(expired.map(({ id }) => this.remove(id)));
   }
 
   /**

@@ -17,8 +17,9 @@ import { probe, run } from './ffmpeg.js';
 export type CutStrategy = 'edges' | 'whole';
 export const CUT_STRATEGIES: readonly CutStrategy[] = ['edges', 'whole'];
 
-const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p'];
-const AAC = ['-c:a', 'aac', '-b:a', '160k'];
+/** The encoder settings of every cut (exported so the benchmark's baseline uses the very same). */
+export const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p'];
+export const AAC = ['-c:a', 'aac', '-b:a', '160k'];
 const at = (seconds: number) => seconds.toFixed(6);
 
 /** Writes seconds [offset, offset + duration) of `source` (an H.264/AAC MP4) to `out` as MP4. */

@@ -10,7 +10,7 @@ import type { StorageRequest } from '../storage/server.js';
 /** Routes that exist only with --test-hooks: tests move the clock and read counters through them. */
 export function testHookRoutes(
   router: Router,
-  deps: { clock: Clock; accounts: Accounts; uploads: Uploads; jobs: Jobs; storageRequests: StorageRequest[]; faults: Faults },
+  deps: { clock: Clock; accounts: Accounts; uploads: Uploads; jobs: Jobs; storageRequests: StorageRequest[]; faults: Faults; sweep: () => Promise<void> },
 ): void {
   router.add('POST', '/__test__/clock', async (req, res) => {
     const { advanceMs } = await readJson(req);
@@ -38,6 +38,13 @@ export function testHookRoutes(
   });
 
   router.add('GET', '/__test__/storage-requests', (_req, res) => sendJson(res, 200, { requests: deps.storageRequests }));
+
+  // One whole pass of the sweeper (merge window, retention, plan end) at the service clock's now: after it,
+  // a test knows what is due has been done, and what is not due has been left.
+  router.add('POST', '/__test__/sweep', async (_req, res) => {
+    await deps.sweep();
+    sendJson(res, 200, { swept: true });
+  });
 
   router.add('POST', '/__test__/jobs/idle', async (_req, res) => {
     await deps.jobs.idle();

@@ -14,7 +14,7 @@ export interface StorageRequest {
   path: string;
   /** Whether the request carried an Authorization header (it never should). */
   authorization: boolean;
-  /** When it arrived and when its answer was sent (ms), and the answer's status. */
+  /** When it arrived and when its answer was sent (ms), and the answer's status (0: closed without one). */
   startedAt: number;
   endedAt?: number;
   status?: number;
@@ -26,6 +26,8 @@ export function storageHandler(uploads: Uploads, hooks: { log?: (entry: StorageR
     if (log) {
       const entry: StorageRequest = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, authorization: req.headers.authorization !== undefined, startedAt: Date.now() };
       res.once('finish', () => Object.assign(entry, { endedAt: Date.now(), status: res.statusCode }));
+      // A request the client gave up on (a pause, a cut connection) ends without an answer: status 0.
+      res.once('close', () => entry.endedAt === undefined && Object.assign(entry, { endedAt: Date.now(), status: 0 }));
       log(entry);
     }
     res.setHeader('access-control-allow-origin', '*');
