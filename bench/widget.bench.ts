@@ -7,16 +7,17 @@
  *     @uppy/core + @uppy/dashboard + @uppy/aws-s3 (with their CSS), built with the same Vite settings.
  */
 import { chromium } from 'playwright';
-import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, createServer } from 'vite';
 import { chromiumLaunchOptions } from '../test/helpers/browser.js';
+import { APPS, buildApp } from '../test/helpers/consumer.js';
 import { startService } from '../test/helpers/service.js';
 import { pruneUppyCss } from '../vite.config.js';
-import { table } from './service.bench.js';
+import { interleaved, median, table } from './stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MiB = 1024 * 1024;
@@ -69,17 +70,6 @@ export async function benchPage(): Promise<BenchPage> {
 }
 
 export const mbps = (ms: number) => SIZE / 1e6 / (ms / 1000);
-export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-/**
- * Runs every case once per round, `rounds` times, so drift on this shared 2-core machine falls on all
- * cases alike; returns each case's run times.
- */
-export async function interleaved(rounds: number, cases: (() => Promise<number>)[]): Promise<number[][]> {
-  const times = cases.map(() => [] as number[]);
-  for (let round = 0; round < rounds; round++) for (const [i, run] of cases.entries()) times[i]!.push(await run());
-  return times;
-}
 
 export async function throughput(): Promise<string[][]> {
   const bench = await benchPage();
@@ -169,12 +159,35 @@ export async function sizes(): Promise<string[][]> {
   ];
 }
 
+/**
+ * What a consumer's production build ships (helpers/consumer.ts: the packed package in a webpack 5 app and a
+ * Vite app, minified by each bundler's defaults): gzip of what the page loads at first (the files its HTML
+ * names: the entry and, for Vite, its modulepreloads and CSS) and of every chunk loaded later.
+ */
+export async function consumerSizes(): Promise<string[][]> {
+  const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`;
+  const rows: string[][] = [];
+  for (const app of APPS) {
+    const dist = await buildApp(app);
+    const html = await readFile(join(dist, 'index.html'), 'utf8');
+    const named = new Set([...html.matchAll(/(?:src|href)="\/?([^"]+\.(?:js|css))"/g)].map((m) => m[1]!));
+    const files = (await readdir(dist, { recursive: true })).filter((f) => /\.(js|css)$/.test(f));
+    const sizes = { initial: 0, later: 0 };
+    for (const f of files) sizes[named.has(f) ? 'initial' : 'later'] += gzipSync(await readFile(join(dist, f)), { level: 9 }).length;
+    rows.push([`${app.name} app, production build: initial JS+CSS`, kb(sizes.initial), '≤ 110 KB']);
+    rows.push([`${app.name} app, production build: chunks loaded later (aws-s3, Golden Retriever, hls.js, MD5 worker)`, kb(sizes.later), '']);
+  }
+  return rows;
+}
+
 export async function main(): Promise<void> {
   const speed = await throughput();
   console.log('\nWidget upload of 512 MiB from headless Chromium (loopback, this machine)');
   console.log(table([['upload', 'median', 'ratio to raw fetch', 'target', 'range (MB/s)'], ...speed]));
-  console.log('\nBundle sizes, gzip -9, same Vite build settings');
+  console.log('\nBundle sizes, gzip -9, same Vite build settings (library mode, minified)');
   console.log(table([['bundle', 'gzip', 'target'], ...(await sizes())]));
+  console.log('\nBundle sizes as consumers build them, gzip -9 (npm pack, installed and built for production)');
+  console.log(table([['bundle', 'gzip', 'target'], ...(await consumerSizes())]));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();
