@@ -168,7 +168,7 @@ export async function consumerSizes(): Promise<string[][]> {
   const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`;
   const rows: string[][] = [];
   for (const app of APPS) {
-    const dist = await buildApp(app);
+    const { dist } = await buildApp(app);
     const html = await readFile(join(dist, 'index.html'), 'utf8');
     const named = new Set([...html.matchAll(/(?:src|href)="\/?([^"]+\.(?:js|css))"/g)].map((m) => m[1]!));
     const files = (await readdir(dist, { recursive: true })).filter((f) => /\.(js|css)$/.test(f));
@@ -180,14 +180,19 @@ export async function consumerSizes(): Promise<string[][]> {
   return rows;
 }
 
-export async function main(): Promise<void> {
-  const speed = await throughput();
-  console.log('\nWidget upload of 512 MiB from headless Chromium (loopback, this machine)');
-  console.log(table([['upload', 'median', 'ratio to raw fetch', 'target', 'range (MB/s)'], ...speed]));
-  console.log('\nBundle sizes, gzip -9, same Vite build settings (library mode, minified)');
-  console.log(table([['bundle', 'gzip', 'target'], ...(await sizes())]));
-  console.log('\nBundle sizes as consumers build them, gzip -9 (npm pack, installed and built for production)');
-  console.log(table([['bundle', 'gzip', 'target'], ...(await consumerSizes())]));
+/** `node --import tsx bench/widget.bench.ts [throughput|sizes]` runs one part; no argument runs both. */
+export async function main(only = process.argv[2]): Promise<void> {
+  if (!only || only === 'throughput') {
+    const speed = await throughput();
+    console.log('\nWidget upload of 512 MiB from headless Chromium (loopback, this machine)');
+    console.log(table([['upload', 'median', 'ratio to raw fetch', 'target', 'range (MB/s)'], ...speed]));
+  }
+  if (!only || only === 'sizes') {
+    console.log('\nBundle sizes, gzip -9, same Vite build settings (library mode, minified)');
+    console.log(table([['bundle', 'gzip', 'target'], ...(await sizes())]));
+    console.log('\nBundle sizes as consumers build them, gzip -9 (npm pack, installed and built for production)');
+    console.log(table([['bundle', 'gzip', 'target'], ...(await consumerSizes())]));
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -32,6 +32,21 @@ for (const name of ['upload-success', 'upload-error', 'video-ready', 'preview-pl
 fetch('/api/config').then((r) => r.json()).then(({ baseUrl }) => uploader.setAttribute('base-url', baseUrl));
 `;
 
+/** A TypeScript user's code: once the package is imported, the tag and its events are typed (compiled with `tsc`, not run). */
+const TYPED_TS = `import 'video-uploader';
+import type { VideoUploader } from 'video-uploader';
+
+const uploader: VideoUploader = document.querySelector('video-uploader')!;
+uploader.tokenProvider = async () => ({ token: 'from-my-backend', expiresAt: Date.now() + 60_000 });
+uploader.addEventListener('upload-success', (event) => console.log(event.detail.videoId.toUpperCase()));
+uploader.addEventListener('upload-error', (event) => console.log(event.detail.retryable, event.detail.error.message));
+document.body.addEventListener('video-ready', (event) => console.log(event.detail.video.playback.hls_url));
+// @ts-expect-error: the element has no such property, so the tag is not typed loosely
+uploader.noSuchProperty = 1;
+// @ts-expect-error: an event's detail is typed, so a videoId is no number
+export const id: number = (null as unknown as HTMLElementEventMap['video-created']).detail.videoId;
+`;
+
 export interface App {
   name: string;
   /** Its package.json's devDependencies, at the versions this repository uses. */
@@ -55,8 +70,17 @@ export const APPS: App[] = [
   },
   {
     name: 'vite',
-    tools: ['vite'],
-    files: { 'index.html': INDEX_HTML('<script type="module" src="/src/main.js"></script>'), 'src/main.js': MAIN_JS },
+    // TypeScript too: its users get the element's and its events' types from the package (README).
+    tools: ['vite', 'typescript'],
+    files: {
+      'index.html': INDEX_HTML('<script type="module" src="/src/main.js"></script>'),
+      'src/main.js': MAIN_JS,
+      'src/typed.ts': TYPED_TS,
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { strict: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM'], noEmit: true, skipLibCheck: true },
+        include: ['src/typed.ts'],
+      }),
+    },
     build: ['npx', 'vite', 'build'],
   },
 ];
@@ -71,7 +95,7 @@ const pack = () =>
   })());
 
 /** Writes the app, installs the tarball and its bundler as a consumer would, builds it, and serves its output. */
-export async function buildApp(app: App): Promise<string> {
+export async function buildApp(app: App): Promise<{ dir: string; dist: string }> {
   const tarball = await pack();
   const dir = await mkdtemp(join(tmpdir(), `video-uploader-${app.name}-app-`));
   const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
@@ -81,9 +105,13 @@ export async function buildApp(app: App): Promise<string> {
     await mkdir(join(dir, name, '..'), { recursive: true });
     await writeFile(join(dir, name), text);
   }
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
-  await run(app.build[0]!, app.build.slice(1), { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+  // A fresh app's environment: a Vite build earlier in this process sets NODE_ENV=production, which would
+  // make npm leave out the app's devDependencies (its bundler).
+  const { NODE_ENV: _, ...env } = process.env;
+  const options = { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 };
+  await run('npm', ['install', '--include=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], options);
+  await run(app.build[0]!, app.build.slice(1), options);
   for (const [name, text] of Object.entries(app.afterBuild ?? {})) await writeFile(join(dir, name), text);
-  return join(dir, 'dist');
+  return { dir, dist: join(dir, 'dist') };
 }
 

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { APPS, buildApp } from '../helpers/consumer.js';
 import { media, sha256 } from '../helpers/media.js';
 import { serveStatic } from '../helpers/static.js';
@@ -14,10 +16,20 @@ const served = new Map<string, { url: string; server: Server }>();
 
 for (const app of APPS) {
   test.describe(`the packed package in a ${app.name} app, built for production`, () => {
+    let dir = '';
     test.beforeAll(async () => {
       test.setTimeout(600_000);
-      served.set(app.name, await serveStatic(await buildApp(app), env('DEMO_URL')));
+      const built = await buildApp(app);
+      dir = built.dir;
+      served.set(app.name, await serveStatic(built.dist, env('DEMO_URL')));
     });
+
+    if (app.tools.includes('typescript')) {
+      test('types the tag and its events for TypeScript users once the package is imported', async () => {
+        // Fails (exit 2, with the compiler's messages) if a type is missing or loose.
+        await promisify(execFile)('npx', ['tsc', '-p', '.'], { cwd: dir });
+      });
+    }
     test.afterAll(() => served.get(app.name)?.server.close());
 
     test('uploads by the single link and previews', async ({ page }) => {
