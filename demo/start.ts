@@ -26,6 +26,8 @@ const service = await startService({
   storagePort: Number(values['storage-port']),
   rtmpPort: Number(values['rtmp-port']),
   testHooks: values['test-hooks'],
+  // The demo is local development: webhooks to a receiver on this machine are fine here.
+  allowPrivateNetwork: true,
 });
 console.log(service.readyLine(values.data));
 const backend = await startBackend({ serviceUrl: service.apiOrigin, serviceToken: service.accounts.createToken('demo') });

@@ -43,6 +43,8 @@ export interface ServiceOptions {
   cutStrategy?: CutStrategy;
   /** Adds the /__test__ routes (clock, counters). Never on by default. */
   testHooks?: boolean;
+  /** `--allow-private-network`: webhooks (and anything else the service fetches) may reach internal addresses. Local development only. */
+  allowPrivateNetwork?: boolean;
   clock?: Clock;
 }
 
@@ -90,7 +92,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const recordings = new Recordings(db, clock, jobs, files, options.mergeWindowMs ?? DEFAULT_MERGE_WINDOW_MS, () => origins.api);
   const usage = new Usage(db, clock, files, recordings);
   const exports = new Exports(db, clock, jobs, files, videos, recordings, usage, options.cutStrategy ?? 'whole');
-  const webhooks = new Webhooks(db, clock, jobs);
+  const webhooks = new Webhooks(db, clock, jobs, { allowPrivateNetwork: options.allowPrivateNetwork ?? false });
   const streams = new LiveStreams(db, clock, () => origins.rtmp);
   const ingest = new Ingest(streams, recordings, clock);
 
@@ -112,7 +114,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   }, 2);
   jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal));
   jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2);
-  jobs.register(DELIVER_WEBHOOK, (payload, signal) => webhooks.deliver(payload.deliveryId as string, signal), 8);
+  // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
+  jobs.register(DELIVER_WEBHOOK, (payload, signal) => webhooks.deliver(payload.deliveryId as string, signal), 8, 2);
 
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];

@@ -59,6 +59,8 @@ const MIGRATIONS = [
     body TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_status INTEGER,
     last_error TEXT, created_at INTEGER NOT NULL, delivered_at INTEGER);
   `,
+  // Jobs of one group (an organization) are limited in how many run at once, so no one crowds out the rest.
+  `ALTER TABLE jobs ADD COLUMN grp TEXT;`,
 ];
 
 export function openDb(dataDir: string): Db {

@@ -18,16 +18,19 @@ interface JobRow {
   kind: string;
   payload: string;
   attempts: number;
+  grp: string | null;
 }
 
 /**
  * Durable jobs in SQLite. A job that was running when the service stopped (or was killed) runs again
  * at the next start, so handlers must be idempotent. Each kind has its own concurrency, so a long
- * encode never holds up a short delivery. Due times are on the service clock.
+ * encode never holds up a short delivery, and a limit per group (an organization): a job whose group
+ * already runs that many waits, and the next due job of another group takes the slot, so one
+ * organization's slow receivers or huge uploads cannot hold every slot. Due times are on the service clock.
  */
 export class Jobs {
-  private readonly handlers = new Map<string, { run: JobHandler; concurrency: number }>();
-  private readonly running = new Map<number, { kind: string; abort: AbortController; done: Promise<void> }>();
+  private readonly handlers = new Map<string, { run: JobHandler; concurrency: number; perGroup: number }>();
+  private readonly running = new Map<number, { kind: string; group: string | null; abort: AbortController; done: Promise<void> }>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
 
@@ -36,15 +39,16 @@ export class Jobs {
     private readonly clock: Clock,
   ) {}
 
-  register(kind: string, run: JobHandler, concurrency = 1): void {
-    this.handlers.set(kind, { run, concurrency });
+  /** `perGroup`: how many jobs of one group may run at once (default: no limit but `concurrency`). */
+  register(kind: string, run: JobHandler, concurrency = 1, perGroup = concurrency): void {
+    this.handlers.set(kind, { run, concurrency, perGroup });
   }
 
-  enqueue(kind: string, payload: Record<string, unknown>, runAt = this.clock.now()): number {
+  enqueue(kind: string, payload: Record<string, unknown>, runAt = this.clock.now(), group: string | null = null): number {
     const now = this.clock.now();
     const r = this.db
-      .prepare(`INSERT INTO jobs (kind, payload, state, run_at, created_at, updated_at) VALUES (?, ?, 'queued', ?, ?, ?)`)
-      .run(kind, JSON.stringify(payload), runAt, now, now);
+      .prepare(`INSERT INTO jobs (kind, payload, state, run_at, created_at, updated_at, grp) VALUES (?, ?, 'queued', ?, ?, ?, ?)`)
+      .run(kind, JSON.stringify(payload), runAt, now, now, group);
     setImmediate(() => this.tick());
     return Number(r.lastInsertRowid);
   }
@@ -74,7 +78,7 @@ export class Jobs {
     const marks = kinds.map(() => '?').join(', ');
     return this.db
       .prepare(
-        `SELECT id, kind, payload, attempts FROM jobs WHERE state = 'queued' AND run_at <= ? AND kind IN (${marks})
+        `SELECT id, kind, payload, attempts, grp FROM jobs WHERE state = 'queued' AND run_at <= ? AND kind IN (${marks})
          ORDER BY run_at, id LIMIT ?`,
       )
       .all(this.clock.now(), ...kinds, limit) as JobRow[];
@@ -83,9 +87,20 @@ export class Jobs {
   private tick(): void {
     if (this.stopped) return;
     for (const [kind, handler] of this.handlers) {
-      const busy = [...this.running.values()].filter((j) => j.kind === kind).length;
-      if (busy >= handler.concurrency) continue;
-      for (const job of this.due(handler.concurrency - busy, [kind])) this.run(job, handler.run);
+      const mine = [...this.running.values()].filter((j) => j.kind === kind);
+      let free = handler.concurrency - mine.length;
+      if (free <= 0) continue;
+      const perGroup = new Map<string | null, number>();
+      for (const j of mine) perGroup.set(j.group, (perGroup.get(j.group) ?? 0) + 1);
+      // Oldest first, skipping jobs whose group is at its limit (looking further than the free slots for them).
+      for (const job of this.due(handler.concurrency * 50, [kind])) {
+        if (free <= 0) break;
+        const busy = perGroup.get(job.grp) ?? 0;
+        if (job.grp !== null && busy >= handler.perGroup) continue;
+        perGroup.set(job.grp, busy + 1);
+        free--;
+        this.run(job, handler.run);
+      }
     }
   }
 
@@ -93,7 +108,7 @@ export class Jobs {
     const update = this.db.prepare(`UPDATE jobs SET state = ?, attempts = ?, run_at = ?, last_error = ?, updated_at = ? WHERE id = ?`);
     const now = this.clock.now();
     update.run('running', job.attempts + 1, now, null, now, job.id);
-    const entry = { kind: job.kind, abort: new AbortController(), done: Promise.resolve() };
+    const entry = { kind: job.kind, group: job.grp, abort: new AbortController(), done: Promise.resolve() };
     const abort = entry.abort;
     this.running.set(job.id, entry);
     entry.done = (async () => {

@@ -1,7 +1,7 @@
 /**
  * The local video service's command line.
  *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
- *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks]
+ *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks] [--allow-private-network]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token TOKEN [--data DIR]
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
@@ -32,6 +32,7 @@ const { values, positionals } = parseArgs({
     host: { type: 'string', default: '127.0.0.1' },
     data: { type: 'string', default: DEFAULT_DATA },
     'test-hooks': { type: 'boolean', default: false },
+    'allow-private-network': { type: 'boolean', default: false },
     org: { type: 'string' },
     environment: { type: 'string', default: 'production' },
   },
@@ -120,6 +121,7 @@ if (command === 'token') {
     mergeWindowMs: mergeWindow() * 1000,
     cutStrategy: cut(),
     testHooks: values['test-hooks'],
+    allowPrivateNetwork: values['allow-private-network'],
   }).catch((err: NodeJS.ErrnoException) => fail(err.code === 'EADDRINUSE' ? `a port is in use (${err.message}); pick another with --port / --storage-port / --rtmp-port.` : String(err)));
   console.log(service.readyLine(values.data));
   const stop = () => void service.close().then(() => process.exit(0));

@@ -1,5 +1,5 @@
 import { AUDIO_FIELDS, ENVIRONMENTS, GENERAL_FIELDS, VIDEO_FIELDS, VIDEO_STATUSES } from '../../src/api/types.js';
-import { RETRY_WAITS_MS, WEBHOOK_EVENTS } from './domain/webhooks.js';
+import { MAX_WEBHOOKS, RETRY_WAITS_MS, WEBHOOK_EVENTS } from './domain/webhooks.js';
 import { FAULT_ACTIONS } from './faults.js';
 import { RECORDING_PART, RECORDING_SEGMENT } from './routes/live.js';
 
@@ -19,7 +19,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Upload URL signature missing, tampered or expired; a short-lived token asked for a token; or `quota_exceeded`: the hosting-minute quota is used up.',
   404: 'Not found, or belongs to another organization or environment (never 403).',
   405: 'Method not allowed on this path.',
-  409: 'Session already completed or aborted; video already has its file; completion in progress; or `recording_not_complete`.',
+  409: 'Session already completed or aborted; video already has its file; completion in progress; `recording_not_complete`; or `too_many_webhooks`.',
   410: 'Multipart session expired: no more chunk URLs (complete and abort still work).',
   413: 'Body too large: JSON over 1 MiB, or a chunk or single upload of 5 GiB or more.',
 };
@@ -439,9 +439,14 @@ export function openApiDocument(serverUrl: string) {
         post: op('Register a webhook endpoint', {
           description:
             'Decision (registration: not shown). Body {url, events?} (events default to all: ' + WEBHOOK_EVENTS.join(', ') + '). ' +
-            'The answer carries the signing `secret`, shown only here.',
+            'The answer carries the signing `secret`, shown only here. `url` must be http(s) without credentials and reach no ' +
+            'internal address (loopback, private, shared, link-local, unique-local, multicast, unspecified, reserved, IPv4-mapped ' +
+            'or -embedding IPv6, `localhost`), in any spelling, nor a name resolving to one: 400 naming why. It is checked again ' +
+            'at each delivery, which connects to the address checked and follows no redirect. The service flag ' +
+            '`--allow-private-network` lifts the address rule for local development. At most ' + MAX_WEBHOOKS + ' webhooks per ' +
+            'organization and environment (409 `too_many_webhooks`).',
           requestBody: json({ type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' }, events: { type: 'array', items: { enum: WEBHOOK_EVENTS } } } }),
-          responses: { 200: { description: 'The webhook, with its secret', ...json(ref('Webhook')) }, ...errors(400, 401) },
+          responses: { 200: { description: 'The webhook, with its secret', ...json(ref('Webhook')) }, ...errors(400, 401, 409) },
         }),
         get: op('List webhook endpoints (without secrets)', { responses: { 200: { description: 'Webhooks', ...json({ type: 'array', items: ref('Webhook') }) }, ...errors(401) } }),
       },

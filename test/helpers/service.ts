@@ -34,6 +34,9 @@ export interface RunningService {
   kill(): Promise<void>;
 }
 
+/** Receivers of the tests listen on 127.0.0.1, which the service refuses to reach unless told it may. */
+export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
+
 /** Starts the real service as its own process on 127.0.0.1 with test hooks, on free ports. */
 export async function startService(options: { data?: string; ports?: { api: string; storage: string }; args?: string[] } = {}): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
@@ -111,8 +114,8 @@ export async function startService(options: { data?: string; ports?: { api: stri
 }
 
 /** A started service and a token of `org` in it: what most suites begin with. */
-export async function startWithToken(org: string): Promise<{ service: RunningService; token: string }> {
-  const service = await startService();
+export async function startWithToken(org: string, options: Parameters<typeof startService>[0] = {}): Promise<{ service: RunningService; token: string }> {
+  const service = await startService(options);
   return { service, token: await service.token(org) };
 }
 

@@ -8,7 +8,7 @@ import type { LiveStream } from '../../src/api/types.js';
 import { Receiver } from '../helpers/receiver.js';
 import { push } from '../helpers/live.js';
 import { decodeProblems, media, probeDuration } from '../helpers/media.js';
-import { startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import { LOCAL_RECEIVERS, startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
 
 const MINUTE = 60_000;
 
@@ -44,7 +44,7 @@ const segmentsOf = (playlist: string) => playlist.split('\n').filter((l) => l.en
 describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
   let service: RunningService;
   let token: string;
-  before(async () => ({ service, token } = await startWithToken('acme')));
+  before(async () => ({ service, token } = await startWithToken('acme', LOCAL_RECEIVERS)));
   after(() => service.stop());
 
   it('creates, lists, gets and deletes live streams, each with an lv_ key and its RTMP ingest URL', async () => {

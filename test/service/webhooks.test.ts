@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/types.js';
 import { media } from '../helpers/media.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
-import { startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import { LOCAL_RECEIVERS, startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
 
 const HOUR = 3_600_000;
 const FIELDS = { General: GENERAL_FIELDS, Video: VIDEO_FIELDS, Audio: AUDIO_FIELDS } as const;
@@ -20,7 +20,7 @@ function expectedSignature(secret: string, got: Received): string {
 describe('webhooks: registration and video-ready', () => {
   let service: RunningService;
   let token: string;
-  before(async () => ({ service, token } = await startWithToken('acme')));
+  before(async () => ({ service, token } = await startWithToken('acme', LOCAL_RECEIVERS)));
   after(() => service.stop());
 
   it('registers, lists (without the secret) and deletes webhooks; bad bodies name the field', async () => {
@@ -95,7 +95,7 @@ describe('webhooks: durable retries', () => {
     const receiver = new Receiver([200]);
     const port = (await receiver.listen()).port;
     await receiver.close(); // down: every attempt fails to connect
-    const { service: first, token } = await startWithToken('acme');
+    const { service: first, token } = await startWithToken('acme', LOCAL_RECEIVERS);
     const { body: hook } = await first.call('POST', '/webhooks', { token, body: { url: receiver.url } });
     const id = await upload(first, token, await media('h264-aac-320p-4s.mp4'));
     await waitForVideo(first, token, id);
@@ -104,7 +104,7 @@ describe('webhooks: durable retries', () => {
     await until('the first attempt', async () => (attempts() >= 1 ? true : undefined));
     await first.kill();
 
-    const service = await startService({ data: first.data });
+    const service = await startService({ data: first.data, ...LOCAL_RECEIVERS });
     try {
       // The waits after attempts 1–6: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (17.6 h in all); each attempt fails.
       for (const [i, wait] of [5_000, 5 * 60_000, 30 * 60_000, 2 * HOUR, 5 * HOUR, 10 * HOUR].entries()) {
@@ -128,6 +128,111 @@ describe('webhooks: durable retries', () => {
       db.close();
       await service.stop();
       await receiver.close();
+    }
+  });
+});
+
+describe('webhooks: what a stranger registers cannot reach inside (no --allow-private-network)', () => {
+  let service: RunningService;
+  let token: string;
+  before(async () => ({ service, token } = await startWithToken('acme')));
+  after(() => service.stop());
+
+  it('refuses loopback, private, link-local and metadata addresses in every spelling, naming why; others are still served', async () => {
+    for (const url of ['http://127.0.0.1:9/hook', 'http://2130706433/', 'http://0x7f.1/', 'http://0177.0.0.1/', 'http://127.1/', 'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://172.16.5.4/', 'http://192.168.1.1/',
+      'http://[fd00::1]/', 'http://[fe80::1]/', 'http://0.0.0.0/', 'http://localhost:9/', 'http://api.localhost/', 'https://user:pw@example.com/']) {
+      const r = await service.call('POST', '/webhooks', { token, body: { url } });
+      assert.equal(r.status, 400, url);
+      assert.equal(r.body.error.field, 'url');
+      assert.match(r.body.error.message, /is refused: /, url);
+    }
+    const metadata = await service.call('POST', '/webhooks', { token, body: { url: 'http://169.254.169.254/' } });
+    assert.match(metadata.body.error.message, /link-local address \(cloud metadata lives there\)/);
+    assert.deepEqual((await service.call('GET', '/webhooks', { token })).body, []);
+    assert.equal((await service.call('POST', '/videos', { token })).status, 200, 'the service still serves');
+  });
+
+  it('checks again at each delivery: a receiver allowed before is refused after a restart without the flag', async () => {
+    const receiver = await new Receiver().listen();
+    const { service: lax, token: laxToken } = await startWithToken('acme', LOCAL_RECEIVERS);
+    const { body: hook } = await lax.call('POST', '/webhooks', { token: laxToken, body: { url: receiver.url } });
+    assert.ok(hook._id);
+    await lax.stop();
+    const strict = await startService({ data: lax.data });
+    const db = new Database(join(lax.data, 'service.db'), { readonly: true });
+    try {
+      const id = await upload(strict, laxToken, await media('h264-aac-320p-4s.mp4'));
+      await waitForVideo(strict, laxToken, id);
+      const row = await until('the first attempt', async () => {
+        const r = db.prepare('SELECT attempts, last_error FROM webhook_deliveries').get() as { attempts: number; last_error: string } | undefined;
+        return r && r.attempts >= 1 ? r : undefined;
+      });
+      assert.match(row.last_error, /^refused: 127\.0\.0\.1:\d+ is a loopback address/);
+      assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
+    } finally {
+      db.close();
+      await strict.stop();
+      await receiver.close();
+    }
+  });
+});
+
+describe('webhooks: redirects, a limit, and slow receivers', () => {
+  let service: RunningService;
+  before(async () => ({ service } = await startWithToken('acme', LOCAL_RECEIVERS)));
+  after(() => service.stop());
+
+  it('does not follow a redirect: the 307 counts as a failed attempt and its target gets nothing', async () => {
+    const target = await new Receiver().listen();
+    const redirecting = await new Receiver([307], { headers: { location: target.url } }).listen();
+    const token = await service.token('redirected');
+    try {
+      assert.equal((await service.call('POST', '/webhooks', { token, body: { url: redirecting.url } })).status, 200);
+      await waitForVideo(service, token, await upload(service, token, await media('h264-aac-320p-4s.mp4')));
+      await until('the attempt', async () => (redirecting.received.length >= 1 ? true : undefined));
+      // After the retry wait the receiver is asked again (the first attempt did not count as delivered)…
+      await service.advanceClock(5_000);
+      await until('the second attempt', async () => (redirecting.received.length >= 2 ? true : undefined));
+      // …and the redirect's target never was.
+      await service.idle();
+      assert.equal(target.received.length, 0);
+    } finally {
+      await Promise.all([target.close(), redirecting.close()]);
+    }
+  });
+
+  it('keeps at most 10 webhooks per organization and environment (409 naming the limit)', async () => {
+    const token = await service.token('many-hooks');
+    for (let i = 0; i < 10; i++) assert.equal((await service.call('POST', '/webhooks', { token, body: { url: `http://127.0.0.1:9/hook-${i}` } })).status, 200);
+    const eleventh = await service.call('POST', '/webhooks', { token, body: { url: 'http://127.0.0.1:9/hook-10' } });
+    assert.equal(eleventh.status, 409);
+    assert.equal(eleventh.body.error.code, 'too_many_webhooks');
+    assert.match(eleventh.body.error.message, /at most 10 webhooks/);
+    assert.equal((await service.call('POST', '/webhooks', { token: await service.token('many-hooks', 'sandbox'), body: { url: 'http://127.0.0.1:9/x' } })).status, 200);
+  });
+
+  it("one organization's silent receivers do not delay another's delivery", async () => {
+    const silent = await new Receiver([200], { silent: true }).listen();
+    const prompt = await new Receiver().listen();
+    const crowd = await service.token('silent-receivers');
+    const other = await service.token('prompt-receiver');
+    const db = new Database(join(service.data, 'service.db'), { readonly: true });
+    try {
+      // Ten webhooks that never answer, each held 15 s: more than the 8 delivery slots.
+      for (let i = 0; i < 10; i++) await service.call('POST', '/webhooks', { token: crowd, body: { url: `${silent.url}-${i}` } });
+      await service.call('POST', '/webhooks', { token: other, body: { url: prompt.url } });
+      await waitForVideo(service, crowd, await upload(service, crowd, await media('h264-aac-320p-4s.mp4')));
+      await until('the silent receivers to be holding deliveries', async () => (silent.received.length >= 1 ? true : undefined));
+      await waitForVideo(service, other, await upload(service, other, await media('h264-aac-320p-4s.mp4')));
+      await until('the other organization\'s delivery', async () => (prompt.received.length >= 1 ? true : undefined));
+      // It arrived while the silent ones were still held: none of their attempts had ended yet.
+      const ended = db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE attempts > 0 AND webhook_id IN (SELECT id FROM webhooks WHERE url LIKE ?)').get(`${silent.url}%`) as { n: number };
+      assert.equal(ended.n, 0);
+      assert.ok(silent.received.length <= 2, `at most 2 of one organization at once; got ${silent.received.length}`);
+    } finally {
+      db.close();
+      await Promise.all([silent.close(), prompt.close()]);
     }
   });
 });

@@ -5,6 +5,8 @@ import { badField } from '../http/errors.js';
 import { show } from '../http/router.js';
 import { isId, newId, newSecret } from '../ids.js';
 import { RetryAt, type Jobs } from '../jobs.js';
+import { checkUrl, post, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
+import { HttpError } from '../http/errors.js';
 import { owned, type Caller } from './accounts.js';
 
 export const WEBHOOK_EVENTS = ['video-ready'] as const;
@@ -18,6 +20,8 @@ export const DELIVER_WEBHOOK = 'deliver-webhook';
  */
 export const RETRY_WAITS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
 const ATTEMPT_TIMEOUT_MS = 15_000;
+/** Decision: webhooks per organization and environment. */
+export const MAX_WEBHOOKS = 10;
 
 interface WebhookRow {
   id: string;
@@ -44,21 +48,25 @@ export class Webhooks {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly jobs: Jobs,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
-  create(caller: Caller, body: Record<string, unknown>): WebhookObject {
+  /** The receiver's URL must be http(s) and reach no internal address (net/outbound.ts): checked now and at each delivery. */
+  async create(caller: Caller, body: Record<string, unknown>): Promise<WebhookObject> {
     const { url, events = [...WEBHOOK_EVENTS] } = body;
-    let parsed: URL | undefined;
+    if (typeof url !== 'string') throw badField('url', `url must be an absolute http or https address; got ${show(url)}.`);
+    let parsed: URL;
     try {
-      parsed = typeof url === 'string' ? new URL(url) : undefined;
-    } catch {
-      /* reported below */
-    }
-    if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) {
-      throw badField('url', `url must be an absolute http or https address; got ${show(url)}.`);
+      parsed = (await checkUrl(url, this.outbound)).url;
+    } catch (err) {
+      if (!(err instanceof RefusedUrl)) throw err;
+      throw badField('url', `url ${show(url)} is refused: ${err.message}`);
     }
     if (!Array.isArray(events) || events.length === 0 || !events.every((e) => (WEBHOOK_EVENTS as readonly unknown[]).includes(e))) {
       throw badField('events', `events must be a non-empty list of ${WEBHOOK_EVENTS.map((e) => JSON.stringify(e)).join(', ')}; got ${show(events)}.`);
+    }
+    if (this.list(caller).length >= MAX_WEBHOOKS) {
+      throw new HttpError(409, 'too_many_webhooks', `An organization has at most ${MAX_WEBHOOKS} webhooks in an environment; delete one first.`);
     }
     const id = newId();
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -100,7 +108,7 @@ export class Webhooks {
         this.db
           .prepare(`INSERT INTO webhook_deliveries (id, webhook_id, event, body, state, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`)
           .run(id, hook.id, event, body, this.clock.now());
-        this.jobs.enqueue(DELIVER_WEBHOOK, { deliveryId: id });
+        this.jobs.enqueue(DELIVER_WEBHOOK, { deliveryId: id }, undefined, organizationId);
       }
     })();
   }
@@ -117,25 +125,19 @@ export class Webhooks {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      const res = await fetch(hook.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'video-service-webhooks/1',
-          'webhook-id': delivery.id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': sign(hook.secret, delivery.id, timestamp, delivery.body),
-        },
-        body: delivery.body,
-      });
-      status = res.status;
-      await res.body?.cancel();
+      // Checked again at each attempt (a name may resolve elsewhere now), and connected to the address checked.
+      const target = await checkUrl(hook.url, this.outbound);
+      status = await post(target, delivery.body, {
+        'content-type': 'application/json',
+        'user-agent': 'video-service-webhooks/1',
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': sign(hook.secret, delivery.id, timestamp, delivery.body),
+      }, AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]));
       if (status < 200 || status > 299) error = `answered ${status}`;
     } catch (err) {
       if (signal.aborted) throw err;
-      error = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+      error = err instanceof RefusedUrl ? `refused: ${err.message}` : (err as Error).message;
     }
     const wait = RETRY_WAITS_MS[attempts - 1];
     const state = error === null ? 'delivered' : wait === undefined ? 'failed' : 'pending';

@@ -1,0 +1,144 @@
+import { lookup } from 'node:dns/promises';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Every request the service makes to an address a stranger chose (webhook receivers now, URL imports later)
+ * goes through here, so that nobody can point the service at its own machine or network (SSRF).
+ *
+ *  - Refused: loopback, private, shared (CGNAT), link-local, unique-local, multicast, unspecified, reserved and
+ *    documentation ranges, IPv4-mapped, -compatible and -translated IPv6, 6to4 and Teredo (they embed an IPv4
+ *    address), and the names `localhost` and `*.localhost`, in every spelling: the WHATWG URL parser turns
+ *    `2130706433`, `0x7f.1`, `0177.0.0.1` and `127.1` into `127.0.0.1` before the check.
+ *  - A name is resolved, and refused if any of its addresses is; the connection then goes to the address that
+ *    was checked, so a second answer of the DNS cannot send it elsewhere (DNS rebinding).
+ *  - Redirects are not followed (node:http never does); the answer's status is what counts.
+ *  - `--allow-private-network` (local development and the tests, whose receivers listen on 127.0.0.1) lifts the
+ *    address rule; the rest stays.
+ */
+const RANGES: [network: string, prefix: number, what: string][] = [
+  ['0.0.0.0', 8, 'an unspecified ("this network") address'],
+  ['10.0.0.0', 8, 'a private address'],
+  ['100.64.0.0', 10, 'a shared (carrier-grade NAT) address'],
+  ['127.0.0.0', 8, 'a loopback address'],
+  ['169.254.0.0', 16, 'a link-local address (cloud metadata lives there)'],
+  ['172.16.0.0', 12, 'a private address'],
+  ['192.0.0.0', 24, 'an IETF protocol address'],
+  ['192.0.2.0', 24, 'a documentation address'],
+  ['192.88.99.0', 24, 'a 6to4 relay address'],
+  ['192.168.0.0', 16, 'a private address'],
+  ['198.18.0.0', 15, 'a benchmarking address'],
+  ['198.51.100.0', 24, 'a documentation address'],
+  ['203.0.113.0', 24, 'a documentation address'],
+  ['224.0.0.0', 4, 'a multicast address'],
+  ['240.0.0.0', 4, 'a reserved address'],
+  ['::', 96, 'an unspecified, loopback or IPv4-compatible address'],
+  ['::ffff:0:0', 96, 'an IPv4-mapped address'],
+  ['64:ff9b::', 96, 'an IPv4-translated (NAT64) address'],
+  ['64:ff9b:1::', 48, 'a local IPv4-translated address'],
+  ['100::', 64, 'a discard address'],
+  ['2001::', 32, 'a Teredo address (it embeds an IPv4 address)'],
+  ['2001:db8::', 32, 'a documentation address'],
+  ['2002::', 16, 'a 6to4 address (it embeds an IPv4 address)'],
+  ['fc00::', 7, 'a unique-local (private) address'],
+  ['fe80::', 10, 'a link-local address'],
+  ['fec0::', 10, 'a site-local address'],
+  ['ff00::', 8, 'a multicast address'],
+];
+
+const LISTS = RANGES.map(([network, prefix, what]) => {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, isIP(network) === 6 ? 'ipv6' : 'ipv4');
+  return { list, what, family: isIP(network) === 6 ? ('ipv6' as const) : ('ipv4' as const) };
+});
+
+/** Why `address` (an IP literal) is refused, or undefined when it is a public address. */
+export function refusedAddress(address: string): string | undefined {
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  return LISTS.find((l) => l.family === family && l.list.check(address, family))?.what;
+}
+
+/** A URL the service was asked to reach, refused: the message says which and why, for a 400 or a delivery's log. */
+export class RefusedUrl extends Error {}
+
+export interface CheckedTarget {
+  url: URL;
+  /** The address to connect to: the one that was checked. */
+  address: string;
+  family: 4 | 6;
+}
+
+export interface OutboundPolicy {
+  /** `--allow-private-network`: any address, for local development and tests. */
+  allowPrivateNetwork: boolean;
+  /** Resolves a host name to all its addresses (the system resolver; tests give their own). */
+  resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
+}
+
+const systemResolve = (host: string) => lookup(host, { all: true, verbatim: true });
+
+/** Parses and checks `raw` (http or https, no credentials), resolves its host and checks every address. */
+export async function checkUrl(raw: unknown, policy: OutboundPolicy): Promise<CheckedTarget> {
+  let url: URL;
+  try {
+    url = new URL(String(raw));
+  } catch {
+    throw new RefusedUrl(`${JSON.stringify(raw)} is not an absolute URL.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedUrl(`${url.protocol} is not http or https.`);
+  if (url.username || url.password) throw new RefusedUrl('a URL with a user name or password is not accepted.');
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const literal = isIP(host);
+  if (!policy.allowPrivateNetwork && (host === 'localhost' || host.endsWith('.localhost'))) {
+    throw new RefusedUrl(`${url.host} names this machine (loopback).`);
+  }
+  let addresses: { address: string; family: number }[];
+  if (literal) addresses = [{ address: host, family: literal }];
+  else {
+    try {
+      addresses = await (policy.resolve ?? systemResolve)(host);
+    } catch (err) {
+      throw new RefusedUrl(`${url.host} could not be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+    }
+  }
+  if (!policy.allowPrivateNetwork) {
+    for (const { address } of addresses) {
+      const why = refusedAddress(address);
+      if (why) throw new RefusedUrl(`${url.host}${literal ? ' is' : ` resolves to ${address},`} ${why}; the service does not connect to internal addresses.`);
+    }
+  }
+  const first = addresses[0];
+  if (!first) throw new RefusedUrl(`${url.host} has no address.`);
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/**
+ * POSTs `body` to a checked target, connecting to its checked address (the Host header and TLS name stay the
+ * URL's). Resolves with the status; the answer's body is read and dropped. No redirect is followed.
+ */
+export function post(target: CheckedTarget, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<number> {
+  const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      target.url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        signal,
+        // The checked address, whatever the DNS says now.
+        lookup: (_host, options, callback) => {
+          if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+          else (callback as (e: null, a: string, f: number) => void)(null, target.address, target.family);
+        },
+      },
+      (res: IncomingMessage) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+        res.once('error', reject);
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
