@@ -32,9 +32,11 @@ for (const name of EVENTS) {
   });
 }
 
-// Attributes from the address bar, for trying options (and for the end-to-end tests).
+// Attributes from the address bar, for trying options (and for the end-to-end tests). Never where the
+// element sends its token or gets one: a link could otherwise point a visitor's uploads at someone else.
+const FROM_PAGE_ONLY = new Set(['base-url', 'token-url']);
 for (const [name, value] of new URLSearchParams(location.search)) {
-  if (/^[a-z-]+$/.test(name)) uploader.setAttribute(name, value);
+  if (/^[a-z-]+$/.test(name) && !FROM_PAGE_ONLY.has(name)) uploader.setAttribute(name, value);
 }
 
 const config = (await (await fetch('/api/config')).json()) as { baseUrl: string };

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
@@ -11,11 +10,12 @@ import { Usage } from './domain/usage.js';
 import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
 import { Uploads } from './domain/uploads.js';
 import { PROCESS_VIDEO, Videos } from './domain/videos.js';
+import { HttpError, sendError } from './http/errors.js';
 import { Router, sendJson } from './http/router.js';
 import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
 import { openApiDocument } from './openapi.js';
-import { MediaError } from './processing/ffmpeg.js';
+import { MediaError, withoutPaths } from './processing/ffmpeg.js';
 import { Ingest } from './live/ingest.js';
 import type { CutStrategy } from './processing/cut.js';
 import { processMedia } from './processing/pipeline.js';
@@ -80,7 +80,6 @@ function signingSecret(db: Db): Buffer {
 export async function startService(options: ServiceOptions): Promise<Service> {
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? systemClock();
-  await mkdir(options.dataDir, { recursive: true });
   const db = openDb(options.dataDir);
   const files = new Files(options.dataDir);
   const origins = { api: '', storage: '', rtmp: '' };
@@ -103,7 +102,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     } catch (err) {
       if (signal.aborted) throw err;
       if (!(err instanceof MediaError)) console.error(`processing ${id}:`, err);
-      videos.markFailed(id, err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`);
+      videos.markFailed(id, err instanceof MediaError ? err.message : `Processing failed: ${withoutPaths((err as Error).message)}`);
     }
     await exports.videoDone(id);
     // Decision: every video that becomes ready announces it, uploaded or converted from a recording.
@@ -132,6 +131,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   router.add('GET', '/openapi.json', (_req, res) => sendJson(res, 200, openApiDocument(origins.api)));
 
   const api = createServer((req, res) => {
+    // Test hooks are for the test process, never for a page: no CORS headers, and a POST must say
+    // application/json, which a page can only send cross-origin after a preflight these routes never grant
+    // (a form or a text/plain POST, which needs none, is refused).
+    if (faults && req.url?.startsWith('/__test__/')) {
+      if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+        return void sendError(res, new HttpError(415, 'unsupported_media_type', 'Test hooks take application/json only.'));
+      }
+      return void router.handle(req, res);
+    }
     for (const [name, value] of Object.entries(API_CORS)) res.setHeader(name, value);
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
     void router.handle(req, res);

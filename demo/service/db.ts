@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Db = Database.Database;
@@ -63,7 +64,13 @@ const MIGRATIONS = [
   `ALTER TABLE jobs ADD COLUMN grp TEXT;`,
 ];
 
+/**
+ * Opens (and makes) the data directory's database. The directory is the service's alone (0700): it holds the
+ * signing secret, token hashes, webhook secrets and every uploaded byte.
+ */
 export function openDb(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
   const db = new Database(join(dataDir, 'service.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -3,7 +3,7 @@
  *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
  *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks] [--allow-private-network]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
- *   npm run service -- revoke-token TOKEN [--data DIR]
+ *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
  */
 import { execFileSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
-import { mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 const DEFAULT_DATA = fileURLToPath(new URL('../../.data/service', import.meta.url));
 
@@ -50,14 +50,13 @@ function port(flag: 'port' | 'storage-port' | 'rtmp-port'): number {
 }
 
 function accounts(): Accounts {
-  mkdirSync(values.data, { recursive: true });
   return new Accounts(openDb(values.data), systemClock());
 }
 
 /** The account owner's side of the plan (a dashboard's job): its end date and hosting-minute quota. */
 function plan(): string {
   if (!values.org) fail('plan needs --org NAME.');
-  const db = (mkdirSync(values.data, { recursive: true }), openDb(values.data));
+  const db = openDb(values.data);
   const org = db.prepare('SELECT id FROM organizations WHERE name = ?').get(values.org) as { id: string } | undefined;
   if (!org) fail(`no organization is named ${JSON.stringify(values.org)}; make a token for it first.`);
   let endAt: number | null | undefined;
@@ -98,8 +97,11 @@ if (command === 'token') {
   }
   console.log(accounts().createToken(values.org, values.environment as Environment));
 } else if (command === 'revoke-token') {
-  if (!argument) fail('revoke-token needs the token.');
-  console.log(accounts().revokeToken(argument) ? 'revoked' : 'no such live token');
+  // A secret on the command line ends up in shell history and in every `ps` listing: it is read from stdin.
+  if (argument) fail('revoke-token reads the token from standard input, not the command line: echo "$TOKEN" | npm run service -- revoke-token');
+  const token = readFileSync(0, 'utf8').trim();
+  if (!token) fail('revoke-token needs the token on standard input.');
+  console.log(accounts().revokeToken(token) ? 'revoked, with every token made from it' : 'no such live token');
 } else if (command === 'plan') {
   console.log(plan());
 } else if (command !== undefined) {

@@ -52,6 +52,19 @@ const config: TestRunnerConfig = {
   browsers: [playwrightLauncher({ product: 'chromium', launchOptions: { ...chromiumLaunchOptions(), headless: true } })],
   filterBrowserLogs: ({ args }) => !args.some((a) => typeof a === 'string' && (a.startsWith('[vite]') || a.startsWith('Lit is in dev mode'))),
   middleware: [
+    // The service's test hooks, for tests in the page: forwarded from here, as the service gives them no CORS.
+    async (ctx, next) => {
+      if (!ctx.path.startsWith('/__test__/')) return next();
+      const body = ctx.method === 'POST' ? await new Promise<string>((resolve) => {
+        let text = '';
+        ctx.req.on('data', (d: Buffer) => (text += d.toString()));
+        ctx.req.on('end', () => resolve(text));
+      }) : undefined;
+      const res = await fetch(service.api + ctx.url, { method: ctx.method, headers: { 'content-type': 'application/json' }, body });
+      ctx.status = res.status;
+      ctx.set('content-type', res.headers.get('content-type') ?? 'application/json');
+      ctx.body = Buffer.from(await res.arrayBuffer());
+    },
     async (ctx, next) => {
       if (RUNNER_PATHS.test(ctx.path)) return next();
       const res = await fetch(viteOrigin + ctx.url);

@@ -93,3 +93,12 @@ test('no request that reached the storage origin in this run carried Authorizati
   expect(requests.length).toBeGreaterThan(0);
   expect(requests.filter((r) => r.authorization)).toEqual([]);
 });
+
+test('the demo page takes no base-url or token-url from its address bar', async ({ page }) => {
+  const evil = encodeURIComponent('https://evil.example/collect');
+  await page.goto(`${env('DEMO_URL')}?base-url=${evil}&token-url=${evil}&max-files=3`);
+  const uploader = page.locator('video-uploader');
+  await expect(uploader, 'other attributes still apply').toHaveAttribute('max-files', '3');
+  await expect(uploader).toHaveAttribute('base-url', env('SERVICE_URL'));
+  await expect(uploader).toHaveAttribute('token-url', '/api/video-token');
+});

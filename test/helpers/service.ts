@@ -79,7 +79,7 @@ export async function startService(options: { data?: string; ports?: { api: stri
     async call(method, path, { token, body, raw } = {}) {
       const headers: Record<string, string> = {};
       if (token) headers.authorization = `Bearer ${token}`;
-      if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json';
+      if (body !== undefined || raw !== undefined || method === 'POST') headers['content-type'] = 'application/json';
       const res = await fetch(api + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
       const text = await res.text();
       let parsed: unknown = text;

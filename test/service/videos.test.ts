@@ -45,13 +45,20 @@ describe('accounts, video objects and errors', () => {
     assert.equal((await service.call('POST', '/videos', { token: 'vsk_nope' })).status, 401);
     const doomed = await service.token('acme');
     assert.equal((await service.call('POST', '/videos', { token: doomed })).status, 200);
-    await new Promise<void>((resolve, reject) =>
-      spawn(process.execPath, ['--import', 'tsx', 'demo/service/main.ts', 'revoke-token', doomed, '--data', service.data], { stdio: 'ignore' })
-        .on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`revoke exited ${code}`)))),
-    );
+    const minted = (await service.call('POST', '/tokens', { token: doomed })).body.token as string;
+    assert.equal((await service.call('POST', '/videos', { token: minted })).status, 200);
+    // The token goes on standard input: a secret in argv would show in `ps` and shell history.
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'demo/service/main.ts', 'revoke-token', '--data', service.data], { stdio: ['pipe', 'ignore', 'ignore'] });
+      child.stdin.end(`${doomed}\n`);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`revoke exited ${code}`))));
+    });
     const revoked = await service.call('POST', '/videos', { token: doomed });
     assert.equal(revoked.status, 401);
     assert.match(revoked.body.error.message, /revoked/);
+    const orphan = await service.call('POST', '/videos', { token: minted });
+    assert.equal(orphan.status, 401, 'a token the revoked key made is revoked with it');
+    assert.match(orphan.body.error.message, /the key that made it was revoked/);
   });
 
   it('trades a long-lived token for a short-lived one that works until it expires', async () => {

@@ -92,6 +92,9 @@ export class Accounts {
       | undefined;
     if (!row) throw new HttpError(401, 'unauthorized', 'The access token is not known to this service.');
     if (row.revoked_at !== null) throw new HttpError(401, 'unauthorized', 'The access token was revoked.');
+    // Revoking a key revokes every token made from it.
+    const parent = row.parent_hash === null ? undefined : (this.db.prepare('SELECT revoked_at FROM tokens WHERE hash = ?').get(row.parent_hash) as { revoked_at: number | null } | undefined);
+    if (parent && parent.revoked_at !== null) throw new HttpError(401, 'unauthorized', 'The access token was revoked: the key that made it was revoked.');
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
       throw new HttpError(401, 'token_expired', 'The access token has expired.');
     }
@@ -101,7 +104,7 @@ export class Accounts {
   /**
    * Decision ("Token lifetime, scopes and refresh: not shown"): an integrator's backend trades its
    * long-lived token for a short-lived one to hand to a browser, so the long-lived one never leaves
-   * the server. Same organization, user and environment; revoking the parent does not revoke it.
+   * the server. Same organization, user and environment; revoking the parent revokes it too.
    */
   createShortLivedToken(parent: Caller, parentToken: string, ttlSeconds: number): { token: string; expiresAt: number } {
     if (parent.shortLived) throw new HttpError(403, 'forbidden', 'A short-lived token cannot create tokens; use the long-lived one.');

@@ -42,7 +42,11 @@ export class Router {
       }
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(url.pathname.match(route.pattern)?.groups ?? {})) {
-        params[k] = decodeURIComponent(v);
+        try {
+          params[k] = decodeURIComponent(v);
+        } catch {
+          throw new HttpError(400, 'invalid_path', `The path segment ${show(v)} is not valid percent-encoding (UTF-8).`, k);
+        }
       }
       const req = { raw, url, params };
       if (this.before && (await this.before(route, req, res))) return;

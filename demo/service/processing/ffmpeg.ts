@@ -1,7 +1,26 @@
 import { spawn } from 'node:child_process';
 
 /** A failure that becomes the video's `failure_reason`: a sentence for a person, not a stack. */
-export class MediaError extends Error {}
+export class MediaError extends Error {
+  constructor(
+    message: string,
+    /** The tail of the tool's stderr, for the reason to be found in; never shown. */
+    readonly stderr = '',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Demuxers an uploaded file may be opened with: media containers that read the file and nothing else.
+ * Refused by leaving out: playlists (hls, dash), concat, image sequences (image2), tee, subtitle formats
+ * and every other demuxer that opens further files or URLs named inside the upload, which would let a text
+ * file turn a file of the server into a "video". Raw elementary streams (h264, hevc, m4v) are in: they open nothing.
+ */
+const UPLOAD_DEMUXERS = ['mov', 'matroska', 'avi', 'mpegts', 'mpeg', 'flv', 'asf', 'mxf', 'ogg', 'wav', 'mp3', 'aac', 'flac', 'dv', 'h264', 'hevc', 'm4v', 'mpegvideo', 'ivf', 'nut', 'gxf', 'w64', 'amr', 'ac3', 'eac3', 'caf', 'aiff'];
+
+/** Input options before `-i` of an uploaded file: only those demuxers, and no protocol but the file itself. */
+export const UNTRUSTED_INPUT = ['-protocol_whitelist', 'file', '-format_whitelist', UPLOAD_DEMUXERS.join(',')];
 
 /** Runs ffmpeg or ffprobe; resolves with stdout, rejects with the tail of stderr. Killed on abort. */
 export function run(command: 'ffmpeg' | 'ffprobe', args: string[], signal?: AbortSignal): Promise<string> {
@@ -22,10 +41,13 @@ export function run(command: 'ffmpeg' | 'ffprobe', args: string[], signal?: Abor
     );
     child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(out).toString());
-      else reject(new MediaError(lastLine(err) || `${command} exited with code ${code}`));
+      else reject(new MediaError(withoutPaths(lastLine(err)) || `${command} exited with code ${code}`, err));
     });
   });
 }
+
+/** A server path in a message becomes its last part: a reason shown to a client never shows where files live. */
+export const withoutPaths = (text: string) => text.replace(/(?:\/[^\s/'"():,]+)+\/([^\s/'"():,]+)/g, '$1');
 
 const lastLine = (text: string) =>
   text
@@ -55,13 +77,18 @@ export interface Probe {
   streams: ProbeStream[];
 }
 
-export async function probe(file: string, signal?: AbortSignal): Promise<Probe> {
+/** Probes a file; `untrusted` (an upload) opens it only as a media container (UNTRUSTED_INPUT). */
+export async function probe(file: string, signal?: AbortSignal, { untrusted = false } = {}): Promise<Probe> {
   try {
-    return JSON.parse(await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], signal)) as Probe;
+    return JSON.parse(
+      await run('ffprobe', ['-v', 'error', ...(untrusted ? UNTRUSTED_INPUT : []), '-print_format', 'json', '-show_format', '-show_streams', file], signal),
+    ) as Probe;
   } catch (err) {
-    if (err instanceof MediaError) {
-      throw new MediaError(`The file could not be read as video or audio (ffprobe: ${err.message.replace(/^.*?: /, '')}).`);
+    if (!(err instanceof MediaError)) throw err;
+    const refused = /\[(\w+) @ [^\]]+\] Format not on whitelist/.exec(err.stderr)?.[1];
+    if (refused) {
+      throw new MediaError(`The file is not a video container: it was read as "${refused}" (a playlist or a list of other files), which uploads may not be.`);
     }
-    throw err;
+    throw new MediaError(`The file could not be read as video or audio (ffprobe: ${err.message.replace(/^.*?: /, '')}).`);
   }
 }

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MediaInfo } from '../../../src/api/types.js';
-import { MediaError, probe, run, type ProbeStream } from './ffmpeg.js';
+import { MediaError, probe, run, UNTRUSTED_INPUT, type ProbeStream } from './ffmpeg.js';
 import { readMediaInfo } from './mediainfo.js';
 
 export interface Processed {
@@ -26,7 +26,8 @@ const SEGMENT_SECONDS = 4;
  * Idempotent: everything is written to a fresh `outDir.tmp` and moved into place at the end.
  */
 export async function processMedia(source: string, outDir: string, signal?: AbortSignal): Promise<Processed> {
-  const info = await probe(source, signal);
+  // The upload is a stranger's bytes: opened only as a media container (ffmpeg.ts, UNTRUSTED_INPUT).
+  const info = await probe(source, signal, { untrusted: true });
   const video = info.streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
   const audio = info.streams.find((s) => s.codec_type === 'audio');
   if (!video && !audio) throw new MediaError(`The file has no video or audio stream (it was read as ${info.format.format_name}).`);
@@ -36,7 +37,7 @@ export async function processMedia(source: string, outDir: string, signal?: Abor
   await mkdir(work, { recursive: true });
   const mp4 = join(work, 'download.mp4');
   const encodeVideo = video !== undefined && !browserPlaysAsIs(video);
-  await run('ffmpeg', ['-v', 'error', '-i', source, ...mp4Args(video, audio), '-movflags', '+faststart', '-y', mp4], signal);
+  await run('ffmpeg', ['-v', 'error', ...UNTRUSTED_INPUT, '-i', source, ...mp4Args(video, audio), '-movflags', '+faststart', '-y', mp4], signal);
   await run('ffmpeg', ['-v', 'error', '-i', mp4, ...hlsArgs(video, audio, encodeVideo, work)], signal);
   if (video) {
     const duration = Number(info.format.duration ?? 0);
