@@ -1,10 +1,13 @@
 /**
  * The integrator's side of the demo: what a site that embeds <video-uploader> runs on its server.
- * It keeps the long-lived service token to itself and hands the browser short-lived ones.
+ * It keeps its key to the service to itself and hands each visitor a short-lived upload token, minted for
+ * that visitor (a cookie stands in for the site's sign-in): the token can only upload, and sees only the
+ * visitor's own videos.
  *   POST /api/video-token → {token, expiresAt}   (the element's token-url)
  *   GET  /api/config      → {baseUrl}            (where the page finds the service)
  */
-import { createServer, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Backend {
@@ -15,6 +18,14 @@ export interface Backend {
 /** Lifetime of the tokens handed to browsers. The element renews them before they expire. */
 const BROWSER_TOKEN_SECONDS = 15 * 60;
 
+/** The visitor's id from its cookie, made on the first visit: the demo's stand-in for a signed-in user. */
+function visitor(req: IncomingMessage, res: ServerResponse): string {
+  const known = /(?:^|;\s*)demo_visitor=([A-Za-z0-9_-]{16,64})(?:;|$)/.exec(req.headers.cookie ?? '')?.[1];
+  const id = known ?? randomBytes(12).toString('base64url');
+  if (!known) res.setHeader('set-cookie', `demo_visitor=${id}; Path=/; HttpOnly; SameSite=Lax`);
+  return `visitor-${id}`;
+}
+
 export async function startBackend(options: { serviceUrl: string; serviceToken: string; port?: number }): Promise<Backend> {
   const server = createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
@@ -23,11 +34,12 @@ export async function startBackend(options: { serviceUrl: string; serviceToken: 
     };
     try {
       if (req.method === 'POST' && req.url === '/api/video-token') {
-        // A real site checks its own session here before handing out upload rights.
+        // A real site checks its own session here, and names its signed-in user.
+        const user = visitor(req, res);
         const answer = await fetch(`${options.serviceUrl}/tokens`, {
           method: 'POST',
           headers: { authorization: `Bearer ${options.serviceToken}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ ttl_seconds: BROWSER_TOKEN_SECONDS }),
+          body: JSON.stringify({ scope: 'upload', user, ttl_seconds: BROWSER_TOKEN_SECONDS }),
         });
         return send(answer.status, await answer.json());
       }

@@ -119,7 +119,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];
   const router = new Router();
-  videoRoutes(router, accounts, videos, uploads, usage);
+  videoRoutes(router, accounts, videos, uploads, usage, streams);
   mediaRoutes(router, videos, files);
   liveRoutes(router, { accounts, streams, recordings, exports, ingest, files });
   accountRoutes(router, accounts, webhooks, usage);

@@ -62,6 +62,13 @@ const MIGRATIONS = [
   `,
   // Jobs of one group (an organization) are limited in how many run at once, so no one crowds out the rest.
   `ALTER TABLE jobs ADD COLUMN grp TEXT;`,
+  // Browser tokens are scoped: 'upload' (for an end user the integrator names) or 'clip' (one live stream).
+  `
+  ALTER TABLE tokens ADD COLUMN scope TEXT;
+  ALTER TABLE tokens ADD COLUMN end_user TEXT;
+  ALTER TABLE tokens ADD COLUMN live_stream_id TEXT;
+  ALTER TABLE videos ADD COLUMN end_user TEXT;
+  `,
 ];
 
 /**

@@ -1,4 +1,5 @@
 import { AUDIO_FIELDS, ENVIRONMENTS, GENERAL_FIELDS, VIDEO_FIELDS, VIDEO_STATUSES } from '../../src/api/types.js';
+import { MINTED_SCOPES } from './domain/accounts.js';
 import { MAX_WEBHOOKS, RETRY_WAITS_MS, WEBHOOK_EVENTS } from './domain/webhooks.js';
 import { FAULT_ACTIONS } from './faults.js';
 import { RECORDING_PART, RECORDING_SEGMENT } from './routes/live.js';
@@ -16,7 +17,7 @@ const errors = (...statuses: number[]) =>
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad JSON, or a field with a bad value; `error.field` names it.',
   401: 'Token missing, unknown, revoked or expired.',
-  403: 'Upload URL signature missing, tampered or expired; a short-lived token asked for a token; or `quota_exceeded`: the hosting-minute quota is used up.',
+  403: 'Upload URL signature missing, tampered or expired; `insufficient_scope`: the token\'s scope does not reach this route (see POST /tokens); a short-lived token asked for a token; or `quota_exceeded`: the hosting-minute quota is used up.',
   404: 'Not found, or belongs to another organization or environment (never 403).',
   405: 'Method not allowed on this path.',
   409: 'Session already completed or aborted; video already has its file; completion in progress; `recording_not_complete`; or `too_many_webhooks`.',
@@ -337,15 +338,37 @@ export function openApiDocument(serverUrl: string) {
         }),
       },
       '/tokens': {
-        post: op('Create a short-lived token (for a browser)', {
+        post: op('Create a short-lived, scoped token (for a browser)', {
           description:
-            'Decision (token lifetime and refresh: not shown): a long-lived token (from the dashboard, or ' +
-            '`npm run service -- token`) trades for a short-lived one of the same organization and environment, ' +
-            'which a backend hands to the browser. A short-lived token cannot create tokens (403). Expired → 401 token_expired.',
-          requestBody: { required: false, ...json({ type: 'object', properties: { ttl_seconds: { type: 'integer', minimum: 60, maximum: 86400, default: 3600 } } }) },
+            'Decision (token lifetime, scopes and refresh: not shown): a key (from the dashboard, or `npm run service -- token`) ' +
+            'trades for a short-lived token of the same organization and environment, which a backend hands to the browser. ' +
+            'Scopes: `upload` (the default) reaches #1–#8 only, on the videos of the end user `user` names (videos it creates carry ' +
+            'that `user`; tokens minted for the same user share them; without `user`, the videos created without one); `clip` is ' +
+            'bound to `live_stream_id` and reaches #9, #10 and #11 of that stream and #8 of the videos converted from it. Any ' +
+            'other route answers 403 `insufficient_scope`; another user\'s or stream\'s objects are 404. Only a key creates tokens ' +
+            '(403). Revoking a key revokes the tokens made from it. Expired → 401 token_expired.',
+          requestBody: {
+            required: false,
+            ...json({
+              type: 'object',
+              properties: {
+                ttl_seconds: { type: 'integer', minimum: 60, maximum: 86400, default: 3600 },
+                scope: { enum: MINTED_SCOPES, default: 'upload' },
+                user: { type: 'string', minLength: 1, maxLength: 256, description: "scope upload: the integrator's end user, the videos' `user`" },
+                live_stream_id: { type: 'string', description: 'scope clip (required there): the live stream the token is for' },
+              },
+            }),
+          },
           responses: {
-            200: { description: 'The token', ...json({ type: 'object', required: ['token', 'expiresAt'], properties: { token: { type: 'string' }, expiresAt: { type: 'integer', description: 'ms since the epoch' } } }) },
-            ...errors(400, 401, 403),
+            200: {
+              description: 'The token',
+              ...json({
+                type: 'object',
+                required: ['token', 'expiresAt', 'scope'],
+                properties: { token: { type: 'string' }, expiresAt: { type: 'integer', description: 'ms since the epoch' }, scope: { enum: MINTED_SCOPES } },
+              }),
+            },
+            ...errors(400, 401, 403, 404),
           },
         }),
       },

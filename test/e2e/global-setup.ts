@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     });
   });
   process.env.SERVICE_DATA = data;
+  // A key of the demo organization, as its owner gets one from the dashboard: for what browser tokens may not do.
+  process.env.SERVICE_KEY = execFileSync(process.execPath, ['--import', 'tsx', 'demo/service/main.ts', 'token', '--org', 'demo', '--data', data], { cwd: root, encoding: 'utf8' }).trim();
   return async () => {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

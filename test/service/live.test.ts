@@ -178,7 +178,12 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
     it('converts a part (accurately) and the whole recording at once into permanent videos', async () => {
       const { stream, recording } = recorded;
       const from = new Date(Date.parse(recording.start_time) + 2_500).toISOString();
-      const [part, whole] = await Promise.all([stream.convert(recording._id, { from, duration: 4 }), stream.convert(recording._id)]);
+      // The part is converted as a clipping element in a browser would: with a clip token for this stream.
+      const clip = (await service.call('POST', '/tokens', { token, body: { scope: 'clip', live_stream_id: stream._id } })).body.token as string;
+      const [part, whole] = await Promise.all([
+        service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recording._id}`, { token: clip, body: { from, duration: 4 } }),
+        stream.convert(recording._id),
+      ]);
       assert.equal(part.status, 200, JSON.stringify(part.body));
       assert.deepEqual(part.body, { from, duration: 4, bytes: 0, status: 'PROCESSING', download_url: null });
       assert.equal(whole.status, 200, JSON.stringify(whole.body));
@@ -197,6 +202,7 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
         assert.deepEqual(await decodeProblems(entry.download_url), [], `the export of ${seconds}s`);
         const video = (await service.call('GET', `/videos/${entry.video_id}`, { token })).body;
         assert.equal(video.status, 'ready');
+        assert.equal((await service.call('GET', `/videos/${entry.video_id}`, { token: clip })).status, 200, 'the clip token reads #8 of what its stream made');
         assert.equal(video.live_stream_id, stream._id);
         assert.ok(Math.abs((await probeDuration(video.playback.hls_url)) - seconds) <= 0.5);
       }

@@ -5,14 +5,33 @@ import type { Db } from '../db.js';
 import { HttpError, notFound } from '../http/errors.js';
 import { newId, newSecret } from '../ids.js';
 
-/** Who is calling: the token's user, organization and environment. */
+/**
+ * What a token may do (decision; spec, Authentication 5: "scopes: not shown"), as real services give browsers
+ * credentials that can only upload:
+ *   key     a key from the command line (the dashboard): everything.
+ *   upload  minted by POST /tokens for a browser: #1–#8, on the videos of its end user only.
+ *   clip    minted for one live stream: #9, #10 and #11 of that stream, and #8 of the videos converted from it.
+ */
+export const SCOPES = ['key', 'upload', 'clip'] as const;
+export type Scope = (typeof SCOPES)[number];
+/** Scopes POST /tokens mints. */
+export const MINTED_SCOPES = ['upload', 'clip'] as const;
+
+/** Who is calling: the token's user, organization and environment, and what it may do. */
 export interface Caller {
   userId: string;
   organizationId: string;
   environment: Environment;
-  /** A short-lived token (made by POST /tokens) cannot make more tokens. */
-  shortLived: boolean;
+  scope: Scope;
+  /** Of an upload token: the integrator's end user it was minted for (the videos' `user`), if named. */
+  endUser: string | null;
+  /** Of a clip token: its live stream. */
+  liveStreamId: string | null;
 }
+
+/** The 403 of a route the token's scope does not reach. */
+export const outOfScope = (caller: Caller, what: string) =>
+  new HttpError(403, 'insufficient_scope', `A token of scope "${caller.scope}" cannot ${what}; use a key from the dashboard on your server.`);
 
 /**
  * A row the caller may see: its organization's, in its environment. Anything else, missing or not, is the same
@@ -79,7 +98,7 @@ export class Accounts {
     const token = bareToken(header);
     if (!token) throw new HttpError(401, 'unauthorized', 'The Authorization header is missing: send "Bearer <token>".');
     const row = this.db
-      .prepare('SELECT user_id, organization_id, environment, expires_at, revoked_at, parent_hash FROM tokens WHERE hash = ?')
+      .prepare('SELECT user_id, organization_id, environment, expires_at, revoked_at, parent_hash, scope, end_user, live_stream_id FROM tokens WHERE hash = ?')
       .get(hashToken(token)) as
       | {
           user_id: string;
@@ -88,6 +107,9 @@ export class Accounts {
           expires_at: number | null;
           revoked_at: number | null;
           parent_hash: string | null;
+          scope: Scope | null;
+          end_user: string | null;
+          live_stream_id: string | null;
         }
       | undefined;
     if (!row) throw new HttpError(401, 'unauthorized', 'The access token is not known to this service.');
@@ -98,25 +120,37 @@ export class Accounts {
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
       throw new HttpError(401, 'token_expired', 'The access token has expired.');
     }
-    return { userId: row.user_id, organizationId: row.organization_id, environment: row.environment, shortLived: row.parent_hash !== null };
+    return {
+      userId: row.user_id,
+      organizationId: row.organization_id,
+      environment: row.environment,
+      // Tokens minted before scopes existed were for browsers: upload.
+      scope: row.parent_hash === null ? 'key' : (row.scope ?? 'upload'),
+      endUser: row.end_user,
+      liveStreamId: row.live_stream_id,
+    };
   }
 
   /**
-   * Decision ("Token lifetime, scopes and refresh: not shown"): an integrator's backend trades its
-   * long-lived token for a short-lived one to hand to a browser, so the long-lived one never leaves
-   * the server. Same organization, user and environment; revoking the parent revokes it too.
+   * Decision ("Token lifetime, scopes and refresh: not shown"): an integrator's backend trades its key for a
+   * short-lived, scoped token to hand to a browser, so the key never leaves the server. Same organization,
+   * user and environment; revoking the key revokes it too. `liveStreamId` (clip) must be checked by the caller.
    */
-  createShortLivedToken(parent: Caller, parentToken: string, ttlSeconds: number): { token: string; expiresAt: number } {
-    if (parent.shortLived) throw new HttpError(403, 'forbidden', 'A short-lived token cannot create tokens; use the long-lived one.');
+  createScopedToken(
+    parent: Caller,
+    parentToken: string,
+    grant: { ttlSeconds: number; scope: (typeof MINTED_SCOPES)[number]; endUser: string | null; liveStreamId: string | null },
+  ): { token: string; expiresAt: number; scope: string } {
+    if (parent.scope !== 'key') throw new HttpError(403, 'forbidden', 'A short-lived token cannot create tokens; use the long-lived one.');
     const token = newSecret('vst_', 32);
     const now = this.clock.now();
-    const expiresAt = now + ttlSeconds * 1000;
+    const expiresAt = now + grant.ttlSeconds * 1000;
     this.db
       .prepare(
-        `INSERT INTO tokens (hash, user_id, organization_id, environment, created_at, expires_at, parent_hash)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO tokens (hash, user_id, organization_id, environment, created_at, expires_at, parent_hash, scope, end_user, live_stream_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(hashToken(token), parent.userId, parent.organizationId, parent.environment, now, expiresAt, hashToken(parentToken));
-    return { token, expiresAt };
+      .run(hashToken(token), parent.userId, parent.organizationId, parent.environment, now, expiresAt, hashToken(parentToken), grant.scope, grant.endUser, grant.liveStreamId);
+    return { token, expiresAt, scope: grant.scope };
   }
 }

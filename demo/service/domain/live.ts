@@ -63,10 +63,10 @@ export class LiveStreams {
     return rows.map((r) => this.object(r));
   }
 
-  /** A stream the caller may see; another organization's (or environment's) is a 404. */
+  /** A stream the caller may see; another organization's (or environment's), or for a clip token another stream, is a 404. */
   find(caller: Caller, id: string): StreamRow {
     const row = isId(id) ? (this.db.prepare('SELECT * FROM live_streams WHERE id = ?').get(id) as StreamRow | undefined) : undefined;
-    return owned(caller, row, `Live stream ${JSON.stringify(id)}`);
+    return owned(caller, caller.scope === 'clip' && row?.id !== caller.liveStreamId ? undefined : row, `Live stream ${JSON.stringify(id)}`);
   }
 
   byKey(key: string): StreamRow | undefined {

@@ -9,6 +9,7 @@ export interface VideoRow {
   id: string;
   organization_id: string;
   user_id: string;
+  end_user: string | null;
   environment: Environment;
   status: VideoStatus;
   failure_reason: string | null;
@@ -41,10 +42,10 @@ export class Videos {
     const now = this.clock.now();
     this.db
       .prepare(
-        `INSERT INTO videos (id, organization_id, user_id, environment, status, file_name, live_stream_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO videos (id, organization_id, user_id, end_user, environment, status, file_name, live_stream_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, caller.organizationId, caller.userId, caller.environment, liveStreamId ? 'processing' : 'waiting', fileName, liveStreamId, now, now);
+      .run(id, caller.organizationId, caller.userId, caller.endUser, caller.environment, liveStreamId ? 'processing' : 'waiting', fileName, liveStreamId, now, now);
     return this.object(this.row(id)!);
   }
 
@@ -52,9 +53,17 @@ export class Videos {
     return this.db.prepare('SELECT * FROM videos WHERE id = ?').get(id) as VideoRow | undefined;
   }
 
-  /** A video the caller may see. Another organization's (or environment's) video is a 404, never a 403. */
+  /**
+   * A video the caller may see. Another organization's (or environment's) video is a 404, never a 403; so is,
+   * for an upload token, another end user's video, and for a clip token, a video not converted from its stream.
+   */
   find(caller: Caller, id: string): VideoRow {
-    return owned(caller, isId(id) ? this.row(id) : undefined, `Video ${JSON.stringify(id)}`);
+    const row = isId(id) ? this.row(id) : undefined;
+    const visible =
+      caller.scope === 'key' ||
+      (caller.scope === 'upload' && row?.end_user === caller.endUser) ||
+      (caller.scope === 'clip' && row?.live_stream_id !== null && row?.live_stream_id === caller.liveStreamId);
+    return owned(caller, visible ? row : undefined, `Video ${JSON.stringify(id)}`);
   }
 
   object(row: VideoRow): VideoObject {
@@ -67,7 +76,8 @@ export class Videos {
         hls_url: `${media}/index.m3u8`,
         poster_url: ready && row.has_video ? `${media}/poster.jpg` : null,
       },
-      user: row.user_id,
+      // The integrator's end user, when an upload token named one; else the organization's user.
+      user: row.end_user ?? row.user_id,
       environment: row.environment,
       organization: row.organization_id,
       creation_time: iso(row.created_at),

@@ -12,6 +12,8 @@ import type { Files } from '../storage/files.js';
 import { authed as authedBy } from './authed.js';
 
 const MAX_NAME = 256;
+/** #9–#11: keys, and clip tokens for their own stream (LiveStreams.find). */
+const CLIP = ['key', 'clip'] as const;
 /** A recording's part folder and segment file names (the OpenAPI document shows the same patterns). */
 export const RECORDING_PART = /^part\d{1,6}$/;
 export const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
@@ -47,17 +49,17 @@ export function liveRoutes(
   router.add('GET', '/live_streams/{id}/temporary_recordings', authed(async (caller, req) => {
     const stream = streams.find(caller, req.params.id!);
     return Promise.all(recordings.list(stream).map((r) => recordings.wire(r, stream, exports.entries(r.id))));
-  }));
+  }, CLIP));
 
   // #10 Convert a recording, whole ({} or no body) or a part ({from, duration}).
   router.add('POST', '/live_streams/{id}/temporary_recordings/{recordingId}', authed(async (caller, req) => {
     const stream = streams.find(caller, req.params.id!);
     const recording = recordings.find(stream, req.params.recordingId!);
     return exports.convert(caller, stream, recording, await readJson(req));
-  }));
+  }, CLIP));
 
   // #11 Permanent videos converted from the stream.
-  router.add('GET', '/live_streams/{id}/recordings', authed((caller, req) => exports.videosOf(streams.find(caller, req.params.id!))));
+  router.add('GET', '/live_streams/{id}/recordings', authed((caller, req) => exports.videosOf(streams.find(caller, req.params.id!)), CLIP));
 
   // temporary_playback and download_url of a recording: like video playback, no token (the ids are unguessable).
   const recording = (id: string) => {
