@@ -45,6 +45,10 @@ export interface ServiceOptions {
   testHooks?: boolean;
   /** `--allow-private-network`: webhooks (and anything else the service fetches) may reach internal addresses. Local development only. */
   allowPrivateNetwork?: boolean;
+  /** A PUT whose body sends nothing for this long is cut (storage origin). Default 60 s. */
+  stallTimeoutMs?: number;
+  /** Bytes the data volume keeps free: uploads that would leave less get 507. Default 256 MiB. */
+  minFreeBytes?: number;
   clock?: Clock;
 }
 
@@ -59,6 +63,10 @@ export interface Service {
   router: Router;
   close(): Promise<void>;
 }
+
+/** Decisions (README): how long a PUT body may send nothing, and how much of the data volume stays free. */
+export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
+export const DEFAULT_MIN_FREE_BYTES = 256 * 1024 * 1024;
 
 const API_CORS = {
   'access-control-allow-origin': '*',
@@ -87,7 +95,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const accounts = new Accounts(db, clock);
   const videos = new Videos(db, clock, jobs, () => origins.api);
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
-  const uploads = new Uploads(db, clock, files, signer, videos, () => origins.api);
+  const uploads = new Uploads(db, clock, files, signer, videos, () => origins.api, options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES);
   const recordings = new Recordings(db, clock, jobs, files, options.mergeWindowMs ?? DEFAULT_MERGE_WINDOW_MS, () => origins.api);
   const usage = new Usage(db, clock, files, recordings);
   const exports = new Exports(db, clock, jobs, files, videos, recordings, usage, options.cutStrategy ?? 'whole');
@@ -147,8 +155,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const storage = createServer(
     storageHandler(uploads, faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() }),
   );
-  // Large uploads on slow links take long: no whole-request time limit on the storage origin.
+  // Large uploads on slow links take long: no whole-request time limit on the storage origin; but a body
+  // that sends nothing for a while is cut, so a stalled client holds no socket, file or lock for ever.
   storage.requestTimeout = 0;
+  storage.timeout = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
 
   const listen = (server: Server, port: number) =>
     new Promise<string>((resolve, reject) => {
@@ -169,7 +179,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       .sweep()
       .catch((err) => console.error('plan sweep:', err))
       .finally(() => (purging = undefined));
-    await Promise.all([recordings.sweep().catch((err) => console.error('recording sweep:', err)), purging]);
+    await Promise.all([
+      recordings.sweep().catch((err) => console.error('recording sweep:', err)),
+      uploads.sweepAbandoned().catch((err) => console.error('upload sweep:', err)),
+      purging,
+    ]);
   };
   const sweeper = setInterval(() => void sweep(), 250);
 

@@ -2,6 +2,7 @@
  * The local video service's command line.
  *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
  *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks] [--allow-private-network]
+ *                       [--stall-timeout-seconds 60] [--min-free-mb 256]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
@@ -33,6 +34,8 @@ const { values, positionals } = parseArgs({
     data: { type: 'string', default: DEFAULT_DATA },
     'test-hooks': { type: 'boolean', default: false },
     'allow-private-network': { type: 'boolean', default: false },
+    'stall-timeout-seconds': { type: 'string', default: '60' },
+    'min-free-mb': { type: 'string', default: '256' },
     org: { type: 'string' },
     environment: { type: 'string', default: 'production' },
   },
@@ -76,6 +79,12 @@ function plan(): string {
   })();
   const now = row.get(org.id) as { plan_end_at: number | null; quota_minutes: number | null };
   return `plan of ${values.org}: ends ${now.plan_end_at === null ? 'never' : new Date(now.plan_end_at).toISOString()}, quota ${now.quota_minutes ?? 'unlimited'} minutes`;
+}
+
+function positive(flag: 'stall-timeout-seconds' | 'min-free-mb'): number {
+  const n = Number(values[flag]);
+  if (!(n > 0)) fail(`--${flag} must be a positive number; got ${JSON.stringify(values[flag])}.`);
+  return n;
 }
 
 function mergeWindow(): number {
@@ -124,6 +133,8 @@ if (command === 'token') {
     cutStrategy: cut(),
     testHooks: values['test-hooks'],
     allowPrivateNetwork: values['allow-private-network'],
+    stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
+    minFreeBytes: positive('min-free-mb') * 1024 * 1024,
   }).catch((err: NodeJS.ErrnoException) => fail(err.code === 'EADDRINUSE' ? `a port is in use (${err.message}); pick another with --port / --storage-port / --rtmp-port.` : String(err)));
   console.log(service.readyLine(values.data));
   const stop = () => void service.close().then(() => process.exit(0));

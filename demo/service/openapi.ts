@@ -20,7 +20,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Upload URL signature missing, tampered or expired; `insufficient_scope`: the token\'s scope does not reach this route (see POST /tokens); a short-lived token asked for a token; or `quota_exceeded`: the hosting-minute quota is used up.',
   404: 'Not found, or belongs to another organization or environment (never 403).',
   405: 'Method not allowed on this path.',
-  409: 'Session already completed or aborted; video already has its file; completion in progress; `recording_not_complete`; or `too_many_webhooks`.',
+  409: 'Session already completed or aborted (a session abandoned a day after it expired is aborted); video already has its file; completion of the video in progress (one at a time, whichever session); `recording_not_complete`; or `too_many_webhooks`.',
   410: 'Multipart session expired: no more chunk URLs (complete and abort still work).',
   413: 'Body too large: JSON over 1 MiB, or a chunk or single upload of 5 GiB or more.',
 };
@@ -583,8 +583,12 @@ export function openApiDocument(serverUrl: string) {
         '#5 PUT {upload_url}: a separate origin. No Authorization header; the signature in the query string ' +
         'authorises the PUT. 200 with the ETag header (quoted hex MD5 of the body; ETag and Retry-After are exposed to browsers); the chunk ' +
         'response body is empty. Any Content-Type is accepted. 403: bad or expired signature; 404: unknown link or ' +
-        'session; 409: session completed or aborted, or the video already has its file; 413: 5 GiB or more. ' +
-        'Uploading a chunkId again replaces it; its new ETag is the one that counts.',
+        'session; 409: session completed or aborted, the video already has its file (chunks too), or `upload_in_progress`: ' +
+        'another PUT to the same link or chunk is still sending (one write at a time); 413: 5 GiB or more; 507 ' +
+        '`insufficient_storage`: the data volume would keep less than its reserve free (`--min-free-mb`, 256 MiB). ' +
+        'A body that sends nothing for 60 s (`--stall-timeout-seconds`) is cut. Bytes are fsynced before the chunk or ' +
+        'source counts. Uploading a chunkId again replaces it; its new ETag is the one that counts. A session abandoned ' +
+        'a day after it expired is aborted and its chunks deleted.',
     },
   };
 }

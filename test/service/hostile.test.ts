@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { startWithToken, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import { sha256 } from '../helpers/media.js';
+import { put, startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+
+const HOUR = 3_600_000;
 
 /**
  * The service as a stranger on its ports would try it (the hardening issue). Each test proves the attack
@@ -67,5 +72,130 @@ describe('hostile input', () => {
     const video = await waitForVideo(service, token, await upload(service, token, notes));
     assert.equal(video.status, 'failed');
     assert.ok(!video.failure_reason.includes(service.data) && !/\/\w/.test(video.failure_reason), video.failure_reason);
+  });
+});
+
+describe('storage under abuse', () => {
+  let service: RunningService;
+  let token: string;
+  // Bodies that send nothing for 1 s are cut (the default is 60 s).
+  before(async () => ({ service, token } = await startWithToken('acme', { args: ['--stall-timeout-seconds', '1'] })));
+  after(() => service.stop());
+
+  const link = async () => {
+    const { body: video } = await service.call('POST', '/videos', { token });
+    const { body } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
+    return { id: video._id as string, url: body.url as string };
+  };
+  /** A PUT that declares `size` bytes, sends `sent` of them and waits; `finish()` sends the rest. */
+  const slowPut = (url: string, size: number, sent: number) => {
+    const req = request(url, { method: 'PUT', headers: { 'content-length': String(size) } });
+    const answer = new Promise<number>((resolve, reject) => {
+      req.on('response', (res) => (res.resume(), resolve(res.statusCode!)));
+      req.on('error', reject);
+    });
+    req.write(Buffer.alloc(sent, 1));
+    return { answer, finish: () => req.end(Buffer.alloc(size - sent, 1)) };
+  };
+
+  it('cuts a PUT whose body stalls, and the link works again after', async () => {
+    const { id, url } = await link();
+    const stalled = slowPut(url, 100_000, 1_000);
+    await assert.rejects(stalled.answer, /socket hang up|ECONNRESET/, 'the connection was cut');
+    const temporary = async () => (await readdir(join(service.data, 'videos', id)).catch(() => [])).filter((f) => f.includes('.part-'));
+    await until('the cut body to be cleaned up', async () => ((await temporary()).length === 0 ? true : undefined), 5_000);
+    assert.equal((await put(url, new Uint8Array(5_000))).status, 200);
+  });
+
+  it('takes one PUT at a time per link and per chunk (409), and the first one still lands', async () => {
+    const { id, url } = await link();
+    const first = slowPut(url, 10_000, 1_000);
+    await until('the first body to start arriving', async () => ((await service.call('GET', `/__test__/received/${id}`)).body.bytes >= 1_000 ? true : undefined));
+    const second = await put(url, new Uint8Array(10_000));
+    assert.equal(second.status, 409);
+    assert.match(second.text, /upload_in_progress/);
+    first.finish();
+    assert.equal(await first.answer, 200);
+
+    const { body: video } = await service.call('POST', '/videos', { token });
+    const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
+    const chunkUrl = (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: 1 } })).body.url;
+    const slowChunk = slowPut(chunkUrl, 10_000, 1_000);
+    await until('the chunk to start arriving', async () => ((await service.call('GET', `/__test__/received/${session.key}`)).body.bytes >= 1_000 ? true : undefined));
+    assert.equal((await put(chunkUrl, new Uint8Array(10_000))).status, 409);
+    slowChunk.finish();
+    assert.equal(await slowChunk.answer, 200);
+  });
+
+  it('refuses chunks for a video that already has its file', async () => {
+    const { body: video } = await service.call('POST', '/videos', { token });
+    const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
+    const chunkUrl = (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: 1 } })).body.url;
+    const { body: single } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
+    assert.equal((await put(single.url, new Uint8Array(2_000))).status, 200);
+    const late = await put(chunkUrl, new Uint8Array(2_000));
+    assert.equal(late.status, 409);
+  });
+
+  it('completes one of two sessions of a video completed at once, never a mix of both', async () => {
+    const { body: video } = await service.call('POST', '/videos', { token });
+    const sessions = await Promise.all([1, 2].map(async (fill) => {
+      const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
+      const bytes = Buffer.alloc(3 * 1024 * 1024, fill);
+      const url = (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: 1 } })).body.url;
+      const { etag } = await put(url, bytes);
+      return { key: session.key as string, etag: etag!, sha: createHash('sha256').update(bytes).digest('hex') };
+    }));
+    const answers = await Promise.all(sessions.map((s) =>
+      service.call('POST', '/videos/multipart-upload/complete', { token, body: { key: s.key, chunks: [{ chunkId: 1, eTag: s.etag }] } })));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409]);
+    const stored = await sha256(join(service.data, 'videos', video._id, 'source'));
+    assert.equal(stored, sessions[answers.findIndex((a) => a.status === 200)]!.sha);
+  });
+
+  it('aborts a session abandoned a day after it expired, and deletes its chunks', async () => {
+    const { body: video } = await service.call('POST', '/videos', { token });
+    const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
+    const url = (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: 1 } })).body.url;
+    assert.equal((await put(url, new Uint8Array(1_000))).status, 200);
+    await service.advanceClock(6 * HOUR + 23 * HOUR);
+    await service.sweep();
+    assert.ok((await readdir(join(service.data, 'chunks', session.key))).length > 0, 'kept for a day after it expired');
+    await service.advanceClock(2 * HOUR);
+    await service.sweep();
+    await assert.rejects(readdir(join(service.data, 'chunks', session.key)), { code: 'ENOENT' });
+    const late = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key: session.key, chunks: [{ chunkId: 1, eTag: 'x' }] } });
+    assert.equal(late.status, 409);
+  });
+});
+
+describe('storage when the volume runs low, and after a crash', () => {
+  it('refuses new bytes with 507 instead of filling the volume, and still serves', async () => {
+    // A reserve larger than any disk: every upload would leave less free than that.
+    const { service, token } = await startWithToken('acme', { args: ['--min-free-mb', String(1024 ** 3)] });
+    try {
+      const { body: video } = await service.call('POST', '/videos', { token });
+      const { body } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
+      const refused = await put(body.url, new Uint8Array(10_000));
+      assert.equal(refused.status, 507);
+      assert.match(refused.text, /insufficient_storage/);
+      assert.equal((await service.call('GET', `/videos/${video._id}`, { token })).body.status, 'waiting');
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('sweeps the temporary files a crash left, at the next start', async () => {
+    const first = await startService();
+    const left = join(first.data, 'videos', '0123456789abcdef01234567');
+    await first.kill();
+    await mkdir(left, { recursive: true });
+    await writeFile(join(left, 'source.part-deadbeef'), 'half a body');
+    const again = await startService({ data: first.data });
+    try {
+      assert.deepEqual(await readdir(left), []);
+    } finally {
+      await again.stop();
+    }
   });
 });

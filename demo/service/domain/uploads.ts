@@ -1,6 +1,7 @@
 import { createReadStream, createWriteStream, renameSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
   MAX_PART_BYTES,
@@ -15,7 +16,7 @@ import type { Db } from '../db.js';
 import { badField, HttpError, notFound } from '../http/errors.js';
 import { show } from '../http/router.js';
 import { newId, newSecret } from '../ids.js';
-import { writeBody, type Files } from '../storage/files.js';
+import { assertRoom, TEMP_MARK, writeBody, type Files } from '../storage/files.js';
 import type { UrlSigner } from '../storage/signing.js';
 import type { Caller } from './accounts.js';
 import type { VideoRow, Videos } from './videos.js';
@@ -39,6 +40,8 @@ const LINK_PATH = /^\/uploads\/([0-9a-f]{24})$/;
 const CHUNK_PATH = /^\/chunks\/(mpu_[A-Za-z0-9_-]{32})\/(\d{1,5})$/;
 /** Decision ("maximum number of chunks: not shown"): S3's limit, which the element also plans for. */
 export const MAX_CHUNKS = 10_000;
+/** Decision: an expired session can still be completed or aborted for a day; then the sweeper aborts it. */
+export const ABANDONED_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Uploads: the signed link (#2), multipart sessions (#3, #4, #6, #7), and the bytes arriving on the
@@ -46,7 +49,10 @@ export const MAX_CHUNKS = 10_000;
  * under temporary names and removed after, so a crash at any point loses no accepted byte.
  */
 export class Uploads {
+  /** Videos whose multipart upload is being completed: one at a time per video, whichever session. */
   private readonly completing = new Set<string>();
+  /** Bodies being written: one PUT at a time per video (signed link) and per chunk of a session. */
+  private readonly writing = new Set<string>();
   /** Bytes received per video and per session, failed attempts included (read through test hooks). */
   readonly received = new Map<string, number>();
 
@@ -57,6 +63,8 @@ export class Uploads {
     private readonly signer: UrlSigner,
     private readonly videos: Videos,
     private readonly apiOrigin: () => string,
+    /** Bytes the data volume keeps free: below that, new bytes get 507. */
+    private readonly reserveBytes: number,
   ) {}
 
   // #2: a signed link for one PUT of the whole file, valid 6 hours.
@@ -104,10 +112,10 @@ export class Uploads {
     const session = this.session(caller, body.key, pathVideoId);
     this.assertOpen(session);
     const listed = parseChunkList(body.chunks);
-    if (this.completing.has(session.key)) {
-      throw new HttpError(409, 'session_completing', 'This multipart session is already being completed.');
+    if (this.completing.has(session.video_id)) {
+      throw new HttpError(409, 'session_completing', 'This video\'s multipart upload is already being completed.');
     }
-    this.completing.add(session.key);
+    this.completing.add(session.video_id);
     try {
       const stored = new Map(
         (this.db.prepare('SELECT chunk_id, etag, size, file FROM chunks WHERE session_key = ?').all(session.key) as ChunkRow[]).map(
@@ -127,12 +135,13 @@ export class Uploads {
       });
       const source = this.files.source(session.video_id);
       await mkdir(this.files.videoDir(session.video_id), { recursive: true });
-      const temp = `${source}.assembling`;
-      const out = createWriteStream(temp, { highWaterMark: 4 * 1024 * 1024 });
+      const size = parts.reduce((sum, p) => sum + p.size, 0);
+      await assertRoom(this.files.root, size, this.reserveBytes);
+      const temp = `${source}${TEMP_MARK}${newId()}`;
+      // flush: on disk (fsync) before the row that names it commits.
       await pipeline(async function* (files: string[]) {
         for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * 1024 * 1024 });
-      }(parts.map((p) => this.files.chunk(session.key, p.file))), out);
-      const size = parts.reduce((sum, p) => sum + p.size, 0);
+      }(parts.map((p) => this.files.chunk(session.key, p.file))), createWriteStream(temp, { highWaterMark: 4 * 1024 * 1024, flush: true }));
       try {
         this.db.transaction(() => {
           this.assertWaiting(this.videos.row(session.video_id)!);
@@ -146,7 +155,7 @@ export class Uploads {
       await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
       return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
     } finally {
-      this.completing.delete(session.key);
+      this.completing.delete(session.video_id);
     }
   }
 
@@ -156,7 +165,7 @@ export class Uploads {
     if (session.state === 'completed') {
       throw new HttpError(409, 'session_closed', 'This multipart session was completed; it can no longer be aborted.');
     }
-    if (this.completing.has(session.key)) {
+    if (this.completing.has(session.video_id)) {
       throw new HttpError(409, 'session_completing', 'This multipart session is being completed; it can no longer be aborted.');
     }
     if (session.state === 'open') this.closeSession(session.key, 'aborted');
@@ -173,17 +182,21 @@ export class Uploads {
     if (!link) throw notFound('This upload link');
     this.assertWaiting(this.videos.row(link.video_id)!);
     const source = this.files.source(link.video_id);
-    const temp = `${source}.single-${newId()}`;
-    const written = await writeBody(req, temp, MAX_PART_BYTES, (n) => this.count(link.video_id, n), corrupt);
-    try {
-      this.db.transaction(() => {
-        this.assertWaiting(this.videos.row(link.video_id)!);
-        renameSync(temp, source);
-        this.videos.startProcessing(link.video_id, written.size, 'single');
-      })();
-    } finally {
-      await rm(temp, { force: true });
-    }
+    const written = await this.exclusively(`video:${link.video_id}`, async () => {
+      await assertRoom(this.files.root, Number(req.headers['content-length'] ?? 0), this.reserveBytes);
+      const temp = `${source}${TEMP_MARK}${newId()}`;
+      const body = await writeBody(req, temp, MAX_PART_BYTES, (n) => this.count(link.video_id, n), corrupt);
+      try {
+        this.db.transaction(() => {
+          this.assertWaiting(this.videos.row(link.video_id)!);
+          renameSync(temp, source);
+          this.videos.startProcessing(link.video_id, body.size, 'single');
+        })();
+      } finally {
+        await rm(temp, { force: true });
+      }
+      return body;
+    });
     return { etag: `"${written.md5}"` };
   }
 
@@ -196,9 +209,14 @@ export class Uploads {
     const session = this.sessionRow(key);
     if (!session) throw notFound('This multipart session');
     this.assertOpen(session);
+    // A video that has its file (by the signed link, or another session) takes no more chunks.
+    this.assertWaiting(this.videos.row(session.video_id)!);
     const file = `${chunkId}-${newId()}`;
     const path = this.files.chunk(key, file);
-    const written = await writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n), corrupt);
+    const written = await this.exclusively(`chunk:${key}/${chunkId}`, async () => {
+      await assertRoom(this.files.root, Number(req.headers['content-length'] ?? 0), this.reserveBytes);
+      return writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n), corrupt);
+    });
     const replaced = this.db.transaction(() => {
       const now = this.sessionRow(key)!;
       if (now.state !== 'open') return null;
@@ -223,10 +241,45 @@ export class Uploads {
     return { etag: `"${written.md5}"` };
   }
 
-  /** Removes chunk files a crash left behind: of closed sessions, and temporary ones no row names. */
+  /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */
+  private async exclusively<T>(target: string, write: () => Promise<T>): Promise<T> {
+    if (this.writing.has(target)) {
+      throw new HttpError(409, 'upload_in_progress', 'Another PUT to this URL is still sending its body; wait for it to end, or cancel it, then send again.');
+    }
+    this.writing.add(target);
+    try {
+      return await write();
+    } finally {
+      this.writing.delete(target);
+    }
+  }
+
+  /**
+   * At start: what a crash left behind. Chunk folders of closed sessions, and every temporary file (no
+   * writer can exist yet): half bodies, half assembled sources.
+   */
   async sweepOrphans(): Promise<void> {
     const closed = this.db.prepare(`SELECT key FROM upload_sessions WHERE state != 'open'`).all() as { key: string }[];
     await Promise.all(closed.map((s) => rm(this.files.chunkDir(s.key), { recursive: true, force: true })));
+    for (const dir of [join(this.files.root, 'chunks'), join(this.files.root, 'videos')]) {
+      const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+      await Promise.all(entries.filter((e) => e.includes(TEMP_MARK)).map((e) => rm(join(dir, e), { force: true })));
+    }
+  }
+
+  /**
+   * By the sweeper: a session abandoned a day after it expired (complete and abort still work until then)
+   * is aborted and its chunks deleted.
+   */
+  async sweepAbandoned(): Promise<void> {
+    const stale = this.db
+      .prepare(`SELECT key FROM upload_sessions WHERE state = 'open' AND expires_at < ?`)
+      .all(this.clock.now() - ABANDONED_AFTER_EXPIRY_MS) as { key: string }[];
+    for (const { key } of stale) {
+      if (this.completing.has(this.sessionRow(key)!.video_id)) continue;
+      this.closeSession(key, 'aborted');
+      await rm(this.files.chunkDir(key), { recursive: true, force: true });
+    }
   }
 
   /** Counts bytes that reached a storage path (a fault took them): the session's key, or the link's video. */

@@ -1,6 +1,6 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, statfs } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -24,9 +24,25 @@ export interface Written {
   md5: string;
 }
 
+/** Temporary files are named `<target>.part-<random>`: a crash leaves them, and the start sweeps them. */
+export const TEMP_MARK = '.part-';
+
+/**
+ * Refuses new bytes (507) when the data volume would keep less than `reserve` bytes free after `incoming`
+ * more, instead of filling the disk that the database, recordings and every other user share.
+ */
+export async function assertRoom(dir: string, incoming: number, reserve: number): Promise<void> {
+  const fs = await statfs(dir);
+  const free = fs.bavail * fs.bsize;
+  if (free - incoming < reserve) {
+    throw new HttpError(507, 'insufficient_storage', `The storage is too full to take ${incoming} more bytes now; try again later.`);
+  }
+}
+
 /**
  * Streams a request body to `target` through a temporary file and renames it into place only once the
- * whole body arrived, so a cut connection or a crash never leaves a half file under the real name.
+ * whole body arrived and is on disk (fsync), so a cut connection or a crash never leaves a half file
+ * under the real name, and the row that names the file is committed only after its bytes are durable.
  * The MD5 (the chunk's ETag, as S3 computes it) is taken on the way. More than `limit` bytes → 413.
  * `onBytes` sees every byte received, failed attempts included. `corrupt` (test faults only) flips the
  * first byte before it is stored and hashed, as a faulty disk or proxy would.
@@ -44,7 +60,7 @@ export async function writeBody(
   }
   const dir = join(target, '..');
   await mkdir(dir, { recursive: true });
-  const temp = `${target}.part-${randomBytes(6).toString('hex')}`;
+  const temp = `${target}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
   const md5 = createHash('md5');
   let size = 0;
   const meter = new Transform({
@@ -61,7 +77,8 @@ export async function writeBody(
     },
   });
   try {
-    await pipeline(req, meter, createWriteStream(temp, { highWaterMark: 1024 * 1024 }));
+    // flush: fsync before the stream closes, so the bytes are on disk before the row naming them commits.
+    await pipeline(req, meter, createWriteStream(temp, { highWaterMark: 1024 * 1024, flush: true }));
     if (!req.complete) throw new Error('incomplete');
     await rename(temp, target);
   } catch (err) {
