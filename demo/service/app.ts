@@ -18,7 +18,7 @@ import { openApiDocument } from './openapi.js';
 import { MediaError, withoutPaths } from './processing/ffmpeg.js';
 import { Ingest } from './live/ingest.js';
 import type { CutStrategy } from './processing/cut.js';
-import { processMedia } from './processing/pipeline.js';
+import { DEFAULT_LIMITS, processMedia, type ProcessingLimits } from './processing/pipeline.js';
 import { accountRoutes } from './routes/account.js';
 import { liveRoutes } from './routes/live.js';
 import { mediaRoutes } from './routes/media.js';
@@ -49,6 +49,8 @@ export interface ServiceOptions {
   stallTimeoutMs?: number;
   /** Bytes the data volume keeps free: uploads that would leave less get 507. Default 256 MiB. */
   minFreeBytes?: number;
+  /** What an upload may be and how long its processing may take (processing/pipeline.ts, DEFAULT_LIMITS). */
+  limits?: Partial<ProcessingLimits>;
   clock?: Clock;
 }
 
@@ -106,7 +108,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   jobs.register(PROCESS_VIDEO, async (payload, signal) => {
     const id = payload.videoId as string;
     try {
-      videos.markReady(id, await processMedia(files.source(id), files.media(id, ''), signal));
+      videos.markReady(id, await processMedia(files.source(id), files.media(id, ''), signal, { ...DEFAULT_LIMITS, ...options.limits }));
     } catch (err) {
       if (signal.aborted) throw err;
       if (!(err instanceof MediaError)) console.error(`processing ${id}:`, err);
@@ -118,9 +120,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     if (row?.status === 'ready') {
       webhooks.emit(row.organization_id, row.environment, 'video-ready', { _id: id, mediainfo: videos.details(row).mediainfo });
     }
-  }, 2);
+    // Two at a time, and one of each organization: another organization's upload never waits behind one
+    // organization's huge files (a fair queue: the job runner takes the next organization's job).
+  }, 2, 1);
   jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal));
-  jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2);
+  jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2, 1);
   // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
   jobs.register(DELIVER_WEBHOOK, (payload, signal) => webhooks.deliver(payload.deliveryId as string, signal), 8, 2);
 

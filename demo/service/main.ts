@@ -2,7 +2,9 @@
  * The local video service's command line.
  *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
  *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks] [--allow-private-network]
- *                       [--stall-timeout-seconds 60] [--min-free-mb 256]
+ *                       [--stall-timeout-seconds 60] [--min-free-mb 256] [--max-duration-seconds 14400]
+ *                       [--max-resolution 4096x2304] [--max-frame-rate 120] [--processing-base-seconds 60]
+ *                       [--processing-seconds-per-media-second 10]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
@@ -16,6 +18,7 @@ import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
+import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
 import { readFileSync } from 'node:fs';
 
 const DEFAULT_DATA = fileURLToPath(new URL('../../.data/service', import.meta.url));
@@ -36,6 +39,11 @@ const { values, positionals } = parseArgs({
     'allow-private-network': { type: 'boolean', default: false },
     'stall-timeout-seconds': { type: 'string', default: '60' },
     'min-free-mb': { type: 'string', default: '256' },
+    'max-duration-seconds': { type: 'string', default: String(DEFAULT_LIMITS.maxDurationSeconds) },
+    'max-resolution': { type: 'string', default: `${DEFAULT_LIMITS.maxLongSide}x${DEFAULT_LIMITS.maxShortSide}` },
+    'max-frame-rate': { type: 'string', default: String(DEFAULT_LIMITS.maxFrameRate) },
+    'processing-base-seconds': { type: 'string', default: String(DEFAULT_LIMITS.baseSeconds) },
+    'processing-seconds-per-media-second': { type: 'string', default: String(DEFAULT_LIMITS.secondsPerMediaSecond) },
     org: { type: 'string' },
     environment: { type: 'string', default: 'production' },
   },
@@ -81,7 +89,20 @@ function plan(): string {
   return `plan of ${values.org}: ends ${now.plan_end_at === null ? 'never' : new Date(now.plan_end_at).toISOString()}, quota ${now.quota_minutes ?? 'unlimited'} minutes`;
 }
 
-function positive(flag: 'stall-timeout-seconds' | 'min-free-mb'): number {
+function limits(): ProcessingLimits {
+  const [long, short] = values['max-resolution'].split('x').map(Number).sort((a, b) => b - a);
+  if (!(long! > 0 && short! > 0)) fail(`--max-resolution must be WIDTHxHEIGHT, e.g. 3840x2160; got ${JSON.stringify(values['max-resolution'])}.`);
+  return {
+    maxDurationSeconds: positive('max-duration-seconds'),
+    maxLongSide: long!,
+    maxShortSide: short!,
+    maxFrameRate: positive('max-frame-rate'),
+    baseSeconds: positive('processing-base-seconds'),
+    secondsPerMediaSecond: positive('processing-seconds-per-media-second'),
+  };
+}
+
+function positive(flag: 'stall-timeout-seconds' | 'min-free-mb' | 'max-duration-seconds' | 'max-frame-rate' | 'processing-base-seconds' | 'processing-seconds-per-media-second'): number {
   const n = Number(values[flag]);
   if (!(n > 0)) fail(`--${flag} must be a positive number; got ${JSON.stringify(values[flag])}.`);
   return n;
@@ -135,6 +156,7 @@ if (command === 'token') {
     allowPrivateNetwork: values['allow-private-network'],
     stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
     minFreeBytes: positive('min-free-mb') * 1024 * 1024,
+    limits: limits(),
   }).catch((err: NodeJS.ErrnoException) => fail(err.code === 'EADDRINUSE' ? `a port is in use (${err.message}); pick another with --port / --storage-port / --rtmp-port.` : String(err)));
   console.log(service.readyLine(values.data));
   const stop = () => void service.close().then(() => process.exit(0));

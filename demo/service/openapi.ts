@@ -119,7 +119,7 @@ export function openApiDocument(serverUrl: string) {
               required: ['status', 'failure_reason', 'download_url', 'duration', 'size', 'file_name', 'upload_method', 'live_stream_id', 'mediainfo', 'update_time', 'ready_time'],
               properties: {
                 status: { enum: VIDEO_STATUSES, description: 'Decision: waiting (for its file) → processing → ready | failed.' },
-                failure_reason: { type: ['string', 'null'], description: 'Why processing failed, for a person.' },
+                failure_reason: { type: ['string', 'null'], description: 'Why processing failed, for a person, with no server path: not a media container (uploads open only as one; a playlist or concat list is refused), or past a limit (4 h, 4096×2304 either way up, 120 fps, 60 s + 10× the length to process; the service\'s flags change them), naming the limit and the file\'s value.' },
                 download_url: { type: ['string', 'null'], format: 'uri', description: 'H.264/AAC MP4; null until ready.' },
                 duration: { type: ['number', 'null'], description: 'Seconds.' },
                 size: { type: ['integer', 'null'], description: 'Bytes of the uploaded source.' },

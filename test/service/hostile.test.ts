@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { sha256 } from '../helpers/media.js';
+import { media, sha256 } from '../helpers/media.js';
 import { put, startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
 
 const HOUR = 3_600_000;
@@ -196,6 +197,67 @@ describe('storage when the volume runs low, and after a crash', () => {
       assert.deepEqual(await readdir(left), []);
     } finally {
       await again.stop();
+    }
+  });
+});
+
+describe('uploaded media: limits and a fair queue', () => {
+  const made = async (name: string, args: string[]) => {
+    const dir = await mkdtemp(join(tmpdir(), 'limits-'));
+    const out = join(dir, name);
+    await promisify(execFile)('ffmpeg', ['-v', 'error', ...args, '-y', out]);
+    return out;
+  };
+  const pattern = (size: string, rate: number, seconds: number) =>
+    ['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${rate}`, '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
+
+  it('refuses a video past the duration, resolution or frame-rate limit, naming the limit and its value', async () => {
+    const { service, token } = await startWithToken('acme', { args: ['--max-duration-seconds', '3', '--max-resolution', '400x300', '--max-frame-rate', '24'] });
+    try {
+      const cases: [string, RegExp][] = [
+        [await made('long.mp4', pattern('320x240', 24, 4)), /is 4 s long; videos up to 3 s are accepted/],
+        [await made('big.mp4', pattern('640x360', 24, 2)), /is 640×360; pictures up to 400×300 \(either way up\) are accepted/],
+        [await made('fast.mp4', pattern('320x240', 30, 2)), /has 30 frames per second; up to 24 are accepted/],
+      ];
+      for (const [file, reason] of cases) {
+        const video = await waitForVideo(service, token, await upload(service, token, file));
+        assert.equal(video.status, 'failed', file);
+        assert.match(video.failure_reason, reason);
+      }
+      // Upright is judged by its sides: 240×320 is within 400×300.
+      const upright = await waitForVideo(service, token, await upload(service, token, await made('upright.mp4', pattern('240x320', 24, 2))));
+      assert.equal(upright.status, 'ready', upright.failure_reason);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('stops processing that takes longer than its time limit, saying so', async () => {
+    const { service, token } = await startWithToken('acme', { args: ['--processing-base-seconds', '0.05', '--processing-seconds-per-media-second', '0.01'] });
+    try {
+      const video = await waitForVideo(service, token, await upload(service, token, await media('vp9-opus-4s.webm')));
+      assert.equal(video.status, 'failed');
+      assert.match(video.failure_reason, /Processing took longer than the 0\.1 s allowed for 4 s of media/);
+      assert.equal((await service.call('POST', '/videos', { token })).status, 200);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it("processes another organization's upload while one organization's long uploads wait their turn", async () => {
+    const { service, token: crowd } = await startWithToken('busy');
+    try {
+      const other = await service.token('small');
+      const long = await made('long.webm', ['-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-t', '20', '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '2M']);
+      const heavy = [await upload(service, crowd, long), await upload(service, crowd, long)];
+      const small = await upload(service, other, await media('h264-aac-320p-4s.mp4'));
+      assert.equal((await waitForVideo(service, other, small)).status, 'ready');
+      // The small one was done while both of the busy organization's were still in the queue or processing.
+      const states = await Promise.all(heavy.map(async (id) => (await service.call('GET', `/videos/${id}`, { token: crowd })).body.status));
+      assert.deepEqual(states, ['processing', 'processing']);
+      for (const id of heavy) assert.equal((await waitForVideo(service, crowd, id)).status, 'ready');
+    } finally {
+      await service.stop();
     }
   });
 });

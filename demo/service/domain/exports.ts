@@ -95,7 +95,7 @@ export class Exports {
         .prepare(`INSERT INTO exports (id, recording_id, live_stream_id, video_id, from_at, offset, duration, status, created_at)
                   VALUES (?, ?, ?, ?, ?, ?, ?, 'PROCESSING', ?)`)
         .run(id, recording.id, stream.id, video._id, fromAt, offset, seconds, this.clock.now());
-      this.jobs.enqueue(EXPORT_RECORDING, { exportId: id });
+      this.jobs.enqueue(EXPORT_RECORDING, { exportId: id }, undefined, caller.organizationId);
     })();
     return this.entry(this.row(id)!);
   }

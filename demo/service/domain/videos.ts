@@ -111,7 +111,9 @@ export class Videos {
     this.db
       .prepare(`UPDATE videos SET status = 'processing', size = ?, upload_method = ?, updated_at = ? WHERE id = ?`)
       .run(size, method, this.clock.now(), id);
-    this.jobs.enqueue(PROCESS_VIDEO, { videoId: id });
+    // Grouped by organization: the job runner takes turns between organizations (app.ts).
+    const { organization_id } = this.row(id)!;
+    this.jobs.enqueue(PROCESS_VIDEO, { videoId: id }, undefined, organization_id);
   }
 
   markReady(id: string, result: { duration: number; hasVideo: boolean; mediainfo: MediaInfo }): void {

@@ -4,6 +4,62 @@ import type { MediaInfo } from '../../../src/api/types.js';
 import { MediaError, probe, run, UNTRUSTED_INPUT, type ProbeStream } from './ffmpeg.js';
 import { readMediaInfo } from './mediainfo.js';
 
+/**
+ * Decisions (README): what an upload may be, and how long processing may take. Past a limit, the video fails
+ * with a reason a person understands. Configurable with the service's flags.
+ */
+export interface ProcessingLimits {
+  /** Longest media accepted, in seconds (default 4 h). */
+  maxDurationSeconds: number;
+  /** Largest picture accepted: the longer and the shorter side (default 4096×2304, 4K DCI and UHD). */
+  maxLongSide: number;
+  maxShortSide: number;
+  /** Highest frame rate accepted (default 120 fps). */
+  maxFrameRate: number;
+  /** Processing may take `baseSeconds` + `secondsPerMediaSecond` × the media's duration (default 60 s + 10×). */
+  baseSeconds: number;
+  secondsPerMediaSecond: number;
+}
+
+export const DEFAULT_LIMITS: ProcessingLimits = {
+  maxDurationSeconds: 4 * 3600,
+  maxLongSide: 4096,
+  maxShortSide: 2304,
+  maxFrameRate: 120,
+  baseSeconds: 60,
+  secondsPerMediaSecond: 10,
+};
+
+/** `1h 2m 3s`, `4 s`: a length a person reads. */
+export function spoken(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds * 10) / 10} s`;
+  const s = Math.round(seconds);
+  const [h, m, r] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  return [h && `${h} h`, m && `${m} min`, r && `${r} s`].filter(Boolean).join(' ');
+}
+
+const rate = (fraction: string | undefined) => {
+  const [num, den] = (fraction ?? '0/1').split('/').map(Number);
+  return den ? num! / den : 0;
+};
+
+/** Refuses media past the limits, naming the limit and the file's value. */
+function assertWithin(info: Awaited<ReturnType<typeof probe>>, video: ProbeStream | undefined, limits: ProcessingLimits): void {
+  const duration = Number(info.format.duration ?? 0);
+  if (duration > limits.maxDurationSeconds) {
+    throw new MediaError(`The video is ${spoken(duration)} long; videos up to ${spoken(limits.maxDurationSeconds)} are accepted.`);
+  }
+  if (!video) return;
+  const [w, h] = [video.width ?? 0, video.height ?? 0];
+  if (Math.max(w, h) > limits.maxLongSide || Math.min(w, h) > limits.maxShortSide) {
+    throw new MediaError(`The video is ${w}×${h}; pictures up to ${limits.maxLongSide}×${limits.maxShortSide} (either way up) are accepted.`);
+  }
+  const fps = rate(video.avg_frame_rate);
+  if (fps > limits.maxFrameRate + 0.01) {
+    throw new MediaError(`The video has ${Math.round(fps * 100) / 100} frames per second; up to ${limits.maxFrameRate} are accepted.`);
+  }
+}
+
 export interface Processed {
   duration: number;
   hasVideo: boolean;
@@ -25,13 +81,35 @@ const SEGMENT_SECONDS = 4;
  * Audio-only sources are accepted: AAC audio in HLS and in download.mp4, no poster.
  * Idempotent: everything is written to a fresh `outDir.tmp` and moved into place at the end.
  */
-export async function processMedia(source: string, outDir: string, signal?: AbortSignal): Promise<Processed> {
+export async function processMedia(source: string, outDir: string, stop: AbortSignal, limits: ProcessingLimits = DEFAULT_LIMITS): Promise<Processed> {
   // The upload is a stranger's bytes: opened only as a media container (ffmpeg.ts, UNTRUSTED_INPUT).
-  const info = await probe(source, signal, { untrusted: true });
+  const info = await probe(source, stop, { untrusted: true });
   const video = info.streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
   const audio = info.streams.find((s) => s.codec_type === 'audio');
   if (!video && !audio) throw new MediaError(`The file has no video or audio stream (it was read as ${info.format.format_name}).`);
+  assertWithin(info, video, limits);
+  // A time limit scaled to the media: a file that takes far longer than its length (a hostile one, say) stops.
+  const allowed = limits.baseSeconds + limits.secondsPerMediaSecond * Number(info.format.duration ?? 0);
+  const timeUp = AbortSignal.timeout(Math.ceil(allowed * 1000));
+  const signal = AbortSignal.any([stop, timeUp]);
+  try {
+    return await transcode(source, outDir, info, video, audio, signal);
+  } catch (err) {
+    if (timeUp.aborted && !stop.aborted) {
+      throw new MediaError(`Processing took longer than the ${spoken(allowed)} allowed for ${spoken(Number(info.format.duration ?? 0))} of media, so it was stopped.`);
+    }
+    throw err;
+  }
+}
 
+async function transcode(
+  source: string,
+  outDir: string,
+  info: Awaited<ReturnType<typeof probe>>,
+  video: ProbeStream | undefined,
+  audio: ProbeStream | undefined,
+  signal: AbortSignal,
+): Promise<Processed> {
   const work = `${outDir}.tmp`;
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
