@@ -16,7 +16,7 @@ import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
 import { openApiDocument } from './openapi.js';
 import { MediaError, withoutPaths } from './processing/ffmpeg.js';
-import { Ingest } from './live/ingest.js';
+import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './live/ingest.js';
 import type { CutStrategy } from './processing/cut.js';
 import { DEFAULT_LIMITS, processMedia, type ProcessingLimits } from './processing/pipeline.js';
 import { accountRoutes } from './routes/account.js';
@@ -51,6 +51,8 @@ export interface ServiceOptions {
   minFreeBytes?: number;
   /** What an upload may be and how long its processing may take (processing/pipeline.ts, DEFAULT_LIMITS). */
   limits?: Partial<ProcessingLimits>;
+  /** How the RTMP ingest holds against strangers (live/ingest.ts, DEFAULT_INGEST_LIMITS). */
+  ingestLimits?: Partial<IngestLimits>;
   clock?: Clock;
 }
 
@@ -103,7 +105,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const exports = new Exports(db, clock, jobs, files, videos, recordings, usage, options.cutStrategy ?? 'whole');
   const webhooks = new Webhooks(db, clock, jobs, { allowPrivateNetwork: options.allowPrivateNetwork ?? false });
   const streams = new LiveStreams(db, clock, () => origins.rtmp);
-  const ingest = new Ingest(streams, recordings, clock);
+  const ingest = new Ingest(streams, recordings, clock, { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits });
 
   jobs.register(PROCESS_VIDEO, async (payload, signal) => {
     const id = payload.videoId as string;

@@ -4,7 +4,8 @@
  *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks] [--allow-private-network]
  *                       [--stall-timeout-seconds 60] [--min-free-mb 256] [--max-duration-seconds 14400]
  *                       [--max-resolution 4096x2304] [--max-frame-rate 120] [--processing-base-seconds 60]
- *                       [--processing-seconds-per-media-second 10]
+ *                       [--processing-seconds-per-media-second 10] [--rtmp-max-connections 512]
+ *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
@@ -18,6 +19,7 @@ import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
+import { DEFAULT_INGEST_LIMITS } from './live/ingest.js';
 import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
 import { readFileSync } from 'node:fs';
 
@@ -44,6 +46,9 @@ const { values, positionals } = parseArgs({
     'max-frame-rate': { type: 'string', default: String(DEFAULT_LIMITS.maxFrameRate) },
     'processing-base-seconds': { type: 'string', default: String(DEFAULT_LIMITS.baseSeconds) },
     'processing-seconds-per-media-second': { type: 'string', default: String(DEFAULT_LIMITS.secondsPerMediaSecond) },
+    'rtmp-max-connections': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.maxConnections) },
+    'rtmp-idle-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.idleMs / 1000) },
+    'rtmp-publish-within-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.publishWithinMs / 1000) },
     org: { type: 'string' },
     environment: { type: 'string', default: 'production' },
   },
@@ -102,7 +107,10 @@ function limits(): ProcessingLimits {
   };
 }
 
-function positive(flag: 'stall-timeout-seconds' | 'min-free-mb' | 'max-duration-seconds' | 'max-frame-rate' | 'processing-base-seconds' | 'processing-seconds-per-media-second'): number {
+type PositiveFlag = 'stall-timeout-seconds' | 'min-free-mb' | 'max-duration-seconds' | 'max-frame-rate' | 'processing-base-seconds'
+  | 'processing-seconds-per-media-second' | 'rtmp-max-connections' | 'rtmp-idle-seconds' | 'rtmp-publish-within-seconds';
+
+function positive(flag: PositiveFlag): number {
   const n = Number(values[flag]);
   if (!(n > 0)) fail(`--${flag} must be a positive number; got ${JSON.stringify(values[flag])}.`);
   return n;
@@ -157,6 +165,11 @@ if (command === 'token') {
     stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
     minFreeBytes: positive('min-free-mb') * 1024 * 1024,
     limits: limits(),
+    ingestLimits: {
+      maxConnections: Math.floor(positive('rtmp-max-connections')),
+      idleMs: positive('rtmp-idle-seconds') * 1000,
+      publishWithinMs: positive('rtmp-publish-within-seconds') * 1000,
+    },
   }).catch((err: NodeJS.ErrnoException) => fail(err.code === 'EADDRINUSE' ? `a port is in use (${err.message}); pick another with --port / --storage-port / --rtmp-port.` : String(err)));
   console.log(service.readyLine(values.data));
   const stop = () => void service.close().then(() => process.exit(0));

@@ -1,131 +1,160 @@
-import { createServer, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import Context, { type NmsSession } from 'node-media-server/src/core/context.js';
-import logger from 'node-media-server/src/core/logger.js';
-import NodeRtmpServer from 'node-media-server/src/server/rtmp_server.js';
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Clock } from '../clock.js';
 import type { LiveStreams, Recordings } from '../domain/live.js';
-import { copyable, Recorder } from './recorder.js';
+import type { FromWorker, ToWorker, WorkerOptions } from './rtmp-worker.js';
+
+/** Decisions (README): how the ingest holds against strangers. */
+export interface IngestLimits {
+  maxConnections: number;
+  /** A connection that sends nothing for this long is closed. */
+  idleMs: number;
+  /** A connection that has not published within this long is closed. */
+  publishWithinMs: number;
+}
+
+export const DEFAULT_INGEST_LIMITS: IngestLimits = { maxConnections: 512, idleMs: 30_000, publishWithinMs: 10_000 };
+
+const WORKER = fileURLToPath(new URL('./rtmp-worker.ts', import.meta.url));
 
 interface Publish {
   streamId: string;
-  session: NmsSession;
-  /** Subscribed to the broadcast as node-media-server's own FLV recorder is, with no address (no events, no play count). */
-  tap: { id: string; ip: ''; protocol: 'flv'; streamPath: string; sendBuffer: (data: Buffer) => void };
-  recorder: Recorder;
-  part?: { recordingId: string; seq: number };
+  recordingId: string;
+  seq: number;
+  /** When the publish ended (the merge window counts from here), once it has. */
+  endedAt?: number;
 }
 
 /**
- * RTMP ingest: node-media-server 4.x takes publishes to rtmp://HOST:PORT/live/{stream_key}. A key no
- * live stream has is refused; a known key starts (or, inside the merge window, continues) a temporary
- * recording at once. node-media-server's own 30 s "grace" for reconnecting publishers is turned off:
- * the merge window is the service's rule, kept on the service clock (domain/live.ts).
- * node-media-server keeps its state in one module, so there is one ingest per process.
+ * RTMP ingest: rtmp://HOST:PORT/live/{stream_key}, taken by node-media-server 4.x in a process of its own
+ * (live/rtmp-worker.ts), which this class forks, restarts at once when it dies, and answers: a key no live
+ * stream has is refused, and so is a second publisher on a live key; a known key starts (or, inside the merge
+ * window, continues) a temporary recording at once. The merge window is the service's rule, on its clock
+ * (domain/live.ts); node-media-server's own reconnect grace is off. When the process dies, its publishes
+ * end there and then, and their publishers may come back.
  */
 export class Ingest {
   origin = '';
-  private readonly nms = new NodeRtmpServer();
-  private server: Server | undefined;
-  /** By node-media-server session id. */
-  private readonly publishing = new Map<string, Publish>();
-  /** Events of one stream are handled in order (a publish that ends before its recorder started, say). */
-  private readonly queues = new Map<string, Promise<void>>();
+  private worker: ChildProcess | undefined;
+  private host = '127.0.0.1';
+  private port = 0;
+  private closing = false;
+  /** By the worker's session id. */
+  private readonly publishes = new Map<string, Publish>();
+  private readonly disconnecting = new Map<string, () => void>();
+  private closed: (() => void) | undefined;
+  /** Restarts in the last minute: a worker that cannot start at all is not restarted for ever. */
+  private restarts: number[] = [];
 
   constructor(
     private readonly streams: LiveStreams,
     private readonly recordings: Recordings,
     private readonly clock: Clock,
+    private readonly limits: IngestLimits = DEFAULT_INGEST_LIMITS,
   ) {}
 
   async listen(host: string, port: number): Promise<string> {
-    logger.level = process.env.NMS_LOG ?? 'error';
-    Context.config = { bind: host };
-    Context.eventEmitter.on('prePublish', this.prePublish);
-    Context.eventEmitter.on('donePublish', this.donePublish);
-    const server = createServer((socket) => this.nms.handleRequest(socket));
-    this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => resolve());
-    });
-    this.origin = `rtmp://${host}:${(server.address() as AddressInfo).port}`;
+    this.host = host;
+    this.port = port;
+    await this.start();
+    this.origin = `rtmp://${host}:${this.port}`;
     return this.origin;
   }
 
-  private isPublishing(streamId: string): boolean {
-    return [...this.publishing.values()].some((p) => p.streamId === streamId);
-  }
-
-  /** Ends the stream's publish, if any (the stream is being deleted); resolves once its recorder has finished. */
+  /** Ends the stream's publish, if any (the stream is being deleted); resolves once its recording is on disk. */
   async disconnect(streamId: string): Promise<void> {
-    for (const [id, publish] of this.publishing) {
-      if (publish.streamId !== streamId) continue;
-      this.publishing.delete(id); // donePublish, when the socket closes, finds nothing left to do
-      this.enqueue(streamId, () => this.end(publish, this.clock.now()));
-      publish.session.close();
-    }
-    await this.queues.get(streamId);
+    if (![...this.publishes.values()].some((p) => p.streamId === streamId && p.endedAt === undefined) || !this.worker) return;
+    await new Promise<void>((resolve) => {
+      this.disconnecting.set(streamId, resolve);
+      this.tell({ type: 'disconnect', streamId });
+    });
   }
 
   /** Stops every recorder cleanly and ends their parts, so a restart inside the window continues them. */
   async close(): Promise<void> {
-    Context.eventEmitter.off('prePublish', this.prePublish);
-    Context.eventEmitter.off('donePublish', this.donePublish);
-    const now = this.clock.now();
-    const open = [...this.publishing.values()];
-    this.publishing.clear();
-    await Promise.all([...this.queues.values()]);
-    await Promise.all(open.map((p) => this.end(p, now)));
-    this.nms.stop();
-    this.server?.close();
+    this.closing = true;
+    const worker = this.worker;
+    if (worker && worker.exitCode === null) {
+      await new Promise<void>((resolve) => {
+        this.closed = resolve;
+        worker.once('exit', () => resolve());
+        this.tell({ type: 'close' });
+      });
+    }
+    this.endAll();
   }
 
-  private readonly prePublish = (session: NmsSession): void => {
-    const stream = session.streamApp === 'live' ? this.streams.byKey(session.streamName) : undefined;
-    const refuse = (why: string) => {
-      console.warn(`RTMP: refused a publish to /${session.streamApp}/${session.streamName.slice(0, 5)}…: ${why}`);
-      session.socket?.destroy();
-    };
-    if (!stream) return refuse('no live stream has that key');
-    if (this.isPublishing(stream.id)) return refuse('the stream already has a publisher');
-    session.broadcast.publishGraceMs = 0;
-    // Subscribed now, before the publisher sends a byte, so the recording misses nothing however long
-    // ffmpeg takes to start (the broadcast would only replay the last keyframe's group to a late player).
-    const recorder = new Recorder(`${stream.id} ${session.id}`);
-    const tap = { id: `recorder-${session.id}`, ip: '', protocol: 'flv', streamPath: session.streamPath, sendBuffer: recorder.write } as const;
-    session.broadcast.postPlay(tap);
-    const publish: Publish = { streamId: stream.id, session, tap, recorder };
-    this.publishing.set(session.id, publish);
-    const at = this.clock.now();
-    this.enqueue(stream.id, async () => {
-      const { recordingId, seq, dir } = this.recordings.beginPart(stream, at);
-      publish.part = { recordingId, seq };
-      // Metadata (onMetaData) names the codecs; it comes right after the publish command.
-      for (let i = 0; i < 40 && !session.videoCodec && !session.audioCodec; i++) await new Promise((r) => setTimeout(r, 50));
-      await recorder.start(dir, copyable(session.videoCodec, session.audioCodec));
+  private start(): Promise<void> {
+    const options: WorkerOptions = { host: this.host, port: this.port, ...this.limits };
+    const worker = fork(WORKER, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.worker = worker;
+    return new Promise((resolve, reject) => {
+      worker.on('message', (message: FromWorker) => {
+        if (message.type === 'listening') {
+          this.port = message.port;
+          resolve();
+        } else this.receive(message);
+      });
+      worker.once('exit', (code, signal) => {
+        reject(new Error(`the RTMP ingest exited (${signal ?? code}) before it listened`));
+        this.exited(worker, code, signal);
+      });
     });
-  };
-
-  private readonly donePublish = (session: NmsSession): void => {
-    const publish = this.publishing.get(session.id);
-    if (!publish) return;
-    this.publishing.delete(session.id);
-    const at = this.clock.now();
-    this.enqueue(publish.streamId, () => this.end(publish, at));
-  };
-
-  private async end(publish: Publish, at: number): Promise<void> {
-    publish.session.broadcast.donePlay(publish.tap);
-    await publish.recorder.finish();
-    if (publish.part) this.recordings.endPart(publish.part.recordingId, publish.part.seq, at);
   }
 
-  private enqueue(streamId: string, task: () => Promise<void>): void {
-    const next = (this.queues.get(streamId) ?? Promise.resolve())
-      .then(task)
-      .catch((err) => console.error(`live stream ${streamId}:`, err));
-    this.queues.set(streamId, next);
-    void next.finally(() => this.queues.get(streamId) === next && this.queues.delete(streamId));
+  private exited(worker: ChildProcess, code: number | null, signal: string | null): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.endAll();
+    if (this.closing) return;
+    const now = Date.now();
+    this.restarts = [...this.restarts.filter((t) => now - t < 60_000), now];
+    if (this.restarts.length > 20) {
+      console.error('RTMP ingest: it died 20 times in a minute; not restarted again. The API and storage go on.');
+      return;
+    }
+    console.error(`RTMP ingest: its process exited (${signal ?? code}); restarting it. Publishers may reconnect.`);
+    this.start().catch((err) => console.error(`RTMP ingest: ${(err as Error).message}`));
+  }
+
+  /** The worker is gone: its publishes ended now, and whoever waits for one of them waits no more. */
+  private endAll(): void {
+    const now = this.clock.now();
+    for (const [sid, p] of this.publishes) {
+      this.recordings.endPart(p.recordingId, p.seq, p.endedAt ?? now);
+      this.publishes.delete(sid);
+    }
+    for (const resolve of this.disconnecting.values()) resolve();
+    this.disconnecting.clear();
+  }
+
+  private receive(message: FromWorker): void {
+    if (message.type === 'publish') {
+      const stream = message.app === 'live' ? this.streams.byKey(message.key) : undefined;
+      if (!stream) return this.tell({ type: 'refuse', sid: message.sid, why: 'no live stream has that key' });
+      if ([...this.publishes.values()].some((p) => p.streamId === stream.id)) {
+        return this.tell({ type: 'refuse', sid: message.sid, why: 'the stream already has a publisher' });
+      }
+      const { recordingId, seq, dir } = this.recordings.beginPart(stream, this.clock.now());
+      this.publishes.set(message.sid, { streamId: stream.id, recordingId, seq });
+      this.tell({ type: 'accept', sid: message.sid, streamId: stream.id, dir });
+    } else if (message.type === 'unpublished') {
+      const publish = this.publishes.get(message.sid);
+      if (publish) publish.endedAt ??= this.clock.now();
+    } else if (message.type === 'finished') {
+      const publish = this.publishes.get(message.sid);
+      if (!publish) return;
+      this.publishes.delete(message.sid);
+      this.recordings.endPart(publish.recordingId, publish.seq, publish.endedAt ?? this.clock.now());
+    } else if (message.type === 'disconnected') {
+      this.disconnecting.get(message.streamId)?.();
+      this.disconnecting.delete(message.streamId);
+    } else if (message.type === 'closed') {
+      this.closed?.();
+    }
+  }
+
+  private tell(message: ToWorker): void {
+    if (this.worker?.connected) this.worker.send(message);
   }
 }

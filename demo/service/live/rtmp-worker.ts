@@ -1,0 +1,161 @@
+/**
+ * The RTMP ingest's own process, forked and supervised by live/ingest.ts. node-media-server parses what
+ * strangers send; here a fault in it costs this process only, which the service restarts at once (and a
+ * publisher that comes back within the merge window continues its recording). It owns no database: whether
+ * a key is a stream's, and where a publish is recorded, is the service's to decide, asked over IPC.
+ *
+ * Held against strangers:
+ *  - A message handler that throws (a `connect` with no command object, say) closes that connection only.
+ *  - A connection that has not published within `publishWithinMs`, or sends nothing for `idleMs` (a chunk
+ *    header that declares 16 MiB and sends nothing, a half handshake), is closed.
+ *  - At most `maxConnections` connections; nobody may play over RTMP (playback is HLS).
+ */
+import { createServer, type Socket } from 'node:net';
+import Context, { type NmsSession } from 'node-media-server/src/core/context.js';
+import logger from 'node-media-server/src/core/logger.js';
+import NodeRtmpServer from 'node-media-server/src/server/rtmp_server.js';
+import { copyable, Recorder } from './recorder.js';
+
+export interface WorkerOptions {
+  host: string;
+  port: number;
+  maxConnections: number;
+  idleMs: number;
+  publishWithinMs: number;
+}
+
+/** The service → this process. */
+export type ToWorker =
+  | { type: 'accept'; sid: string; streamId: string; dir: string }
+  | { type: 'refuse'; sid: string; why: string }
+  | { type: 'disconnect'; streamId: string }
+  | { type: 'close' };
+
+/** This process → the service. `unpublished` is when a publish ended; `finished`, when its recording is whole on disk. */
+export type FromWorker =
+  | { type: 'listening'; port: number }
+  | { type: 'publish'; sid: string; app: string; key: string }
+  | { type: 'unpublished'; sid: string }
+  | { type: 'finished'; sid: string }
+  | { type: 'disconnected'; streamId: string }
+  | { type: 'closed' };
+
+interface Publish {
+  session: NmsSession;
+  tap: { id: string; ip: ''; protocol: 'flv'; streamPath: string; sendBuffer: (data: Buffer) => void };
+  recorder: Recorder;
+  streamId?: string;
+  /** The recorder's start, once the service accepted: an end waits for it. */
+  started: Promise<void>;
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as WorkerOptions;
+const send = (message: FromWorker) => process.send?.(message);
+const publishes = new Map<string, Publish>();
+const waiting = new WeakMap<Socket, NodeJS.Timeout>();
+
+logger.level = process.env.NMS_LOG ?? 'error';
+Context.config = { bind: options.host };
+const nms = new NodeRtmpServer();
+
+/** Only this connection goes when its handler throws: node-media-server's parser trusts what it reads. */
+function guard(socket: Socket): void {
+  const on = socket.on.bind(socket);
+  socket.on = ((event: string, listener: (...args: unknown[]) => void) =>
+    on(event, event !== 'data' ? listener : (...args: unknown[]) => {
+      try {
+        listener(...args);
+      } catch (err) {
+        console.warn(`RTMP: closed a connection from ${socket.remoteAddress} whose message could not be read: ${(err as Error).message}`);
+        socket.destroy();
+      }
+    })) as Socket['on'];
+}
+
+const server = createServer((socket) => {
+  guard(socket);
+  socket.setTimeout(options.idleMs, () => socket.destroy());
+  const timer = setTimeout(() => socket.destroy(), options.publishWithinMs);
+  waiting.set(socket, timer);
+  socket.once('close', () => clearTimeout(timer));
+  nms.handleRequest(socket);
+});
+server.maxConnections = options.maxConnections;
+server.listen(options.port, options.host, () => send({ type: 'listening', port: (server.address() as { port: number }).port }));
+
+Context.eventEmitter.on('prePlay', (session: NmsSession) => session.socket?.destroy());
+
+Context.eventEmitter.on('prePublish', (session: NmsSession) => {
+  if (session.socket) clearTimeout(waiting.get(session.socket));
+  session.broadcast.publishGraceMs = 0;
+  // Subscribed now, before the publisher sends a byte, so the recording misses nothing while the service
+  // decides (the broadcast would only replay the last keyframe's group to a late player).
+  const recorder = new Recorder(session.id);
+  const tap = { id: `recorder-${session.id}`, ip: '', protocol: 'flv', streamPath: session.streamPath, sendBuffer: recorder.write } as const;
+  session.broadcast.postPlay(tap);
+  publishes.set(session.id, { session, tap, recorder, started: Promise.resolve() });
+  send({ type: 'publish', sid: session.id, app: session.streamApp, key: session.streamName });
+});
+
+Context.eventEmitter.on('donePublish', (session: NmsSession) => {
+  const publish = publishes.get(session.id);
+  if (!publish) return;
+  publishes.delete(session.id);
+  // Not accepted (yet): the service learns of the end when its answer finds no publish.
+  if (publish.streamId) void end(session.id, publish);
+  else publish.session.broadcast.donePlay(publish.tap);
+});
+
+async function end(sid: string, publish: Publish): Promise<void> {
+  send({ type: 'unpublished', sid });
+  publish.session.broadcast.donePlay(publish.tap);
+  await publish.started;
+  await publish.recorder.finish();
+  send({ type: 'finished', sid });
+}
+
+process.on('message', (message: ToWorker) => {
+  if (message.type === 'accept') {
+    const publish = publishes.get(message.sid);
+    if (!publish) {
+      // It ended before the answer came: nothing was recorded.
+      send({ type: 'unpublished', sid: message.sid });
+      send({ type: 'finished', sid: message.sid });
+      return;
+    }
+    publish.streamId = message.streamId;
+    publish.started = (async () => {
+      // Metadata (onMetaData) names the codecs; it comes right after the publish command.
+      for (let i = 0; i < 40 && !publish.session.videoCodec && !publish.session.audioCodec; i++) await new Promise((r) => setTimeout(r, 50));
+      await publish.recorder.start(message.dir, copyable(publish.session.videoCodec, publish.session.audioCodec));
+    })();
+  } else if (message.type === 'refuse') {
+    const publish = publishes.get(message.sid);
+    if (!publish) return;
+    console.warn(`RTMP: refused a publish to /${publish.session.streamApp}/${publish.session.streamName.slice(0, 5)}…: ${message.why}`);
+    publishes.delete(message.sid);
+    publish.session.broadcast.donePlay(publish.tap);
+    publish.session.socket?.destroy();
+  } else if (message.type === 'disconnect') {
+    const ending = [...publishes].filter(([, p]) => p.streamId === message.streamId);
+    for (const [sid] of ending) publishes.delete(sid);
+    void Promise.all(
+      ending.map(([sid, p]) => {
+        p.session.close();
+        return end(sid, p);
+      }),
+    ).then(() => send({ type: 'disconnected', streamId: message.streamId }));
+  } else if (message.type === 'close') {
+    server.close();
+    const open = [...publishes].filter(([, p]) => p.streamId);
+    publishes.clear();
+    void Promise.all(open.map(([sid, p]) => end(sid, p))).then(() => {
+      nms.stop();
+      send({ type: 'closed' });
+      process.exit(0);
+    });
+  }
+});
+
+// The service went away without saying so: nothing here outlives it.
+process.on('disconnect', () => process.exit(0));
