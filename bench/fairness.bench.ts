@@ -29,9 +29,9 @@ async function made(name: string, args: string[]): Promise<string> {
 async function sources() {
   const small = await made('fair-b-1080p-10s.mp4', ['-f', 'lavfi', '-i', 'testsrc2=size=1920x1080:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '10',
     '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac']);
-  const clip = await made('fair-a-4k-10s.mp4', ['-f', 'lavfi', '-i', 'testsrc2=size=3840x2160:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=220', '-t', '10',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac']);
-  const big = await made('fair-a-4k-10min.mp4', ['-stream_loop', '59', '-i', clip, '-c', 'copy']);
+  const clip = await made('fair-a-4k-4mbit-10s.mp4', ['-f', 'lavfi', '-i', 'testsrc2=size=3840x2160:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=220', '-t', '10',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '4M', '-pix_fmt', 'yuv420p', '-c:a', 'aac']);
+  const big = await made('fair-a-4k-4mbit-10min.mp4', ['-stream_loop', '59', '-i', clip, '-c', 'copy']);
   return { small, big };
 }
 

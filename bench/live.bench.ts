@@ -59,10 +59,20 @@ function publish(file: string, url: string, seconds?: number): Promise<number | 
   return new Promise((resolve) => child.once('exit', resolve));
 }
 
-/** CPU seconds of a process and of its children that have ended (utime, stime, cutime, cstime). */
+/**
+ * CPU seconds of a process and every live descendant (the RTMP ingest's own process and its recorders), each
+ * with its children that have ended (utime, stime, cutime, cstime).
+ */
 async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /, '').split(' ');
-  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / TICK;
+  const stats = new Map<number, string[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const text = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (text) stats.set(Number(entry), text.replace(/^.*\) /, '').split(' '));
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, f] of stats) if (Number(f[1]) === tree[i]) tree.push(child);
+  return tree.reduce((sum, p) => sum + [11, 12, 13, 14].reduce((s, i) => s + Number(stats.get(p)?.[i] ?? 0), 0), 0) / TICK;
 }
 
 /** The least a recorder can cost: ffmpeg copying the file to HLS in real time, with no RTMP and no service. */

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 
 /** A failure that becomes the video's `failure_reason`: a sentence for a person, not a stack. */
 export class MediaError extends Error {
@@ -22,10 +23,21 @@ const UPLOAD_DEMUXERS = ['mov', 'matroska', 'avi', 'mpegts', 'mpeg', 'flv', 'asf
 /** Input options before `-i` of an uploaded file: only those demuxers, and no protocol but the file itself. */
 export const UNTRUSTED_INPUT = ['-protocol_whitelist', 'file', '-format_whitelist', UPLOAD_DEMUXERS.join(',')];
 
-/** Runs ffmpeg or ffprobe; resolves with stdout, rejects with the tail of stderr. Killed on abort. */
-export function run(command: 'ffmpeg' | 'ffprobe', args: string[], signal?: AbortSignal): Promise<string> {
+/**
+ * Runs ffmpeg or ffprobe; resolves with stdout, rejects with the tail of stderr. Killed on abort. `background`
+ * runs it at a lower CPU priority (nice 10): a long encode then yields the cores to short jobs, such as
+ * another organization's upload that only needs its streams copied.
+ */
+export function run(command: 'ffmpeg' | 'ffprobe', args: string[], signal?: AbortSignal, { background = false } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, ['-hide_banner', ...(command === 'ffmpeg' ? ['-nostdin'] : []), ...args], { stdio: ['ignore', 'pipe', 'pipe'], signal });
+    if (background && child.pid) {
+      try {
+        setPriority(child.pid, 10);
+      } catch {
+        /* not allowed here: it runs at the normal priority */
+      }
+    }
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (d: Buffer) => out.push(d));

@@ -115,8 +115,9 @@ async function transcode(
   await mkdir(work, { recursive: true });
   const mp4 = join(work, 'download.mp4');
   const encodeVideo = video !== undefined && !browserPlaysAsIs(video);
-  await run('ffmpeg', ['-v', 'error', ...UNTRUSTED_INPUT, '-i', source, ...mp4Args(video, audio), '-movflags', '+faststart', '-y', mp4], signal);
-  await run('ffmpeg', ['-v', 'error', '-i', mp4, ...hlsArgs(video, audio, encodeVideo, work)], signal);
+  // Encodes are the long jobs: they run in the background, so copies (short) keep their speed beside them.
+  await run('ffmpeg', ['-v', 'error', ...UNTRUSTED_INPUT, '-i', source, ...mp4Args(video, audio), '-movflags', '+faststart', '-y', mp4], signal, { background: encodeVideo });
+  await run('ffmpeg', ['-v', 'error', '-i', mp4, ...hlsArgs(video, audio, encodeVideo, work)], signal, { background: encodeVideo });
   if (video) {
     const duration = Number(info.format.duration ?? 0);
     await run('ffmpeg', ['-v', 'error', '-ss', String(Math.min(1, duration / 3)), '-i', mp4, '-frames:v', '1', '-q:v', '3', '-y', join(work, 'poster.jpg')], signal);
