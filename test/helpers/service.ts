@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -111,6 +111,16 @@ export async function startService(options: { data?: string; ports?: { api: stri
     },
   };
   return service;
+}
+
+/** The service's RTMP ingest process (live/rtmp-worker.ts), from /proc: its pid, or undefined. */
+export async function ingestPid(service: RunningService): Promise<number | undefined> {
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const [stat, cmdline] = await Promise.all([readFile(`/proc/${entry}/stat`, 'utf8'), readFile(`/proc/${entry}/cmdline`, 'utf8')].map((p) => p.catch(() => '')));
+    if (Number(stat!.replace(/^.*\) /, '').split(' ')[1]) === service.process.pid && cmdline!.includes('rtmp-worker')) return Number(entry);
+  }
+  return undefined;
 }
 
 /** A started service and a token of `org` in it: what most suites begin with. */

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { push } from '../helpers/live.js';
 import { chunk, closedWithin, command, handshake, rtmpSocket } from '../helpers/rtmp.js';
-import { put, startWithToken, until, type RunningService } from '../helpers/service.js';
+import { ingestPid, put, startWithToken, until, type RunningService } from '../helpers/service.js';
 
 /**
  * The RTMP ingest against strangers (the hardening issue, point 1): no input stops or stalls the API, the
@@ -70,8 +68,7 @@ describe('RTMP ingest: malformed messages', () => {
     const live = await stream(service, token);
     const publisher = push(live.ingest.url, 30);
     await until('recording', async () => ((await live.recordings())[0]?.duration >= 2 ? true : undefined));
-    const { stdout } = await promisify(execFile)('pgrep', ['-P', String(service.process.pid), '-f', 'rtmp-worker']);
-    process.kill(Number(stdout.trim().split('\n')[0]), 'SIGKILL');
+    process.kill((await ingestPid(service))!, 'SIGKILL');
     assert.notEqual(await publisher, 0, 'the publish was cut with the ingest');
     await stillServes(service, token);
     await until('the recording to stop', async () => ((await live.recordings())[0]?.status === 'stopped' ? true : undefined));
