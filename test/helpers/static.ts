@@ -14,8 +14,14 @@ export async function serveStatic(root: string, apiOrigin: string): Promise<{ ur
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path.startsWith('/api/')) {
-      const answer = await fetch(new URL(path, apiOrigin), { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? '{}' : undefined });
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      // As a reverse proxy would: the visitor's cookie (its sign-in) goes along, and comes back.
+      const answer = await fetch(new URL(path, apiOrigin), {
+        method: req.method,
+        headers: { 'content-type': 'application/json', ...(req.headers.cookie ? { cookie: req.headers.cookie } : {}) },
+        body: req.method === 'POST' ? '{}' : undefined,
+      });
+      const cookie = answer.headers.get('set-cookie');
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', ...(cookie ? { 'set-cookie': cookie } : {}) });
       res.end(Buffer.from(await answer.arrayBuffer()));
       return;
     }
