@@ -33,6 +33,21 @@ describe('hostile input', () => {
     await stillServes();
   });
 
+  it('reads a request target that starts with // as a path, on the API and the storage (found by the fuzz test)', async () => {
+    // fetch() would normalise these paths away: a raw request sends them as they are.
+    const raw = (origin: string, target: string) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(origin);
+        const req = request({ host: url.hostname, port: url.port, path: target, method: 'GET', headers: { authorization: `Bearer ${token}` } }, (res) => (res.resume(), resolve(res.statusCode!)));
+        req.on('error', reject);
+        req.end();
+      });
+    assert.equal(await raw(service.api, '//%25E0%25A4%25A'), 404);
+    assert.equal(await raw(service.api, '//videos'), 404);
+    assert.equal(await raw(service.storage, '//%25E0%25A4%25A'), 405);
+    await stillServes();
+  });
+
   it('keeps test hooks away from pages: no CORS headers, and JSON only', async () => {
     const preflight = await fetch(`${service.api}/__test__/faults`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);

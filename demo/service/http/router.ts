@@ -30,7 +30,7 @@ export class Router {
 
   async handle(raw: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const url = new URL(raw.url ?? '/', 'http://service.invalid');
+      const url = requestUrl(raw.url);
       const matches = this.routes.filter((r) => r.pattern.test(url.pathname));
       if (matches.length === 0) throw new HttpError(404, 'not_found', `No endpoint at ${url.pathname}.`);
       const route = matches.find((r) => r.method === raw.method);
@@ -54,6 +54,18 @@ export class Router {
     } catch (err) {
       sendError(res, err);
     }
+  }
+}
+
+/**
+ * The request target as a URL whose path is the target's path. `new URL(target, base)` would read a target
+ * that starts with `//` as a host (`//%25E0…` then throws, `//x` loses its path): it is appended instead.
+ */
+export function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(`http://service.invalid${target?.startsWith('/') ? target : `/${target ?? ''}`}`);
+  } catch {
+    throw new HttpError(400, 'invalid_path', `The request target ${show(target)} is not a valid path.`);
   }
 }
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Uploads } from '../domain/uploads.js';
 import type { Faults } from '../faults.js';
 import { sendError } from '../http/errors.js';
+import { requestUrl } from '../http/router.js';
 
 /**
  * The storage origin ({upload_url}), #5. Its own port, so the browser meets real cross-origin rules:
@@ -43,7 +44,7 @@ export function storageHandler(uploads: Uploads, hooks: { log?: (entry: StorageR
       return;
     }
     try {
-      const url = new URL(req.url ?? '/', 'http://storage.invalid');
+      const url = requestUrl(req.url);
       if (req.method !== 'PUT') {
         res.writeHead(405, { allow: 'PUT, OPTIONS', 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { status: 405, code: 'method_not_allowed', message: 'The storage accepts PUT only.' } }));
