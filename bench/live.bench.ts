@@ -22,7 +22,7 @@ import logger from 'node-media-server/src/core/logger.js';
 import NodeRtmpServer from 'node-media-server/src/server/rtmp_server.js';
 import { AAC, cutPart, CUT_STRATEGIES, X264 } from '../demo/service/processing/cut.js';
 import { decodeProblems, probeDuration } from '../test/helpers/media.js';
-import { startWithToken, until, type RunningService } from '../test/helpers/service.js';
+import { processTree, startWithToken, until, type RunningService } from '../test/helpers/service.js';
 import { interleaved, median, table } from './stats.js';
 
 const run = promisify(execFile);
@@ -64,15 +64,8 @@ function publish(file: string, url: string, seconds?: number): Promise<number | 
  * with its children that have ended (utime, stime, cutime, cstime).
  */
 async function cpuSeconds(pid: number): Promise<number> {
-  const stats = new Map<number, string[]>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const text = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (text) stats.set(Number(entry), text.replace(/^.*\) /, '').split(' '));
-  }
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) for (const [child, f] of stats) if (Number(f[1]) === tree[i]) tree.push(child);
-  return tree.reduce((sum, p) => sum + [11, 12, 13, 14].reduce((s, i) => s + Number(stats.get(p)?.[i] ?? 0), 0), 0) / TICK;
+  const tree = await processTree(pid);
+  return tree.reduce((sum, p) => sum + [11, 12, 13, 14].reduce((s, i) => s + Number(p.stat[i]), 0), 0) / TICK;
 }
 
 /** The least a recorder can cost: ffmpeg copying the file to HLS in real time, with no RTMP and no service. */

@@ -15,7 +15,7 @@ import { Router, sendJson } from './http/router.js';
 import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
 import { openApiDocument } from './openapi.js';
-import { MediaError, withoutPaths } from './processing/ffmpeg.js';
+import { MediaError } from './processing/ffmpeg.js';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './live/ingest.js';
 import type { CutStrategy } from './processing/cut.js';
 import { DEFAULT_LIMITS, processMedia, type ProcessingLimits } from './processing/pipeline.js';
@@ -114,7 +114,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     } catch (err) {
       if (signal.aborted) throw err;
       if (!(err instanceof MediaError)) console.error(`processing ${id}:`, err);
-      videos.markFailed(id, err instanceof MediaError ? err.message : `Processing failed: ${withoutPaths((err as Error).message)}`);
+      videos.markFailed(id, err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`);
     }
     await exports.videoDone(id);
     // Decision: every video that becomes ready announces it, uploaded or converted from a recording.

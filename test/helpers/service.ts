@@ -113,14 +113,30 @@ export async function startService(options: { data?: string; ports?: { api: stri
   return service;
 }
 
-/** The service's RTMP ingest process (live/rtmp-worker.ts), from /proc: its pid, or undefined. */
-export async function ingestPid(service: RunningService): Promise<number | undefined> {
+/** A process and its live descendants, from /proc: pid, the fields of /proc/PID/stat after the name, and the command line. */
+export async function processTree(root: number): Promise<{ pid: number; stat: string[]; cmdline: string }[]> {
+  const all: { pid: number; stat: string[]; cmdline: string }[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const [stat, cmdline] = await Promise.all([readFile(`/proc/${entry}/stat`, 'utf8'), readFile(`/proc/${entry}/cmdline`, 'utf8')].map((p) => p.catch(() => '')));
-    if (Number(stat!.replace(/^.*\) /, '').split(' ')[1]) === service.process.pid && cmdline!.includes('rtmp-worker')) return Number(entry);
+    const [stat, cmdline] = await Promise.all([`/proc/${entry}/stat`, `/proc/${entry}/cmdline`].map((f) => readFile(f, 'utf8').catch(() => '')));
+    if (stat) all.push({ pid: Number(entry), stat: stat.replace(/^.*\) /, '').split(' '), cmdline: cmdline! });
   }
-  return undefined;
+  const tree = all.filter((p) => p.pid === root);
+  for (let i = 0; i < tree.length; i++) tree.push(...all.filter((p) => Number(p.stat[1]) === tree[i]!.pid));
+  return tree;
+}
+
+/** The service's RTMP ingest process (live/rtmp-worker.ts): its pid, or undefined. */
+export async function ingestPid(service: RunningService): Promise<number | undefined> {
+  return (await processTree(service.process.pid!)).find((p) => p.cmdline.includes('rtmp-worker'))?.pid;
+}
+
+/** The API and the storage origin still serve a user: a video is made, and its bytes are taken. */
+export async function stillServes(service: RunningService, token: string): Promise<void> {
+  const { body: video } = await service.call('POST', '/videos', { token });
+  const { body: link } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
+  const { status } = await put(link.url, new Uint8Array(1000));
+  if (status !== 200) throw new Error(`the service no longer serves: the storage answered ${status}`);
 }
 
 /** A started service and a token of `org` in it: what most suites begin with. */

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { push } from '../helpers/live.js';
 import { chunk, closedWithin, command, handshake, rtmpSocket } from '../helpers/rtmp.js';
-import { ingestPid, put, startWithToken, until, type RunningService } from '../helpers/service.js';
+import { ingestPid, startWithToken, stillServes, until, type RunningService } from '../helpers/service.js';
 
 /**
  * The RTMP ingest against strangers (the hardening issue, point 1): no input stops or stalls the API, the
@@ -15,13 +15,6 @@ async function stream(service: RunningService, token: string) {
   const { body } = await service.call('POST', '/live_streams', { token, body: {} });
   const recordings = async () => (await service.call('GET', `/live_streams/${body._id}/temporary_recordings`, { token })).body as any[];
   return { ...body, recordings } as { _id: string; stream_key: string; ingest: { url: string }; recordings: typeof recordings };
-}
-
-/** The API and the storage origin still serve: a video is made and its bytes are taken. */
-async function stillServes(service: RunningService, token: string) {
-  const { body: video } = await service.call('POST', '/videos', { token });
-  const { body: link } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
-  assert.equal((await put(link.url, new Uint8Array(1000))).status, 200, 'the storage still takes bytes');
 }
 
 describe('RTMP ingest: malformed messages', () => {

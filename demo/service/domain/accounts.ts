@@ -12,8 +12,7 @@ import { newId, newSecret } from '../ids.js';
  *   upload  minted by POST /tokens for a browser: #1–#8, on the videos of its end user only.
  *   clip    minted for one live stream: #9, #10 and #11 of that stream, and #8 of the videos converted from it.
  */
-export const SCOPES = ['key', 'upload', 'clip'] as const;
-export type Scope = (typeof SCOPES)[number];
+export type Scope = 'key' | 'upload' | 'clip';
 /** Scopes POST /tokens mints. */
 export const MINTED_SCOPES = ['upload', 'clip'] as const;
 

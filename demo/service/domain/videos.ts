@@ -126,9 +126,12 @@ export class Videos {
       .run(result.duration, result.hasVideo ? 1 : 0, JSON.stringify(result.mediainfo), now, now, id);
   }
 
+  /** Every failure_reason passes here: a server path in it becomes its last part (a client never sees where files live). */
   markFailed(id: string, reason: string): void {
     this.db
       .prepare(`UPDATE videos SET status = 'failed', failure_reason = ?, updated_at = ? WHERE id = ?`)
-      .run(reason, this.clock.now(), id);
+      .run(withoutPaths(reason), this.clock.now(), id);
   }
 }
+
+const withoutPaths = (text: string) => text.replace(/(?:\/[^\s/'"():,]+)+\/([^\s/'"():,]+)/g, '$1');

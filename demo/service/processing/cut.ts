@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { probe, run } from './ffmpeg.js';
+import { frameRate, probe, run } from './ffmpeg.js';
 
 /**
  * How a part of a recording is cut, frame-accurately either way:
@@ -33,8 +33,7 @@ export async function cutPart(source: string, offset: number, duration: number, 
     const hasAudio = info.streams.some((s) => s.codec_type === 'audio');
     const end = offset + duration;
     const { keys, delay } = strategy === 'edges' && video ? await keyframes(source, offset, end, signal) : { keys: [], delay: 0 };
-    const [num, den] = (video?.avg_frame_rate ?? '30/1').split('/').map(Number);
-    const frame = (den || 1) / (num || 30);
+    const frame = 1 / frameRate(video, 30);
     // An edge shorter than this is not worth an encode: the cut moves to the keyframe, within a frame or so.
     const EDGE = 0.05;
     const k1 = keys.find((k) => k >= offset - EDGE);

@@ -53,13 +53,10 @@ export function run(command: 'ffmpeg' | 'ffprobe', args: string[], signal?: Abor
     );
     child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(out).toString());
-      else reject(new MediaError(withoutPaths(lastLine(err)) || `${command} exited with code ${code}`, err));
+      else reject(new MediaError(lastLine(err) || `${command} exited with code ${code}`, err));
     });
   });
 }
-
-/** A server path in a message becomes its last part: a reason shown to a client never shows where files live. */
-export const withoutPaths = (text: string) => text.replace(/(?:\/[^\s/'"():,]+)+\/([^\s/'"():,]+)/g, '$1');
 
 const lastLine = (text: string) =>
   text
@@ -82,6 +79,12 @@ export interface ProbeStream {
   /** Average frame rate, e.g. "30/1" (r_frame_rate can be far higher for a live stream's jittery timestamps). */
   avg_frame_rate?: string;
   disposition?: { attached_pic?: number };
+}
+
+/** Frames per second of a stream (its average, `"30000/1001"` → 29.97); `fallback` when ffprobe gives none. */
+export function frameRate(stream: ProbeStream | undefined, fallback = 0): number {
+  const [num, den] = (stream?.avg_frame_rate ?? '').split('/').map(Number);
+  return num && den ? num / den : fallback;
 }
 
 export interface Probe {

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MediaInfo } from '../../../src/api/types.js';
-import { MediaError, probe, run, UNTRUSTED_INPUT, type ProbeStream } from './ffmpeg.js';
+import { frameRate, MediaError, probe, run, UNTRUSTED_INPUT, type ProbeStream } from './ffmpeg.js';
 import { readMediaInfo } from './mediainfo.js';
 
 /**
@@ -38,11 +38,6 @@ export function spoken(seconds: number): string {
   return [h && `${h} h`, m && `${m} min`, r && `${r} s`].filter(Boolean).join(' ');
 }
 
-const rate = (fraction: string | undefined) => {
-  const [num, den] = (fraction ?? '0/1').split('/').map(Number);
-  return den ? num! / den : 0;
-};
-
 /** Refuses media past the limits, naming the limit and the file's value. */
 function assertWithin(info: Awaited<ReturnType<typeof probe>>, video: ProbeStream | undefined, limits: ProcessingLimits): void {
   const duration = Number(info.format.duration ?? 0);
@@ -54,7 +49,7 @@ function assertWithin(info: Awaited<ReturnType<typeof probe>>, video: ProbeStrea
   if (Math.max(w, h) > limits.maxLongSide || Math.min(w, h) > limits.maxShortSide) {
     throw new MediaError(`The video is ${w}×${h}; pictures up to ${limits.maxLongSide}×${limits.maxShortSide} (either way up) are accepted.`);
   }
-  const fps = rate(video.avg_frame_rate);
+  const fps = frameRate(video);
   if (fps > limits.maxFrameRate + 0.01) {
     throw new MediaError(`The video has ${Math.round(fps * 100) / 100} frames per second; up to ${limits.maxFrameRate} are accepted.`);
   }
