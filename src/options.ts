@@ -1,4 +1,4 @@
-import { GIB, MAX_PART_BYTES } from './api/types.js';
+import { GIB, MAX_PART_BYTES } from './api/limits.js';
 import { MiB } from './upload/plan.js';
 
 /** Containers ffmpeg reads that browsers often label with no video/* type (or none at all). */

@@ -92,3 +92,12 @@ export function openDb(dataDir: string): Db {
   }
   return db;
 }
+
+/** A setting of this data directory, made by `make` the first time it is asked for. */
+export function setting(db: Db, name: string, make: () => string): string {
+  const row = db.prepare('SELECT value FROM settings WHERE name = ?').get(name) as { value: string } | undefined;
+  if (row) return row.value;
+  const value = make();
+  db.prepare('INSERT INTO settings (name, value) VALUES (?, ?)').run(name, value);
+  return value;
+}

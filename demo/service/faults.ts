@@ -1,6 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badField, HttpError } from './http/errors.js';
-import { show } from './http/router.js';
 
 /**
  * Faults on demand, for tests only (--test-hooks): POST /__test__/faults with a list of rules.
@@ -30,6 +28,9 @@ export interface FaultRule {
   times?: number;
 }
 
+/** The header of every answer a fault made up. */
+export const INJECTED_HEADER = 'x-injected-fault';
+
 export const FAULT_ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt'] as const;
 
 export class Faults {
@@ -37,16 +38,9 @@ export class Faults {
   private readonly seen = new Map<string, number>();
   exposeEtag = true;
 
-  set(body: Record<string, unknown>): void {
-    const rules = body.rules ?? [];
-    if (!Array.isArray(rules)) throw badField('rules', `rules must be an array; got ${show(rules)}.`);
-    this.rules = rules.map((r: Record<string, unknown>, i) => {
-      if (typeof r?.target !== 'string') throw badField(`rules[${i}].target`, `target must be a string; got ${show(r?.target)}.`);
-      if (!FAULT_ACTIONS.includes(r.action as (typeof FAULT_ACTIONS)[number])) {
-        throw badField(`rules[${i}].action`, `action must be one of ${FAULT_ACTIONS.join(', ')}; got ${show(r.action)}.`);
-      }
-      return { ...(r as unknown as FaultRule), fired: 0 };
-    });
+  /** The rules of POST /__test__/faults (its schema, routes/test-hooks.ts, checked them). */
+  set(body: { rules?: FaultRule[]; exposeEtag?: boolean }): void {
+    this.rules = (body.rules ?? []).map((r) => ({ ...r, fired: 0 }));
     this.exposeEtag = body.exposeEtag !== false;
     this.seen.clear();
   }
@@ -96,15 +90,21 @@ export class Faults {
     }
     // The body is read first, as a real failing server would have: those bytes count as received.
     for await (const d of req as AsyncIterable<Buffer>) onBytes?.(d.length);
+    // Marked, so the tests' contract check (test/helpers/contract.ts) knows the answer is made up on purpose.
+    const marked = { [INJECTED_HEADER]: '1' };
     if (rule.action === 'not-json') {
-      res.writeHead(200, { 'content-type': 'text/html' });
+      res.writeHead(200, { ...marked, 'content-type': 'text/html' });
       res.end('<html><body>Gateway says hello</body></html>');
     } else if (rule.action === 'no-fields') {
-      res.writeHead(200, { 'content-type': 'application/json' });
+      res.writeHead(200, { ...marked, 'content-type': 'application/json' });
       res.end('{}');
     } else {
       const status = rule.status ?? 500;
-      throw new HttpError(status, rule.code ?? 'injected_fault', `Fault injected by a test: ${status}.`, undefined, rule.retryAfter === undefined ? {} : { 'retry-after': String(rule.retryAfter) });
+      const body = { error: { status, code: rule.code ?? 'injected_fault', message: `Fault injected by a test: ${status}.` } };
+      // The storage closes the connection after every refusal (storage/server.ts); the API keeps it.
+      const close = target === 'chunk-put' || target === 'single-put' ? { connection: 'close' } : {};
+      res.writeHead(status, { ...marked, ...close, 'content-type': 'application/json; charset=utf-8', ...(rule.retryAfter === undefined ? {} : { 'retry-after': String(rule.retryAfter) }) });
+      res.end(JSON.stringify(body));
     }
     return true;
   }

@@ -13,7 +13,8 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ENVIRONMENTS, type Environment } from '../../src/api/types.js';
+import { ENVIRONMENTS } from '../../src/api/contract.js';
+import type { Environment } from '../../src/api/types.js';
 import { startService } from './app.js';
 import { systemClock } from './clock.js';
 import { openDb } from './db.js';
@@ -72,9 +73,6 @@ function accounts(): Accounts {
 /** The account owner's side of the plan (a dashboard's job): its end date and hosting-minute quota. */
 function plan(): string {
   if (!values.org) fail('plan needs --org NAME.');
-  const db = openDb(values.data);
-  const org = db.prepare('SELECT id FROM organizations WHERE name = ?').get(values.org) as { id: string } | undefined;
-  if (!org) fail(`no organization is named ${JSON.stringify(values.org)}; make a token for it first.`);
   let endAt: number | null | undefined;
   if (values.ends !== undefined) {
     endAt = values.ends === 'none' ? null : Date.parse(values.ends);
@@ -85,12 +83,8 @@ function plan(): string {
     quotaMinutes = values['quota-minutes'] === 'unlimited' ? null : Number(values['quota-minutes']);
     if (quotaMinutes !== null && !(quotaMinutes >= 0)) fail(`--quota-minutes must be a number of minutes or "unlimited"; got ${JSON.stringify(values['quota-minutes'])}.`);
   }
-  const row = db.prepare('SELECT plan_end_at, quota_minutes FROM organizations WHERE id = ?');
-  db.transaction(() => {
-    if (endAt !== undefined) db.prepare('UPDATE organizations SET plan_end_at = ?, purged_at = NULL WHERE id = ?').run(endAt, org.id);
-    if (quotaMinutes !== undefined) db.prepare('UPDATE organizations SET quota_minutes = ? WHERE id = ?').run(quotaMinutes, org.id);
-  })();
-  const now = row.get(org.id) as { plan_end_at: number | null; quota_minutes: number | null };
+  const now = accounts().setPlan(values.org, { endAt, quotaMinutes });
+  if (!now) fail(`no organization is named ${JSON.stringify(values.org)}; make a token for it first.`);
   return `plan of ${values.org}: ends ${now.plan_end_at === null ? 'never' : new Date(now.plan_end_at).toISOString()}, quota ${now.quota_minutes ?? 'unlimited'} minutes`;
 }
 

@@ -2,9 +2,14 @@ import { VideoServiceError } from './errors.js';
 import { isRetryableStatus, parseRetryAfter, withRetry } from './retry.js';
 import type { TokenCache } from './token.js';
 import type {
+  AbortRequest,
+  AbortResponse,
   ApiErrorBody,
   ChunkDetail,
+  ChunkUrlRequest,
+  CompleteRequest,
   CompleteResponse,
+  CreateVideoRequest,
   MultipartSession,
   UploadUrlResponse,
   VideoDetails,
@@ -31,7 +36,7 @@ export class VideoServiceClient {
 
   /** #1 POST /videos. `file_name` is an optional extra the local service keeps; others ignore it. */
   createVideo(fileName: string | undefined, signal?: AbortSignal): Promise<VideoObject> {
-    return this.call<VideoObject>('#1', 'POST', '/videos', hasString('_id'), signal, fileName ? { file_name: fileName } : undefined);
+    return this.call<VideoObject>('#1', 'POST', '/videos', hasString('_id'), signal, fileName ? ({ file_name: fileName } satisfies CreateVideoRequest) : undefined);
   }
 
   /** #2 POST /videos/{video-id}/uploads: the signed link for one PUT of the whole file. */
@@ -49,17 +54,17 @@ export class VideoServiceClient {
     return this.call<UploadUrlResponse>('#4', 'POST', `/videos/${encodeURIComponent(videoId)}/multipart-upload/get-chunk-upload-url`, hasString('url'), signal, {
       key,
       chunkId,
-    });
+    } satisfies ChunkUrlRequest);
   }
 
   /** #6 POST /videos/{video-id}/multipart-upload/complete with every chunk's ETag exactly as received. */
   completeMultipart(videoId: string, key: string, chunks: ChunkDetail[], signal?: AbortSignal): Promise<CompleteResponse> {
-    return this.call<CompleteResponse>('#6', 'POST', `/videos/${encodeURIComponent(videoId)}/multipart-upload/complete`, (b) => b.success === true, signal, { chunks, key });
+    return this.call<CompleteResponse>('#6', 'POST', `/videos/${encodeURIComponent(videoId)}/multipart-upload/complete`, (b) => b.success === true, signal, { chunks, key } satisfies CompleteRequest);
   }
 
   /** #7 POST /videos/multipart-upload/abort. */
-  abortMultipart(key: string, signal?: AbortSignal): Promise<{ success: boolean }> {
-    return this.call<{ success: boolean }>('#7', 'POST', '/videos/multipart-upload/abort', (b) => typeof b.success === 'boolean', signal, { key });
+  abortMultipart(key: string, signal?: AbortSignal): Promise<AbortResponse> {
+    return this.call<AbortResponse>('#7', 'POST', '/videos/multipart-upload/abort', (b) => typeof b.success === 'boolean', signal, { key } satisfies AbortRequest);
   }
 
   /** #8 GET /videos/{id}. */

@@ -1,4 +1,4 @@
-import { MAX_PART_BYTES } from '../api/types.js';
+import { MAX_PART_BYTES } from '../api/limits.js';
 
 export const MiB = 1024 * 1024;
 /** @uppy/aws-s3 5.x never cuts chunks smaller than this, and uploads smaller files in one PUT. */

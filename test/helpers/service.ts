@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { checkedOrigins } from './contract.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'demo/service/main.ts');
@@ -38,11 +39,11 @@ export interface RunningService {
 export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
 
 /** Starts the real service as its own process on 127.0.0.1 with test hooks, on free ports. */
-export async function startService(options: { data?: string; ports?: { api: string; storage: string }; args?: string[] } = {}): Promise<RunningService> {
+export async function startService(options: { data?: string; ports?: { api: string; storage: string }; args?: string[]; main?: string } = {}): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
   const data = options.data ?? (await mkdtemp(join(tmpdir(), 'video-service-')));
   const args = ['--port', port(options.ports?.api), '--storage-port', port(options.ports?.storage), '--rtmp-port', '0', '--data', data, '--test-hooks'];
-  const child = spawn(process.execPath, [...TSX, MAIN, ...args, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...TSX, options.main ?? MAIN, ...args, ...(options.args ?? [])], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -62,6 +63,8 @@ export async function startService(options: { data?: string; ports?: { api: stri
     child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`service exited with ${code} before it was ready:\n${stderr}`))));
   });
   const [, api, storage, rtmp] = /API (\S+) storage (\S+) rtmp (\S+)/.exec(line)!;
+  // Every JSON answer of this service that a test receives is checked against its /openapi.json.
+  checkedOrigins.add(api!);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const service: RunningService = {
     api: api!,
@@ -73,7 +76,7 @@ export async function startService(options: { data?: string; ports?: { api: stri
       return service.cli('token', '--org', org, '--environment', environment);
     },
     async cli(...cliArgs) {
-      const { stdout } = await promisify(execFile)(process.execPath, [...TSX, MAIN, ...cliArgs, '--data', data], { cwd: ROOT });
+      const { stdout } = await promisify(execFile)(process.execPath, [...TSX, options.main ?? MAIN, ...cliArgs, '--data', data], { cwd: ROOT });
       return stdout.trim();
     },
     async call(method, path, { token, body, raw } = {}) {

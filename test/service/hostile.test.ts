@@ -179,7 +179,7 @@ describe('storage under abuse', () => {
     await service.advanceClock(2 * HOUR);
     await service.sweep();
     await assert.rejects(readdir(join(service.data, 'chunks', session.key)), { code: 'ENOENT' });
-    const late = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key: session.key, chunks: [{ chunkId: 1, eTag: 'x' }] } });
+    const late = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key: session.key, chunks: [{ chunkId: 1, eTag: '0'.repeat(32) }] } });
     assert.equal(late.status, 409);
   });
 });

@@ -4,7 +4,7 @@ import { writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/types.js';
+import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/contract.js';
 import { media, probeDuration, type MediaName } from '../helpers/media.js';
 import { put, startService, startWithToken, upload, waitForVideo, type RunningService } from '../helpers/service.js';
 
@@ -56,6 +56,16 @@ describe('processing to HLS (#8 after upload)', () => {
       const download = await fetch(video.download_url, { headers: { range: 'bytes=0-99' } });
       assert.equal(download.status, 206);
       assert.equal((await download.arrayBuffer()).byteLength, 100);
+      // A player or CDN that has the file asks again with its validators, and gets 304 without the bytes. (fetch
+      // would add `Cache-Control: no-cache` to a conditional request, which asks for the bytes: a CDN sends max-age=0.)
+      const revalidate = { 'cache-control': 'max-age=0' };
+      const whole = await fetch(video.download_url);
+      await whole.arrayBuffer();
+      const [etag, modified] = [whole.headers.get('etag'), whole.headers.get('last-modified')];
+      assert.ok(etag && modified, 'ETag and Last-Modified');
+      assert.equal((await fetch(video.download_url, { headers: { ...revalidate, 'if-none-match': etag! } })).status, 304);
+      assert.equal((await fetch(video.download_url, { headers: { ...revalidate, 'if-modified-since': modified! } })).status, 304);
+      assert.equal((await fetch(video.download_url, { headers: { ...revalidate, 'if-none-match': '"other"' } })).status, 200);
     });
   }
 

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/types.js';
+import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/contract.js';
 import { media } from '../helpers/media.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
 import { LOCAL_RECEIVERS, startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';

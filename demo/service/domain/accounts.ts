@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Environment } from '../../../src/api/types.js';
+import { MINTED_SCOPES, TOKEN_TTL } from '../../../src/api/contract.js';
+import type { Environment, Token, TokenRequest } from '../../../src/api/types.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
-import { HttpError, notFound } from '../http/errors.js';
 import { newId, newSecret } from '../ids.js';
+import { badField, notFound, ServiceError } from './errors.js';
 
 /**
  * What a token may do (decision; spec, Authentication 5: "scopes: not shown"), as real services give browsers
@@ -12,9 +13,7 @@ import { newId, newSecret } from '../ids.js';
  *   upload  minted by POST /tokens for a browser: #1–#8, on the videos of its end user only.
  *   clip    minted for one live stream: #9, #10 and #11 of that stream, and #8 of the videos converted from it.
  */
-export type Scope = 'key' | 'upload' | 'clip';
-/** Scopes POST /tokens mints. */
-export const MINTED_SCOPES = ['upload', 'clip'] as const;
+export type Scope = 'key' | (typeof MINTED_SCOPES)[number];
 
 /** Who is calling: the token's user, organization and environment, and what it may do. */
 export interface Caller {
@@ -30,7 +29,7 @@ export interface Caller {
 
 /** The 403 of a route the token's scope does not reach. */
 export const outOfScope = (caller: Caller, what: string) =>
-  new HttpError(403, 'insufficient_scope', `A token of scope "${caller.scope}" cannot ${what}; use a key from the dashboard on your server.`);
+  new ServiceError('insufficient_scope', `A token of scope "${caller.scope}" cannot ${what}; use a key from the dashboard on your server.`);
 
 /**
  * A row the caller may see: its organization's, in its environment. Anything else, missing or not, is the same
@@ -41,12 +40,16 @@ export function owned<T extends { organization_id: string; environment: string }
   return row;
 }
 
-/** Decision: lifetimes POST /tokens accepts, in seconds (default one hour). */
-export const TOKEN_TTL = { min: 60, max: 24 * 60 * 60, default: 60 * 60 } as const;
-
 /** The token of an Authorization header: `Bearer <token>`, or the bare token. */
 export const bareToken = (header: string | undefined) => header?.replace(/^Bearer\s+/i, '').trim();
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface Plan {
+  id: string;
+  plan_end_at: number | null;
+  quota_minutes: number | null;
+  purged_at: number | null;
+}
 
 export class Accounts {
   constructor(
@@ -95,7 +98,7 @@ export class Accounts {
    */
   authenticate(header: string | undefined): Caller {
     const token = bareToken(header);
-    if (!token) throw new HttpError(401, 'unauthorized', 'The Authorization header is missing: send "Bearer <token>".');
+    if (!token) throw new ServiceError('unauthorized', 'The Authorization header is missing: send "Bearer <token>".');
     const row = this.db
       .prepare('SELECT user_id, organization_id, environment, expires_at, revoked_at, parent_hash, scope, end_user, live_stream_id FROM tokens WHERE hash = ?')
       .get(hashToken(token)) as
@@ -111,13 +114,13 @@ export class Accounts {
           live_stream_id: string | null;
         }
       | undefined;
-    if (!row) throw new HttpError(401, 'unauthorized', 'The access token is not known to this service.');
-    if (row.revoked_at !== null) throw new HttpError(401, 'unauthorized', 'The access token was revoked.');
+    if (!row) throw new ServiceError('unauthorized', 'The access token is not known to this service.');
+    if (row.revoked_at !== null) throw new ServiceError('unauthorized', 'The access token was revoked.');
     // Revoking a key revokes every token made from it.
     const parent = row.parent_hash === null ? undefined : (this.db.prepare('SELECT revoked_at FROM tokens WHERE hash = ?').get(row.parent_hash) as { revoked_at: number | null } | undefined);
-    if (parent && parent.revoked_at !== null) throw new HttpError(401, 'unauthorized', 'The access token was revoked: the key that made it was revoked.');
+    if (parent && parent.revoked_at !== null) throw new ServiceError('unauthorized', 'The access token was revoked: the key that made it was revoked.');
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
-      throw new HttpError(401, 'token_expired', 'The access token has expired.');
+      throw new ServiceError('token_expired', 'The access token has expired.');
     }
     return {
       userId: row.user_id,
@@ -131,25 +134,53 @@ export class Accounts {
   }
 
   /**
-   * Decision ("Token lifetime, scopes and refresh: not shown"): an integrator's backend trades its key for a
-   * short-lived, scoped token to hand to a browser, so the key never leaves the server. Same organization,
-   * user and environment; revoking the key revokes it too. `liveStreamId` (clip) must be checked by the caller.
+   * POST /tokens. Decision ("Token lifetime, scopes and refresh: not shown"): an integrator's backend trades its
+   * key for a short-lived, scoped token to hand to a browser, so the key never leaves the server. Same
+   * organization, user and environment; revoking the key revokes it too. A clip token's stream must be one the
+   * key sees (`findStream` answers 404 otherwise, as for any other id).
    */
-  createScopedToken(
-    parent: Caller,
-    parentToken: string,
-    grant: { ttlSeconds: number; scope: (typeof MINTED_SCOPES)[number]; endUser: string | null; liveStreamId: string | null },
-  ): { token: string; expiresAt: number; scope: string } {
-    if (parent.scope !== 'key') throw new HttpError(403, 'forbidden', 'A short-lived token cannot create tokens; use the long-lived one.');
+  mintToken(parent: Caller, parentHeader: string | undefined, input: TokenRequest, findStream: (caller: Caller, id: string) => { id: string }): Token {
+    const { ttl_seconds = TOKEN_TTL.default, scope = 'upload', user, live_stream_id } = input;
+    if (scope === 'clip' && user !== undefined) throw badField('user', 'user goes with scope "upload" only.');
+    if ((scope === 'clip') !== (live_stream_id !== undefined)) {
+      throw badField('live_stream_id', scope === 'clip' ? 'A clip token needs the live_stream_id it is for.' : 'live_stream_id goes with scope "clip" only.');
+    }
+    const stream = scope === 'clip' ? findStream(parent, live_stream_id!) : undefined;
+    if (parent.scope !== 'key') throw new ServiceError('forbidden', 'A short-lived token cannot create tokens; use the long-lived one.');
     const token = newSecret('vst_', 32);
     const now = this.clock.now();
-    const expiresAt = now + grant.ttlSeconds * 1000;
+    const expiresAt = now + ttl_seconds * 1000;
     this.db
       .prepare(
         `INSERT INTO tokens (hash, user_id, organization_id, environment, created_at, expires_at, parent_hash, scope, end_user, live_stream_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(hashToken(token), parent.userId, parent.organizationId, parent.environment, now, expiresAt, hashToken(parentToken), grant.scope, grant.endUser, grant.liveStreamId);
-    return { token, expiresAt, scope: grant.scope };
+      .run(hashToken(token), parent.userId, parent.organizationId, parent.environment, now, expiresAt, hashToken(bareToken(parentHeader)!), scope, user ?? null, stream?.id ?? null);
+    return { token, expiresAt, scope };
+  }
+
+  /** The account owner's side of the plan (a dashboard's job, the command line's `plan`): its end and hosting-minute quota. */
+  setPlan(orgName: string, change: { endAt?: number | null; quotaMinutes?: number | null }): Plan | undefined {
+    const org = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(orgName) as { id: string } | undefined;
+    if (!org) return undefined;
+    this.db.transaction(() => {
+      if (change.endAt !== undefined) this.db.prepare('UPDATE organizations SET plan_end_at = ?, purged_at = NULL WHERE id = ?').run(change.endAt, org.id);
+      if (change.quotaMinutes !== undefined) this.db.prepare('UPDATE organizations SET quota_minutes = ? WHERE id = ?').run(change.quotaMinutes, org.id);
+    })();
+    return this.plan(org.id);
+  }
+
+  plan(organizationId: string): Plan {
+    return this.db.prepare('SELECT id, plan_end_at, quota_minutes, purged_at FROM organizations WHERE id = ?').get(organizationId) as Plan;
+  }
+
+  /** Organizations whose plan ended at or before `at` and whose files are not deleted yet. */
+  plansEndedBy(at: number): string[] {
+    const rows = this.db.prepare('SELECT id FROM organizations WHERE plan_end_at IS NOT NULL AND purged_at IS NULL AND plan_end_at <= ?').all(at) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
+  markPurged(organizationId: string): void {
+    this.db.prepare('UPDATE organizations SET purged_at = ? WHERE id = ?').run(this.clock.now(), organizationId);
   }
 }

@@ -1,17 +1,16 @@
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExportEntry, VideoDetails } from '../../../src/api/types.js';
+import type { ConversionRequest, ExportEntry } from '../../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
-import { badField, HttpError } from '../http/errors.js';
-import { show } from '../http/router.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import { partSeconds, partStarts } from '../live/playlist.js';
 import { cutPart, type CutStrategy } from '../processing/cut.js';
 import type { Files } from '../storage/files.js';
 import type { Caller } from './accounts.js';
-import type { RecordingRow, Recordings, StreamRow } from './live.js';
+import { badField, ServiceError, show } from './errors.js';
+import type { LiveStreams, RecordingRow, Recordings } from './live.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
 
@@ -32,7 +31,7 @@ interface ExportRow {
 export const EXPORT_RECORDING = 'export-recording';
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
-/** Conversions of temporary recordings into permanent videos (#10) and their listing (#9's export_data, #11). */
+/** Conversions of temporary recordings into permanent videos (#10), and their entries in #9's export_data. */
 export class Exports {
   constructor(
     private readonly db: Db,
@@ -40,6 +39,7 @@ export class Exports {
     private readonly jobs: Jobs,
     private readonly files: Files,
     private readonly videos: Videos,
+    private readonly streams: LiveStreams,
     private readonly recordings: Recordings,
     private readonly usage: Usage,
     private readonly strategy: CutStrategy,
@@ -61,9 +61,11 @@ export class Exports {
    * #10. Decision: `{from, duration}` converts that part; `{}` or no body converts the whole recording.
    * The recording must be complete (stopped for longer than the merge window): until then it can still grow.
    */
-  async convert(caller: Caller, stream: StreamRow, recording: RecordingRow, body: Record<string, unknown>): Promise<ExportEntry> {
+  async convert(caller: Caller, streamId: string, recordingId: string, body: ConversionRequest): Promise<ExportEntry> {
+    const stream = this.streams.find(caller, streamId);
+    const recording = this.recordings.find(stream, recordingId);
     if (recording.state !== 'complete') {
-      throw new HttpError(409, 'recording_not_complete',
+      throw new ServiceError('recording_not_complete',
         `Temporary recording ${recording.id} is not complete: it is complete once the stream has stayed stopped for more than ${this.recordings.mergeWindowMs / 1000} s.`);
     }
     const { from, duration } = body;
@@ -73,14 +75,11 @@ export class Exports {
     if (from !== undefined || duration !== undefined) {
       if (from === undefined) throw badField('from', 'from is missing: a part needs both from (an ISO 8601 timestamp) and duration; send {} for the whole recording.');
       if (duration === undefined) throw badField('duration', 'duration is missing: a part needs both from and duration (whole seconds); send {} for the whole recording.');
-      if (typeof from !== 'string' || !ISO_8601.test(from) || !Number.isFinite(Date.parse(from))) {
+      if (!ISO_8601.test(from) || !Number.isFinite(Date.parse(from))) {
         throw badField('from', `from must be an ISO 8601 timestamp with a time zone, such as ${iso(recording.start_at)}; got ${show(from)}.`);
       }
       fromAt = Date.parse(from);
       offset = await this.offsetOf(recording, fromAt);
-      if (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 1) {
-        throw badField('duration', `duration must be a positive whole number of seconds; got ${show(duration)}.`);
-      }
       const left = recording.duration! - offset;
       if (duration > left + 0.5) {
         throw badField('duration', `duration ${duration} runs past the end of the recording: ${left.toFixed(1)} s are recorded after from.`);
@@ -147,9 +146,16 @@ export class Exports {
     }
   }
 
-  /** #11. Decision: the permanent videos converted from the stream, as #8 shows them, oldest first. */
-  videosOf(stream: StreamRow): VideoDetails[] {
-    const rows = this.db.prepare('SELECT id FROM videos WHERE live_stream_id = ? ORDER BY created_at, id').all(stream.id) as { id: string }[];
-    return rows.map((r) => this.videos.details(this.videos.row(r.id)!));
+  /** Seconds of the organization's conversions under way, at the duration asked (hosting minutes, domain/usage.ts). */
+  pendingSeconds(organizationId: string): number {
+    const row = this.db
+      .prepare(`SELECT COALESCE(SUM(e.duration), 0) AS s FROM exports e JOIN videos v ON v.id = e.video_id WHERE v.organization_id = ? AND e.status = 'PROCESSING'`)
+      .get(organizationId) as { s: number };
+    return row.s;
+  }
+
+  /** A purge (domain/usage.ts): the entries of these videos. */
+  purge(videoIds: string[]): void {
+    for (const id of videoIds) this.db.prepare('DELETE FROM exports WHERE video_id = ?').run(id);
   }
 }

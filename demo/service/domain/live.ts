@@ -1,15 +1,16 @@
 import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExportEntry, LiveStream, TemporaryRecording } from '../../../src/api/types.js';
+import type { ExportEntry, LiveStream, TemporaryRecording, VideoDetails } from '../../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
-import { notFound } from '../http/errors.js';
 import { isId, newId, newSecret } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import { composePlaylist, partSeconds, partSegments, partStarts, type Part } from '../live/playlist.js';
 import { probe, run } from '../processing/ffmpeg.js';
 import type { Files } from '../storage/files.js';
 import { owned, type Caller } from './accounts.js';
+import { notFound } from './errors.js';
+import type { Videos } from './videos.js';
 
 export interface StreamRow {
   id: string;
@@ -35,17 +36,24 @@ export interface RecordingRow {
 }
 
 export const FINISH_RECORDING = 'finish-recording';
+/** A recording's part folder and segment file names. */
+const RECORDING_PART = /^part\d{1,6}$/;
+const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
 /** Spec, Limits: a temporary recording is deleted 3 days after it ends. */
 export const RECORDING_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
 /** Spec, timed rule 3: a stream that resumes within 1 minute continues its recording. */
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
 
-/** Live streams (decision: POST/GET/DELETE /live_streams; the spec shows none of their endpoints). */
+/** Live streams (decision: POST/GET/DELETE /live_streams; the spec shows none of their endpoints), and #11. */
 export class LiveStreams {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly rtmpOrigin: () => string,
+    private readonly recordings: Recordings,
+    private readonly videos: Videos,
+    /** Ends the stream's publish, if one is on (live/ingest.ts). */
+    private readonly disconnect: (streamId: string) => Promise<void>,
   ) {}
 
   create(caller: Caller, name: string | null): LiveStream {
@@ -69,12 +77,34 @@ export class LiveStreams {
     return owned(caller, caller.scope === 'clip' && row?.id !== caller.liveStreamId ? undefined : row, `Live stream ${JSON.stringify(id)}`);
   }
 
+  get(caller: Caller, id: string): LiveStream {
+    return this.object(this.find(caller, id));
+  }
+
   byKey(key: string): StreamRow | undefined {
     return this.db.prepare('SELECT * FROM live_streams WHERE stream_key = ?').get(key) as StreamRow | undefined;
   }
 
-  delete(id: string): void {
-    this.db.prepare('DELETE FROM live_streams WHERE id = ?').run(id);
+  /**
+   * Decision: deleting a stream ends its publish and deletes its temporary recordings; converted videos stay.
+   * The row goes first (no new publish can start with its key), then the publish, then the recordings.
+   */
+  async delete(caller: Caller, id: string): Promise<void> {
+    const stream = this.find(caller, id);
+    this.db.prepare('DELETE FROM live_streams WHERE id = ?').run(stream.id);
+    await this.disconnect(stream.id);
+    for (const r of this.recordings.list(stream)) await this.recordings.remove(r.id);
+  }
+
+  /** #11. Decision: the permanent videos converted from the stream, as #8 shows them, oldest first, whatever their status. */
+  convertedVideos(caller: Caller, id: string): VideoDetails[] {
+    return this.videos.convertedFrom(this.find(caller, id).id);
+  }
+
+  /** #9: the stream's temporary recordings, oldest first, each with its conversions. */
+  async temporaryRecordings(caller: Caller, id: string): Promise<TemporaryRecording[]> {
+    const stream = this.find(caller, id);
+    return Promise.all(this.recordings.list(stream).map((r) => this.recordings.wire(r, stream)));
   }
 
   object(row: StreamRow): LiveStream {
@@ -101,6 +131,8 @@ export class Recordings {
     private readonly files: Files,
     readonly mergeWindowMs: number,
     private readonly apiOrigin: () => string,
+    /** A recording's conversions, for #9's export_data (domain/exports.ts). */
+    private readonly exportData: (recordingId: string) => ExportEntry[],
   ) {}
 
   /**
@@ -157,6 +189,31 @@ export class Recordings {
     return row;
   }
 
+  /** A recording by id alone, for its playback addresses (no token: the ids are unguessable). */
+  private public(id: string): RecordingRow {
+    const row = isId(id) ? this.row(id) : undefined;
+    if (!row) throw notFound(`Temporary recording ${JSON.stringify(id)}`);
+    return row;
+  }
+
+  /** download_url: the MP4 of a complete recording. */
+  download(id: string): string {
+    const row = this.public(id);
+    if (row.state !== 'complete') throw notFound(`The download of recording ${row.id} (it is not complete yet)`);
+    return join(this.files.recordingDir(row.id), 'recording.mp4');
+  }
+
+  /** A segment named by temporary_playback: `part<N>/seg<N>.ts`, and nothing else. */
+  segment(id: string, part: string, segment: string): string {
+    this.public(id);
+    if (!RECORDING_PART.test(part) || !RECORDING_SEGMENT.test(segment)) throw notFound(`The file ${JSON.stringify(segment)}`);
+    return join(this.files.recordingDir(id), part, segment);
+  }
+
+  ids(organizationId: string): string[] {
+    return (this.db.prepare('SELECT id FROM recordings WHERE organization_id = ?').all(organizationId) as { id: string }[]).map((r) => r.id);
+  }
+
   row(id: string): RecordingRow | undefined {
     return this.db.prepare('SELECT * FROM recordings WHERE id = ?').get(id) as RecordingRow | undefined;
   }
@@ -171,11 +228,13 @@ export class Recordings {
     return Promise.all(rows.map(async (r) => ({ seq: r.seq, startedAt: r.started_at, segments: await partSegments(join(dir, `part${r.seq}`)) })));
   }
 
+  /** temporary_playback. */
   async playlist(id: string): Promise<string> {
+    this.public(id);
     return composePlaylist(await this.parts(id), this.row(id)?.state === 'complete');
   }
 
-  async wire(row: RecordingRow, stream: StreamRow, exportData: ExportEntry[]): Promise<TemporaryRecording> {
+  async wire(row: RecordingRow, stream: StreamRow): Promise<TemporaryRecording> {
     const complete = row.state === 'complete';
     const seconds = complete ? row.duration! : (await this.parts(row.id)).reduce((sum, p) => sum + partSeconds(p), 0);
     const base = `${this.apiOrigin()}/recordings/${row.id}`;
@@ -184,7 +243,7 @@ export class Recordings {
       stream_key: stream.stream_key,
       start_time: iso(row.start_at),
       end_time: complete ? iso(row.end_at!) : null,
-      export_data: exportData,
+      export_data: this.exportData(row.id),
       duration: complete ? Math.round(seconds) : Math.floor(seconds),
       playback: { temporary_playback: `${base}/index.m3u8` },
       download_url: complete ? `${base}/download.mp4` : null,

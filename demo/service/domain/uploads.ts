@@ -3,22 +3,25 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import {
-  MAX_PART_BYTES,
-  UPLOAD_TTL_MS,
-  type ChunkDetail,
-  type CompleteResponse,
-  type MultipartSession,
-  type UploadUrlResponse,
+import { MAX_PART_BYTES, UPLOAD_TTL_MS } from '../../../src/api/limits.js';
+import type {
+  AbortRequest,
+  AbortResponse,
+  ChunkDetail,
+  ChunkUrlRequest,
+  CompleteRequest,
+  CompleteResponse,
+  MultipartSession,
+  UploadUrlResponse,
 } from '../../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
-import { badField, HttpError, notFound } from '../http/errors.js';
-import { show } from '../http/router.js';
 import { newId, newSecret } from '../ids.js';
 import { assertRoom, TEMP_MARK, writeBody, type Files } from '../storage/files.js';
 import type { UrlSigner } from '../storage/signing.js';
 import type { Caller } from './accounts.js';
+import { badField, notFound, ServiceError, show } from './errors.js';
+import type { Usage } from './usage.js';
 import type { VideoRow, Videos } from './videos.js';
 
 interface SessionRow {
@@ -38,8 +41,6 @@ interface ChunkRow {
 const KEY_SHAPE = /^mpu_[A-Za-z0-9_-]{32}$/;
 const LINK_PATH = /^\/uploads\/([0-9a-f]{24})$/;
 const CHUNK_PATH = /^\/chunks\/(mpu_[A-Za-z0-9_-]{32})\/(\d{1,5})$/;
-/** Decision ("maximum number of chunks: not shown"): S3's limit, which the element also plans for. */
-export const MAX_CHUNKS = 10_000;
 /** Decision: an expired session can still be completed or aborted for a day; then the sweeper aborts it. */
 export const ABANDONED_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
@@ -62,13 +63,16 @@ export class Uploads {
     private readonly files: Files,
     private readonly signer: UrlSigner,
     private readonly videos: Videos,
+    private readonly usage: Usage,
     private readonly apiOrigin: () => string,
     /** Bytes the data volume keeps free: below that, new bytes get 507. */
     private readonly reserveBytes: number,
   ) {}
 
-  // #2: a signed link for one PUT of the whole file, valid 6 hours.
-  createLink(video: VideoRow): UploadUrlResponse {
+  // #2: a signed link for one PUT of the whole file, valid 6 hours. Refused once the hosting-minute quota is used up.
+  createLink(caller: Caller, videoId: string): UploadUrlResponse {
+    const video = this.videos.find(caller, videoId);
+    this.usage.assertRoom(caller.organizationId, 0);
     this.assertWaiting(video);
     const id = newId();
     const now = this.clock.now();
@@ -79,8 +83,10 @@ export class Uploads {
     return { url: this.signer.sign(`/uploads/${id}`, expires) };
   }
 
-  // #3: a multipart session, valid 6 hours.
-  begin(video: VideoRow): MultipartSession {
+  // #3: a multipart session, valid 6 hours; the quota as for #2.
+  begin(caller: Caller, videoId: string): MultipartSession {
+    const video = this.videos.find(caller, videoId);
+    this.usage.assertRoom(caller.organizationId, 0);
     this.assertWaiting(video);
     const key = newSecret('mpu_');
     const now = this.clock.now();
@@ -92,14 +98,11 @@ export class Uploads {
   }
 
   // #4: one URL for one chunk of one session. Decision: the URL lives as long as its session.
-  chunkUrl(caller: Caller, body: Record<string, unknown>, pathVideoId?: string): UploadUrlResponse {
-    const session = this.session(caller, body.key, pathVideoId);
-    const chunkId = chunkIdOf(body.chunkId, 'chunkId');
+  chunkUrl(caller: Caller, { key, chunkId }: ChunkUrlRequest, pathVideoId?: string): UploadUrlResponse {
+    const session = this.session(caller, key, pathVideoId);
     this.assertOpen(session);
     if (this.clock.now() >= session.expires_at) {
-      throw new HttpError(
-        410,
-        'session_expired',
+      throw new ServiceError('session_expired',
         `The multipart session expired at ${iso(session.expires_at)}; no more chunks can be uploaded with it. ` +
           'Complete it with the chunks already uploaded, or abort it and begin a new one.',
       );
@@ -108,12 +111,12 @@ export class Uploads {
   }
 
   // #6: checks the list against the stored chunks, then assembles the source by streaming.
-  async complete(caller: Caller, body: Record<string, unknown>, pathVideoId?: string): Promise<CompleteResponse> {
-    const session = this.session(caller, body.key, pathVideoId);
+  async complete(caller: Caller, { key, chunks }: CompleteRequest, pathVideoId?: string): Promise<CompleteResponse> {
+    const session = this.session(caller, key, pathVideoId);
     this.assertOpen(session);
-    const listed = parseChunkList(body.chunks);
+    const listed = inOrder(chunks);
     if (this.completing.has(session.video_id)) {
-      throw new HttpError(409, 'session_completing', 'This video\'s multipart upload is already being completed.');
+      throw new ServiceError('session_completing', 'This video\'s multipart upload is already being completed.');
     }
     this.completing.add(session.video_id);
     try {
@@ -160,13 +163,13 @@ export class Uploads {
   }
 
   // #7: cancels the session and deletes its chunks. Decision: aborting twice is a success, like a DELETE.
-  async abort(caller: Caller, body: Record<string, unknown>): Promise<{ success: boolean }> {
-    const session = this.session(caller, body.key);
+  async abort(caller: Caller, { key }: AbortRequest): Promise<AbortResponse> {
+    const session = this.session(caller, key);
     if (session.state === 'completed') {
-      throw new HttpError(409, 'session_closed', 'This multipart session was completed; it can no longer be aborted.');
+      throw new ServiceError('session_closed', 'This multipart session was completed; it can no longer be aborted.');
     }
     if (this.completing.has(session.video_id)) {
-      throw new HttpError(409, 'session_completing', 'This multipart session is being completed; it can no longer be aborted.');
+      throw new ServiceError('session_completing', 'This multipart session is being completed; it can no longer be aborted.');
     }
     if (session.state === 'open') this.closeSession(session.key, 'aborted');
     await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
@@ -244,7 +247,7 @@ export class Uploads {
   /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */
   private async exclusively<T>(target: string, write: () => Promise<T>): Promise<T> {
     if (this.writing.has(target)) {
-      throw new HttpError(409, 'upload_in_progress', 'Another PUT to this URL is still sending its body; wait for it to end, or cancel it, then send again.');
+      throw new ServiceError('upload_in_progress', 'Another PUT to this URL is still sending its body; wait for it to end, or cancel it, then send again.');
     }
     this.writing.add(target);
     try {
@@ -282,6 +285,19 @@ export class Uploads {
     }
   }
 
+  /** A purge (domain/usage.ts): every session, chunk and link of these videos, files first. */
+  async purge(videoIds: string[]): Promise<void> {
+    const where = `video_id IN (${videoIds.map(() => '?').join(', ')})`;
+    if (videoIds.length === 0) return;
+    const sessions = this.db.prepare(`SELECT key FROM upload_sessions WHERE ${where}`).all(...videoIds) as { key: string }[];
+    for (const s of sessions) await rm(this.files.chunkDir(s.key), { recursive: true, force: true });
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM chunks WHERE session_key IN (SELECT key FROM upload_sessions WHERE ${where})`).run(...videoIds);
+      this.db.prepare(`DELETE FROM upload_sessions WHERE ${where}`).run(...videoIds);
+      this.db.prepare(`DELETE FROM upload_links WHERE ${where}`).run(...videoIds);
+    })();
+  }
+
   /** Counts bytes that reached a storage path (a fault took them): the session's key, or the link's video. */
   countFor(pathname: string, n: number): void {
     const key = CHUNK_PATH.exec(pathname)?.[1];
@@ -300,13 +316,12 @@ export class Uploads {
   }
 
   /** The caller's session named by `key`; with the path form that names a video, it must be that video's. */
-  private session(caller: Caller, key: unknown, pathVideoId?: string): SessionRow {
-    if (typeof key !== 'string' || key === '') throw badField('key', `key must be the session key from begin; got ${show(key)}.`);
+  private session(caller: Caller, key: string, pathVideoId?: string): SessionRow {
     const session = KEY_SHAPE.test(key) ? this.sessionRow(key) : undefined;
-    if (!session) throw new HttpError(404, 'not_found', `No multipart session has the key ${show(key)}.`, 'key');
+    if (!session) throw new ServiceError('not_found', `No multipart session has the key ${show(key)}.`, 'key');
     this.videos.find(caller, session.video_id);
     if (pathVideoId !== undefined && pathVideoId !== session.video_id) {
-      throw new HttpError(404, 'not_found', `The session ${show(key)} does not belong to video ${show(pathVideoId)}.`, 'key');
+      throw new ServiceError('not_found', `The session ${show(key)} does not belong to video ${show(pathVideoId)}.`, 'key');
     }
     return session;
   }
@@ -318,39 +333,20 @@ export class Uploads {
 
   private assertOpen(session: SessionRow): void {
     if (session.state !== 'open') {
-      throw new HttpError(409, 'session_closed', `This multipart session was ${session.state}; begin a new one to upload again.`);
+      throw new ServiceError('session_closed', `This multipart session was ${session.state}; begin a new one to upload again.`);
     }
   }
 
   private assertWaiting(video: VideoRow): void {
     if (video.status !== 'waiting') {
-      throw new HttpError(409, 'already_uploaded', `Video ${video.id} already has its file (status ${video.status}).`);
+      throw new ServiceError('already_uploaded', `Video ${video.id} already has its file (status ${video.status}).`);
     }
   }
 }
 
-function chunkIdOf(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_CHUNKS) {
-    throw badField(field, `${field} must be a whole number from 1 to ${MAX_CHUNKS}; got ${show(value)}.`);
-  }
-  return value;
-}
-
-/** `chunks` of #6: chunkIds 1..N, in any order, with no gap and no duplicate; eTags strings. */
-function parseChunkList(value: unknown): ChunkDetail[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    throw badField('chunks', `chunks must be a non-empty array of {chunkId, eTag}; got ${show(value)}.`);
-  }
-  const list = value.map((c: unknown, i) => {
-    if (typeof c !== 'object' || c === null) throw badField(`chunks[${i}]`, `chunks[${i}] must be an object; got ${show(c)}.`);
-    const { chunkId, eTag } = c as Record<string, unknown>;
-    const id = chunkIdOf(chunkId, `chunks[${i}].chunkId`);
-    if (typeof eTag !== 'string' || !/^"?[0-9a-f]{32}"?$/i.test(eTag)) {
-      throw badField(`chunks[${i}].eTag`, `chunks[${i}].eTag must be the ETag the storage returned; got ${show(eTag)}.`);
-    }
-    return { chunkId: id, eTag: eTag.toLowerCase() };
-  });
-  const sorted = [...list].sort((a, b) => a.chunkId - b.chunkId);
+/** `chunks` of #6 (its schema checked each entry): chunkIds 1..N, in any order, with no gap and no duplicate. */
+function inOrder(list: ChunkDetail[]): ChunkDetail[] {
+  const sorted = list.map((c) => ({ chunkId: c.chunkId, eTag: c.eTag.toLowerCase() })).sort((a, b) => a.chunkId - b.chunkId);
   sorted.forEach((c, i) => {
     if (c.chunkId !== i + 1) {
       const dup = sorted[i - 1]?.chunkId === c.chunkId;

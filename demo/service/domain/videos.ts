@@ -3,7 +3,9 @@ import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { isId, newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
+import type { Files } from '../storage/files.js';
 import { owned, type Caller } from './accounts.js';
+import { notFound, ServiceError } from './errors.js';
 
 export interface VideoRow {
   id: string;
@@ -26,6 +28,10 @@ export interface VideoRow {
 }
 
 export const PROCESS_VIDEO = 'process-video';
+/** What playback serves of a ready video: the master playlist, the MP4, the poster, and each rendition's files. */
+const FILE = /^(index\.m3u8|download\.mp4|poster\.jpg)$/;
+const RENDITION = /^(main|\d{3,4}p)$/;
+const RENDITION_FILE = /^(stream\.m3u8|seg\d{4,6}\.ts)$/;
 
 /** Video objects (#1, #8) and their life: waiting → processing → ready | failed. */
 export class Videos {
@@ -34,7 +40,28 @@ export class Videos {
     private readonly clock: Clock,
     private readonly jobs: Jobs,
     private readonly apiOrigin: () => string,
+    private readonly files: Files,
   ) {}
+
+  /**
+   * The path of a playback file (no token: the ids are unguessable). 404 until the video is ready, and for
+   * any name playback does not serve. `rendition` undefined: a file of the video itself.
+   */
+  mediaFile(id: string, rendition: string | undefined, name: string): string {
+    const row = isId(id) ? this.row(id) : undefined;
+    if (!row) throw notFound(`Video ${JSON.stringify(id)}`);
+    if (row.status !== 'ready') throw new ServiceError('not_ready', `Video ${id} is not ready yet (status ${row.status}).`);
+    const ok = rendition === undefined ? FILE.test(name) : RENDITION.test(rendition) && RENDITION_FILE.test(name);
+    if (!ok) throw notFound(`The file ${JSON.stringify(name)}`);
+    return this.files.media(id, rendition === undefined ? name : `${rendition}/${name}`);
+  }
+
+  /** The embed page's video: its HLS address and status (any status: the page says what it waits for). */
+  embed(id: string): { hlsUrl: string; status: VideoStatus } {
+    const row = isId(id) ? this.row(id) : undefined;
+    if (!row) throw notFound(`Video ${JSON.stringify(id)}`);
+    return { hlsUrl: this.object(row).playback.hls_url, status: row.status };
+  }
 
   /** #1, or a conversion (#10), which names its live stream and is processing from the start. */
   create(caller: Caller, fileName: string | null, liveStreamId: string | null = null): VideoObject {
@@ -47,6 +74,31 @@ export class Videos {
       )
       .run(id, caller.organizationId, caller.userId, caller.endUser, caller.environment, liveStreamId ? 'processing' : 'waiting', fileName, liveStreamId, now, now);
     return this.object(this.row(id)!);
+  }
+
+  /** #8. */
+  get(caller: Caller, id: string): VideoDetails {
+    return this.details(this.find(caller, id));
+  }
+
+  /** #11. Decision: the permanent videos converted from the stream, as #8 shows them, oldest first. */
+  convertedFrom(streamId: string): VideoDetails[] {
+    const rows = this.db.prepare('SELECT * FROM videos WHERE live_stream_id = ? ORDER BY created_at, id').all(streamId) as VideoRow[];
+    return rows.map((r) => this.details(r));
+  }
+
+  /** Seconds of the organization's ready videos (hosting minutes, domain/usage.ts). */
+  readySeconds(organizationId: string): number {
+    return (this.db.prepare(`SELECT COALESCE(SUM(duration), 0) AS s FROM videos WHERE organization_id = ? AND status = 'ready'`).get(organizationId) as { s: number }).s;
+  }
+
+  ids(organizationId: string): string[] {
+    return (this.db.prepare('SELECT id FROM videos WHERE organization_id = ?').all(organizationId) as { id: string }[]).map((r) => r.id);
+  }
+
+  /** Deletes the organization's video rows (their files and uploads are gone first: domain/usage.ts). */
+  deleteAll(organizationId: string): void {
+    this.db.prepare('DELETE FROM videos WHERE organization_id = ?').run(organizationId);
   }
 
   row(id: string): VideoRow | undefined {

@@ -1,15 +1,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
-import { badField } from '../http/errors.js';
-import { show } from '../http/router.js';
 import { isId, newId, newSecret } from '../ids.js';
 import { RetryAt, type Jobs } from '../jobs.js';
 import { checkUrl, post, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
-import { HttpError } from '../http/errors.js';
+import { WEBHOOK_EVENTS } from '../../../src/api/contract.js';
+import type { CreateWebhookRequest, Webhook } from '../../../src/api/types.js';
 import { owned, type Caller } from './accounts.js';
+import { badField, ServiceError, show } from './errors.js';
 
-export const WEBHOOK_EVENTS = ['video-ready'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const DELIVER_WEBHOOK = 'deliver-webhook';
 
@@ -33,14 +32,6 @@ interface WebhookRow {
   created_at: number;
 }
 
-export interface WebhookObject {
-  _id: string;
-  url: string;
-  events: WebhookEvent[];
-  creation_time: string;
-  /** Only in the answer to POST /webhooks: the key to verify signatures with (`whsec_…`). */
-  secret?: string;
-}
 
 /** Webhook endpoints (decision: POST/GET/DELETE /webhooks) and the durable delivery of events to them. */
 export class Webhooks {
@@ -52,9 +43,7 @@ export class Webhooks {
   ) {}
 
   /** The receiver's URL must be http(s) and reach no internal address (net/outbound.ts): checked now and at each delivery. */
-  async create(caller: Caller, body: Record<string, unknown>): Promise<WebhookObject> {
-    const { url, events = [...WEBHOOK_EVENTS] } = body;
-    if (typeof url !== 'string') throw badField('url', `url must be an absolute http or https address; got ${show(url)}.`);
+  async create(caller: Caller, { url, events = [...WEBHOOK_EVENTS] }: CreateWebhookRequest): Promise<Webhook> {
     let parsed: URL;
     try {
       parsed = (await checkUrl(url, this.outbound)).url;
@@ -62,11 +51,8 @@ export class Webhooks {
       if (!(err instanceof RefusedUrl)) throw err;
       throw badField('url', `url ${show(url)} is refused: ${err.message}`);
     }
-    if (!Array.isArray(events) || events.length === 0 || !events.every((e) => (WEBHOOK_EVENTS as readonly unknown[]).includes(e))) {
-      throw badField('events', `events must be a non-empty list of ${WEBHOOK_EVENTS.map((e) => JSON.stringify(e)).join(', ')}; got ${show(events)}.`);
-    }
     if (this.list(caller).length >= MAX_WEBHOOKS) {
-      throw new HttpError(409, 'too_many_webhooks', `An organization has at most ${MAX_WEBHOOKS} webhooks in an environment; delete one first.`);
+      throw new ServiceError('too_many_webhooks', `An organization has at most ${MAX_WEBHOOKS} webhooks in an environment; delete one first.`);
     }
     const id = newId();
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -76,7 +62,7 @@ export class Webhooks {
     return { ...this.object(this.find(caller, id)), secret };
   }
 
-  list(caller: Caller): WebhookObject[] {
+  list(caller: Caller): Webhook[] {
     const rows = this.db
       .prepare('SELECT * FROM webhooks WHERE organization_id = ? AND environment = ? ORDER BY created_at, id')
       .all(caller.organizationId, caller.environment) as WebhookRow[];
@@ -89,12 +75,13 @@ export class Webhooks {
   }
 
   /** Deliveries already made for it stop being retried. */
-  remove(caller: Caller, id: string): void {
+  remove(caller: Caller, id: string): { success: true } {
     this.find(caller, id);
     this.db.prepare('DELETE FROM webhooks WHERE id = ?').run(id);
+    return { success: true };
   }
 
-  private object(row: WebhookRow): WebhookObject {
+  private object(row: WebhookRow): Webhook {
     return { _id: row.id, url: row.url, events: JSON.parse(row.events) as WebhookEvent[], creation_time: iso(row.created_at) };
   }
 

@@ -1,32 +1,21 @@
 import type { ServerResponse } from 'node:http';
-import type { ApiErrorBody } from '../../../src/api/types.js';
+import { ERRORS, type ApiErrorBody } from '../../../src/api/contract.js';
+import { ServiceError } from '../domain/errors.js';
 
-/** Every failure of the service is one of these, and `sendError` is the one place that writes it. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
+/** The answer to a failure: the one mapping of domain errors to statuses (the contract's ERRORS table). Anything else is a 500, logged. */
+export function errorAnswer(err: unknown): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
+  const e = err instanceof ServiceError ? err : new ServiceError('internal', 'The service failed on this request; it was logged.');
+  if (!(err instanceof ServiceError)) console.error(err);
+  const status = ERRORS[e.code][0];
+  const body: ApiErrorBody = { error: { status, code: e.code, message: e.message } };
+  if (e.field !== undefined) body.error.field = e.field;
+  return { status, body, headers: e.headers };
 }
 
-export const badField = (field: string, message: string) => new HttpError(400, 'invalid_field', message, field);
-export const notFound = (what: string) => new HttpError(404, 'not_found', `${what} was not found.`);
-
+/** Writes an error on a plain `node:http` response (the storage origin, and faults injected by tests). */
 export function sendError(res: ServerResponse, err: unknown): void {
-  const e =
-    err instanceof HttpError ? err : new HttpError(500, 'internal', 'The service failed on this request; it was logged.');
-  if (!(err instanceof HttpError)) console.error(err);
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body: ApiErrorBody = { error: { status: e.status, code: e.code, message: e.message } };
-  if (e.field !== undefined) body.error.field = e.field;
-  res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', ...e.headers });
+  const { status, body, headers } = errorAnswer(err);
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(JSON.stringify(body));
 }

@@ -1,12 +1,7 @@
 import mediaInfoFactory from 'mediainfo.js';
 import { open, stat } from 'node:fs/promises';
-import {
-  AUDIO_FIELDS,
-  GENERAL_FIELDS,
-  VIDEO_FIELDS,
-  type MediaInfo,
-  type MediaTrack,
-} from '../../../src/api/types.js';
+import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../../src/api/contract.js';
+import type { MediaInfo, MediaTrack } from '../../../src/api/types.js';
 
 /** MediaInfo's General `Format` → the usual file extension (mediainfo.js has no file name to read it from). */
 const EXTENSIONS: Record<string, string> = {

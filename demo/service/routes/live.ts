@@ -1,87 +1,117 @@
-import type { ServerResponse } from 'node:http';
-import { join } from 'node:path';
+import { Type } from 'typebox';
+import * as C from '../../../src/api/contract.js';
 import type { Accounts } from '../domain/accounts.js';
 import type { Exports } from '../domain/exports.js';
 import type { LiveStreams, Recordings } from '../domain/live.js';
-import { badField, notFound } from '../http/errors.js';
-import { readJson, show, type Request, type Router } from '../http/router.js';
+import { fileAnswer, op, params, ref, type Api } from '../http/api.js';
 import { sendFile } from '../http/static.js';
-import { isId } from '../ids.js';
-import type { Ingest } from '../live/ingest.js';
-import type { Files } from '../storage/files.js';
-import { authed as authedBy } from './authed.js';
 
-const MAX_NAME = 256;
 /** #9–#11: keys, and clip tokens for their own stream (LiveStreams.find). */
 const CLIP = ['key', 'clip'] as const;
-/** A recording's part folder and segment file names (the OpenAPI document shows the same patterns). */
-export const RECORDING_PART = /^part\d{1,6}$/;
-export const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
 
 /** Live streams (decision), #9 temporary recordings, #10 conversion, #11 converted videos, and recording playback. */
-export function liveRoutes(
-  router: Router,
-  deps: { accounts: Accounts; streams: LiveStreams; recordings: Recordings; exports: Exports; ingest: Ingest; files: Files },
-): void {
-  const { streams, recordings, exports } = deps;
-  const authed = authedBy(deps.accounts);
+export function liveRoutes(app: Api, deps: { accounts: Accounts; streams: LiveStreams; recordings: Recordings; exports: Exports }): void {
+  const { accounts, streams, recordings, exports } = deps;
 
-  // Decision: create a live stream; optional body {name}.
-  router.add('POST', '/live_streams', authed(async (caller, req) => {
-    const { name } = await readJson(req);
-    if (name !== undefined && (typeof name !== 'string' || name.length > MAX_NAME)) {
-      throw badField('name', `name must be a string of at most ${MAX_NAME} characters; got ${show(name)}.`);
-    }
-    return streams.create(caller, name ?? null);
-  }));
-  router.add('GET', '/live_streams', authed((caller) => streams.list(caller)));
-  router.add('GET', '/live_streams/{id}', authed((caller, req) => streams.object(streams.find(caller, req.params.id!))));
-  // Decision: deleting a stream ends its publish and deletes its temporary recordings; converted videos stay.
-  router.add('DELETE', '/live_streams/{id}', authed(async (caller, req) => {
-    const stream = streams.find(caller, req.params.id!);
-    streams.delete(stream.id);
-    await deps.ingest.disconnect(stream.id);
-    for (const r of recordings.list(stream)) await recordings.remove(r.id);
-    return { success: true };
-  }));
+  app.post('/live_streams', op(accounts, {
+    operationId: 'createLiveStream',
+    summary: 'Create a live stream',
+    description: 'Decision. Optional body `{name}`. Publish to `ingest.url` (RTMP); a publish with an unknown key is refused.',
+    body: C.CreateLiveStreamRequest,
+    ok: ref(C.LiveStream),
+  }), (req) => streams.create(req.caller, req.body.name ?? null));
 
-  // #9 List temporary recordings, oldest first.
-  router.add('GET', '/live_streams/{id}/temporary_recordings', authed(async (caller, req) => {
-    const stream = streams.find(caller, req.params.id!);
-    return Promise.all(recordings.list(stream).map((r) => recordings.wire(r, stream, exports.entries(r.id))));
-  }, CLIP));
+  app.get('/live_streams', op(accounts, {
+    operationId: 'listLiveStreams',
+    summary: 'List live streams',
+    description: 'Oldest first.',
+    ok: Type.Array(ref(C.LiveStream)),
+  }), (req) => streams.list(req.caller));
 
-  // #10 Convert a recording, whole ({} or no body) or a part ({from, duration}).
-  router.add('POST', '/live_streams/{id}/temporary_recordings/{recordingId}', authed(async (caller, req) => {
-    const stream = streams.find(caller, req.params.id!);
-    const recording = recordings.find(stream, req.params.recordingId!);
-    return exports.convert(caller, stream, recording, await readJson(req));
-  }, CLIP));
+  app.get('/live_streams/:id', op(accounts, {
+    operationId: 'getLiveStream',
+    summary: 'Get a live stream',
+    params: params('id'),
+    ok: ref(C.LiveStream),
+    errors: ['not_found'],
+  }), (req) => streams.get(req.caller, req.params.id));
 
-  // #11 Permanent videos converted from the stream.
-  router.add('GET', '/live_streams/{id}/recordings', authed((caller, req) => exports.videosOf(streams.find(caller, req.params.id!)), CLIP));
+  app.delete('/live_streams/:id', op(accounts, {
+    operationId: 'deleteLiveStream',
+    summary: 'Delete a live stream',
+    description: 'Decision: ends its publish and deletes its temporary recordings; videos converted from it stay.',
+    params: params('id'),
+    ok: ref(C.Success),
+    errors: ['not_found'],
+  }), async (req) => (await streams.delete(req.caller, req.params.id), { success: true }));
+
+  app.get('/live_streams/:id/temporary_recordings', op(accounts, {
+    operationId: 'listTemporaryRecordings',
+    summary: '#9 List temporary recordings',
+    description:
+      'Oldest first, listed as soon as a publish begins. A publisher back within the merge window (1 minute) continues the same ' +
+      'recording; a recording is complete once the stream has stayed stopped for more than the window. Deleted 3 days after its end.',
+    scopes: CLIP,
+    what: "read another stream's recordings",
+    params: params('id'),
+    ok: Type.Array(ref(C.TemporaryRecording)),
+    errors: ['not_found'],
+  }), (req) => streams.temporaryRecordings(req.caller, req.params.id));
+
+  app.post('/live_streams/:id/temporary_recordings/:recordingId', op(accounts, {
+    operationId: 'convertTemporaryRecording',
+    summary: '#10 Convert a recording (or a part) into a permanent video',
+    description:
+      'Cut frame-accurately, then the normal processing; `video-ready` when done. Several conversions may run at once. The answer ' +
+      'is the export entry: PROCESSING, bytes 0, download_url null, no video_id.',
+    scopes: CLIP,
+    what: "convert another stream's recordings",
+    params: params('id', 'recordingId'),
+    body: C.ConversionRequest,
+    ok: ref(C.ExportEntry),
+    errors: ['not_found', 'recording_not_complete', 'quota_exceeded'],
+  }), (req) => exports.convert(req.caller, req.params.id, req.params.recordingId, req.body));
+
+  app.get('/live_streams/:id/recordings', op(accounts, {
+    operationId: 'listConvertedVideos',
+    summary: '#11 List permanent videos converted from the stream',
+    description: 'Decision: #8 video objects, oldest first, whatever their status.',
+    scopes: CLIP,
+    what: "read another stream's videos",
+    params: params('id'),
+    ok: Type.Array(ref(C.VideoDetails)),
+    errors: ['not_found'],
+  }), (req) => streams.convertedVideos(req.caller, req.params.id));
 
   // temporary_playback and download_url of a recording: like video playback, no token (the ids are unguessable).
-  const recording = (id: string) => {
-    const row = isId(id) ? recordings.row(id) : undefined;
-    if (!row) throw notFound(`Temporary recording ${JSON.stringify(id)}`);
-    return row;
-  };
-  router.add('GET', '/recordings/{id}/index.m3u8', async (req: Request, res: ServerResponse) => {
-    recording(req.params.id!);
-    const body = await recordings.playlist(req.params.id!);
-    res.writeHead(200, { 'content-type': 'application/vnd.apple.mpegurl', 'cache-control': 'no-cache' });
-    res.end(body);
+  app.get('/recordings/:id/index.m3u8', op(accounts, {
+    operationId: 'getRecordingPlaylist',
+    summary: 'temporary_playback of a recording',
+    scopes: 'public',
+    params: params('id'),
+    ok: fileAnswer('HLS playlist: EVENT while it can grow, VOD once complete', ['application/vnd.apple.mpegurl']),
+    errors: ['not_found'],
+  }), async (req, reply) => {
+    return reply.type('application/vnd.apple.mpegurl').header('cache-control', 'no-cache').send(await recordings.playlist(req.params.id));
   });
-  router.add('GET', '/recordings/{id}/download.mp4', async (req: Request, res: ServerResponse) => {
-    const row = recording(req.params.id!);
-    if (row.state !== 'complete') throw notFound(`The download of recording ${row.id} (it is not complete yet)`);
-    await sendFile(req.raw, res, join(deps.files.recordingDir(row.id), 'recording.mp4'), { 'cache-control': 'public, max-age=60' });
-  });
-  router.add('GET', '/recordings/{id}/{part}/{segment}', async (req: Request, res: ServerResponse) => {
-    const { id, part, segment } = req.params as { id: string; part: string; segment: string };
-    recording(id);
-    if (!RECORDING_PART.test(part) || !RECORDING_SEGMENT.test(segment)) throw notFound(`The file ${JSON.stringify(segment)}`);
-    await sendFile(req.raw, res, join(deps.files.recordingDir(id), part, segment), { 'cache-control': 'public, max-age=3600' });
-  });
+
+  app.get('/recordings/:id/download.mp4', op(accounts, {
+    operationId: 'downloadRecording',
+    summary: 'download_url of a complete recording',
+    description: 'Range, If-None-Match and If-Modified-Since are honoured.',
+    scopes: 'public',
+    params: params('id'),
+    ok: fileAnswer('MP4 (206 for a range)', ['video/mp4']),
+    errors: ['not_found'],
+  }), (req, reply) => sendFile(req, reply, recordings.download(req.params.id), 'public, max-age=60'));
+
+  app.get('/recordings/:id/:part/:segment', op(accounts, {
+    operationId: 'getRecordingSegment',
+    summary: 'A segment of a recording',
+    description: 'The names temporary_playback lists: `part<N>/seg<N>.ts`.',
+    scopes: 'public',
+    params: params('id', 'part', 'segment'),
+    ok: fileAnswer('MPEG-TS segment', ['video/mp2t']),
+    errors: ['not_found'],
+  }), (req, reply) => sendFile(req, reply, recordings.segment(req.params.id, req.params.part, req.params.segment), 'public, max-age=3600'));
 }

@@ -1,55 +1,62 @@
 import { createRequire } from 'node:module';
-import type { ServerResponse } from 'node:http';
-import type { Files } from '../storage/files.js';
+import type { Accounts } from '../domain/accounts.js';
 import type { Videos } from '../domain/videos.js';
-import { HttpError, notFound } from '../http/errors.js';
-import type { Request, Router } from '../http/router.js';
+import { fileAnswer, op, params, type Api } from '../http/api.js';
 import { sendFile } from '../http/static.js';
-import { isId } from '../ids.js';
 
 const hlsJs = createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js');
-const FILE = /^(index\.m3u8|download\.mp4|poster\.jpg)$/;
-const RENDITION_FILE = /^(stream\.m3u8|seg\d{4,6}\.ts)$/;
+const CACHE = 'public, max-age=60';
 
 /**
  * Playback: like a real service's CDN, media addresses need no token (the ids are unguessable), send
  * CORS headers so hls.js can fetch them from any page, and answer 404 until the video is ready.
  */
-export function mediaRoutes(router: Router, videos: Videos, files: Files): void {
-  const ready = (id: string) => {
-    const row = isId(id) ? videos.row(id) : undefined;
-    if (!row) throw notFound(`Video ${JSON.stringify(id)}`);
-    if (row.status !== 'ready') throw new HttpError(404, 'not_ready', `Video ${id} is not ready yet (status ${row.status}).`);
-    return row;
-  };
-  const cache = { 'cache-control': 'public, max-age=60' };
+export function mediaRoutes(app: Api, { accounts, videos }: { accounts: Accounts; videos: Videos }): void {
+  const playback = { scopes: 'public', errors: ['not_found', 'not_ready'] } as const;
 
-  router.add('GET', '/media/{id}/{file}', async (req: Request, res: ServerResponse) => {
-    const { id, file } = req.params as { id: string; file: string };
-    ready(id);
-    if (!FILE.test(file)) throw notFound(`The file ${JSON.stringify(file)}`);
-    await sendFile(req.raw, res, files.media(id, file), cache);
-  });
-  router.add('GET', '/media/{id}/{rendition}/{file}', async (req: Request, res: ServerResponse) => {
-    const { id, rendition, file } = req.params as { id: string; rendition: string; file: string };
-    ready(id);
-    if (!/^(main|\d{3,4}p)$/.test(rendition) || !RENDITION_FILE.test(file)) throw notFound(`The file ${JSON.stringify(file)}`);
-    await sendFile(req.raw, res, files.media(id, `${rendition}/${file}`), cache);
-  });
+  app.get('/media/:id/:file', op(accounts, {
+    ...playback,
+    operationId: 'getMediaFile',
+    summary: 'HLS master playlist, download MP4 or poster of a ready video',
+    description: 'Decision: playback addresses need no token (ids are unguessable) and allow any origin. `file`: index.m3u8, download.mp4 or poster.jpg. Range, If-None-Match and If-Modified-Since are honoured.',
+    params: params('id', 'file'),
+    ok: fileAnswer('The file (206 for a range)', ['application/vnd.apple.mpegurl', 'video/mp4', 'image/jpeg']),
+  }), (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, undefined, req.params.file), CACHE));
+
+  app.get('/media/:id/:rendition/:file', op(accounts, {
+    ...playback,
+    operationId: 'getRenditionFile',
+    summary: 'A rendition playlist or segment',
+    description: "Renditions: `main` (the MP4's streams, ≤1080p) and, for encoded sources above 480p, `360p`; `file`: stream.m3u8 or its segments.",
+    params: params('id', 'rendition', 'file'),
+    ok: fileAnswer('The file', ['application/vnd.apple.mpegurl', 'video/mp2t']),
+  }), (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, req.params.rendition, req.params.file), CACHE));
 
   // embed_url: a page that plays the video with hls.js, made to live in an iframe on any site.
-  router.add('GET', '/embed/hls.min.js', (req: Request, res: ServerResponse) =>
-    sendFile(req.raw, res, hlsJs, { 'cache-control': 'public, max-age=86400' }),
-  );
-  router.add('GET', '/embed/{id}', (req: Request, res: ServerResponse) => {
-    const id = req.params.id!;
-    const row = isId(id) ? videos.row(id) : undefined;
-    if (!row) throw notFound(`Video ${JSON.stringify(id)}`);
-    res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': "frame-ancestors *; default-src 'self'; media-src 'self' blob:; img-src 'self'; style-src 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
-    });
-    res.end(embedPage(videos.object(row).playback.hls_url, row.status));
+  app.get('/embed/hls.min.js', op(accounts, {
+    operationId: 'getEmbedScript',
+    summary: 'hls.js for the embed page',
+    scopes: 'public',
+    ok: fileAnswer('JavaScript', ['text/javascript']),
+  }), (req, reply) => sendFile(req, reply, hlsJs, 'public, max-age=86400'));
+
+  app.get('/embed/:id', op(accounts, {
+    operationId: 'getEmbedPage',
+    summary: 'embed_url: a page that plays the video with hls.js',
+    description: 'Sent with `Content-Security-Policy: frame-ancestors *` so it works in an iframe on any site.',
+    scopes: 'public',
+    params: params('id'),
+    ok: fileAnswer('HTML page', ['text/html']),
+    errors: ['not_found'],
+  }), (req, reply) => {
+    const { hlsUrl, status } = videos.embed(req.params.id);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header(
+        'content-security-policy',
+        "frame-ancestors *; default-src 'self'; media-src 'self' blob:; img-src 'self'; style-src 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
+      )
+      .send(embedPage(hlsUrl, status));
   });
 }
 

@@ -1,89 +1,104 @@
-import { bareToken, MINTED_SCOPES, TOKEN_TTL, type Accounts } from '../domain/accounts.js';
+import * as C from '../../../src/api/contract.js';
+import type { Accounts } from '../domain/accounts.js';
 import type { LiveStreams } from '../domain/live.js';
 import type { Uploads } from '../domain/uploads.js';
 import type { Videos } from '../domain/videos.js';
-import { badField } from '../http/errors.js';
-import type { Usage } from '../domain/usage.js';
-import { readJson, show, type Router } from '../http/router.js';
-import { authed as authedBy } from './authed.js';
+import { op, params, ref, type Api } from '../http/api.js';
 
-const MAX_FILE_NAME = 1024;
-const MAX_USER = 256;
 /** #1–#7: keys and upload tokens. */
 const UPLOADS = ['key', 'upload'] as const;
+const CHUNK_URL = {
+  summary: '#4 Get the upload URL of one chunk',
+  description:
+    'One URL per chunk, valid for that chunk of that session only, until the session expires (decision: a chunk URL ' +
+    'lives as long as its session). The spec shows the path with and without {id}; both are served.',
+};
+const COMPLETE = {
+  summary: '#6 Complete a multipart upload',
+  description:
+    "chunkIds must run 1..N with no gap or duplicate; each eTag must be the stored chunk's (with or without quotes). " +
+    "Accepted after the session expired. The source is assembled by streaming and processing starts. Decision: `url` is the video's #8 address.",
+};
 
-/** #1–#4 and #6–#8 of the spec. Every one needs a token (spec: Authentication 1). */
-export function videoRoutes(router: Router, accounts: Accounts, videos: Videos, uploads: Uploads, usage: Usage, streams: LiveStreams): void {
-  const authed = authedBy(accounts);
+/** #1–#4, #6–#8 of the spec, and POST /tokens. Every one needs a token (spec: Authentication 1). */
+export function videoRoutes(app: Api, { accounts, videos, uploads, streams }: { accounts: Accounts; videos: Videos; uploads: Uploads; streams: LiveStreams }): void {
+  const upload = { scopes: UPLOADS, what: 'upload' } as const;
 
-  // #1 Create video. Decision: an optional body {file_name} records the uploaded file's name.
-  router.add('POST', '/videos', authed(async (caller, req) => {
-    const { file_name } = await readJson(req);
-    if (file_name !== undefined && (typeof file_name !== 'string' || file_name.length > MAX_FILE_NAME)) {
-      throw badField('file_name', `file_name must be a string of at most ${MAX_FILE_NAME} characters; got ${show(file_name)}.`);
-    }
-    return videos.create(caller, file_name ?? null);
-  }, UPLOADS, 'create videos'));
+  app.post('/videos', op(accounts, {
+    operationId: 'createVideo',
+    summary: '#1 Create a video',
+    description: "Decision: an optional body `{file_name}` records the uploaded file's name.",
+    scopes: UPLOADS,
+    what: 'create videos',
+    body: C.CreateVideoRequest,
+    ok: ref(C.Video),
+  }), (req) => videos.create(req.caller, req.body.file_name ?? null));
 
-  // #8 Get video (a clip token: the videos converted from its stream).
-  router.add('GET', '/videos/{id}', authed((caller, req) => videos.details(videos.find(caller, req.params.id!)), ['key', 'upload', 'clip']));
+  app.get('/videos/:id', op(accounts, {
+    operationId: 'getVideo',
+    summary: '#8 Get a video',
+    description: 'A clip token sees the videos converted from its stream; an upload token those of its end user.',
+    scopes: ['key', 'upload', 'clip'],
+    params: params('id'),
+    ok: ref(C.VideoDetails),
+    errors: ['not_found'],
+  }), (req) => videos.get(req.caller, req.params.id));
 
-  // #2 Signed link for a single upload. Refused once the hosting-minute quota is used up.
-  router.add('POST', '/videos/{id}/uploads', authed((caller, req) => {
-    const video = videos.find(caller, req.params.id!);
-    usage.assertRoom(caller.organizationId, 0);
-    return uploads.createLink(video);
-  }, UPLOADS, 'upload'));
+  app.post('/videos/:id/uploads', op(accounts, {
+    ...upload,
+    operationId: 'getUploadUrl',
+    summary: '#2 Get a signed link for a single upload',
+    description: 'Valid 6 hours (then its PUT gets 403). Refused once the video has its file, and once the hosting-minute quota is used up.',
+    params: params('id'),
+    ok: ref(C.UploadUrl),
+    errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+  }), (req) => uploads.createLink(req.caller, req.params.id));
 
-  // #3 Begin a multipart session; the quota as for #2.
-  router.add('POST', '/videos/{id}/multipart-upload/begin', authed((caller, req) => {
-    const video = videos.find(caller, req.params.id!);
-    usage.assertRoom(caller.organizationId, 0);
-    return uploads.begin(video);
-  }, UPLOADS, 'upload'));
+  app.post('/videos/:id/multipart-upload/begin', op(accounts, {
+    ...upload,
+    operationId: 'beginMultipartUpload',
+    summary: '#3 Begin a multipart upload',
+    description: 'The session lives 6 hours; the quota as for #2.',
+    params: params('id'),
+    ok: ref(C.MultipartSession),
+    errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+  }), (req) => uploads.begin(req.caller, req.params.id));
 
-  // #4 One URL per chunk; the spec shows the path with and without {video-id}, so both are served.
-  router.add('POST', '/videos/{id}/multipart-upload/get-chunk-upload-url', authed(async (caller, req) =>
-    uploads.chunkUrl(caller, await readJson(req), req.params.id),
-  UPLOADS, 'upload'));
-  router.add('POST', '/videos/multipart-upload/get-chunk-upload-url', authed(async (caller, req) =>
-    uploads.chunkUrl(caller, await readJson(req)),
-  UPLOADS, 'upload'));
+  const chunkUrl = { ...upload, ...CHUNK_URL, body: C.ChunkUrlRequest, ok: ref(C.UploadUrl), errors: ['not_found', 'session_closed', 'session_expired'] } as const;
+  app.post('/videos/:id/multipart-upload/get-chunk-upload-url', op(accounts, { ...chunkUrl, operationId: 'getChunkUploadUrlOfVideo', params: params('id') }),
+    (req) => uploads.chunkUrl(req.caller, req.body, req.params.id));
+  app.post('/videos/multipart-upload/get-chunk-upload-url', op(accounts, { ...chunkUrl, operationId: 'getChunkUploadUrl' }),
+    (req) => uploads.chunkUrl(req.caller, req.body));
 
-  // #6 Complete; both path forms, as for #4.
-  router.add('POST', '/videos/{id}/multipart-upload/complete', authed(async (caller, req) =>
-    uploads.complete(caller, await readJson(req), req.params.id),
-  UPLOADS, 'upload'));
-  router.add('POST', '/videos/multipart-upload/complete', authed(async (caller, req) =>
-    uploads.complete(caller, await readJson(req)),
-  UPLOADS, 'upload'));
+  const complete = { ...upload, ...COMPLETE, body: C.CompleteRequest, ok: ref(C.CompleteResponse), errors: ['not_found', 'session_closed', 'session_completing', 'already_uploaded', 'insufficient_storage'] } as const;
+  app.post('/videos/:id/multipart-upload/complete', op(accounts, { ...complete, operationId: 'completeMultipartUploadOfVideo', params: params('id') }),
+    (req) => uploads.complete(req.caller, req.body, req.params.id));
+  app.post('/videos/multipart-upload/complete', op(accounts, { ...complete, operationId: 'completeMultipartUpload' }),
+    (req) => uploads.complete(req.caller, req.body));
 
-  // Decision: short-lived, scoped tokens for browsers (the spec leaves lifetime, scopes and refresh "not shown").
-  router.add('POST', '/tokens', authed(async (caller, req) => {
-    const { ttl_seconds = TOKEN_TTL.default, scope = 'upload', user, live_stream_id } = await readJson(req);
-    if (typeof ttl_seconds !== 'number' || !Number.isInteger(ttl_seconds) || ttl_seconds < TOKEN_TTL.min || ttl_seconds > TOKEN_TTL.max) {
-      throw badField('ttl_seconds', `ttl_seconds must be a whole number from ${TOKEN_TTL.min} to ${TOKEN_TTL.max}; got ${show(ttl_seconds)}.`);
-    }
-    if (!(MINTED_SCOPES as readonly unknown[]).includes(scope)) {
-      throw badField('scope', `scope must be one of ${MINTED_SCOPES.map((s) => JSON.stringify(s)).join(', ')}; got ${show(scope)}.`);
-    }
-    if (user !== undefined && (typeof user !== 'string' || user.length === 0 || user.length > MAX_USER)) {
-      throw badField('user', `user must be a non-empty string of at most ${MAX_USER} characters (your end user's id); got ${show(user)}.`);
-    }
-    if (scope === 'clip' && user !== undefined) throw badField('user', 'user goes with scope "upload" only.');
-    if ((scope === 'clip') !== (live_stream_id !== undefined)) {
-      throw badField('live_stream_id', scope === 'clip' ? 'A clip token needs the live_stream_id it is for.' : 'live_stream_id goes with scope "clip" only.');
-    }
-    // A stream of the caller's own (404 otherwise, as for any other id).
-    const stream = scope === 'clip' ? streams.find(caller, typeof live_stream_id === 'string' ? live_stream_id : '') : undefined;
-    return accounts.createScopedToken(caller, bareToken(req.raw.headers.authorization)!, {
-      ttlSeconds: ttl_seconds,
-      scope: scope as (typeof MINTED_SCOPES)[number],
-      endUser: (user as string | undefined) ?? null,
-      liveStreamId: stream?.id ?? null,
-    });
-  }));
+  app.post('/videos/multipart-upload/abort', op(accounts, {
+    ...upload,
+    operationId: 'abortMultipartUpload',
+    summary: '#7 Abort a multipart upload',
+    description: 'Deletes the chunks; later chunk URLs, chunk PUTs and completes get 409. Accepted after expiry. Decision: aborting twice succeeds.',
+    body: C.AbortRequest,
+    ok: ref(C.Success),
+    errors: ['not_found', 'session_closed', 'session_completing'],
+  }), (req) => uploads.abort(req.caller, req.body));
 
-  // #7 Abort.
-  router.add('POST', '/videos/multipart-upload/abort', authed(async (caller, req) => uploads.abort(caller, await readJson(req)), UPLOADS, 'upload'));
+  app.post('/tokens', op(accounts, {
+    operationId: 'createToken',
+    summary: 'Create a short-lived, scoped token (for a browser)',
+    description:
+      'Decision (token lifetime, scopes and refresh: not shown): a key (from the dashboard, or `npm run service -- token`) ' +
+      'trades for a short-lived token of the same organization and environment, which a backend hands to the browser. ' +
+      'Scopes: `upload` (the default) reaches #1–#8 only, on the videos of the end user `user` names (videos it creates carry ' +
+      'that `user`; tokens minted for the same user share them; without `user`, the videos created without one); `clip` is ' +
+      'bound to `live_stream_id` and reaches #9, #10 and #11 of that stream and #8 of the videos converted from it. Any ' +
+      "other route answers 403 `insufficient_scope`; another user's or stream's objects are 404. Only a key creates tokens. " +
+      'Revoking a key revokes the tokens made from it.',
+    body: C.TokenRequest,
+    ok: ref(C.Token),
+    errors: ['not_found'],
+  }), (req) => accounts.mintToken(req.caller, req.headers.authorization, req.body, (caller, id) => streams.find(caller, id)));
 }

@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { HttpError } from '../http/errors.js';
+import { ServiceError } from '../domain/errors.js';
 
 /** Where bytes live under the data directory. Names come from validated ids and keys only. */
 export class Files {
@@ -35,7 +35,7 @@ export async function assertRoom(dir: string, incoming: number, reserve: number)
   const fs = await statfs(dir);
   const free = fs.bavail * fs.bsize;
   if (free - incoming < reserve) {
-    throw new HttpError(507, 'insufficient_storage', `The storage is too full to take ${incoming} more bytes now; try again later.`);
+    throw new ServiceError('insufficient_storage', `The storage is too full to take ${incoming} more bytes now; try again later.`);
   }
 }
 
@@ -56,7 +56,7 @@ export async function writeBody(
 ): Promise<Written> {
   const declared = Number(req.headers['content-length']);
   if (declared >= limit) {
-    throw new HttpError(413, 'payload_too_large', `The body has ${declared} bytes; it must be smaller than ${limit} bytes.`);
+    throw new ServiceError('payload_too_large', `The body has ${declared} bytes; it must be smaller than ${limit} bytes.`);
   }
   const dir = join(target, '..');
   await mkdir(dir, { recursive: true });
@@ -68,7 +68,7 @@ export async function writeBody(
       size += chunk.length;
       onBytes(chunk.length);
       if (size >= limit) {
-        done(new HttpError(413, 'payload_too_large', `The body must be smaller than ${limit} bytes.`));
+        done(new ServiceError('payload_too_large', `The body must be smaller than ${limit} bytes.`));
         return;
       }
       if (corrupt && size === chunk.length && chunk.length > 0) chunk = Buffer.concat([Buffer.from([chunk[0]! ^ 0xff]), chunk.subarray(1)]);
@@ -84,8 +84,8 @@ export async function writeBody(
   } catch (err) {
     await rm(temp, { force: true });
     // The client went away mid-body (cancel, lost network): an ordinary event, not a service failure.
-    if (!(err instanceof HttpError) && (req.destroyed || !req.complete)) {
-      throw new HttpError(400, 'incomplete_body', 'The connection closed before the whole body arrived.');
+    if (!(err instanceof ServiceError) && (req.destroyed || !req.complete)) {
+      throw new ServiceError('incomplete_body', 'The connection closed before the whole body arrived.');
     }
     throw err;
   }

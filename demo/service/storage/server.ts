@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Uploads } from '../domain/uploads.js';
 import type { Faults } from '../faults.js';
 import { sendError } from '../http/errors.js';
-import { requestUrl } from '../http/router.js';
+import { requestUrl } from '../http/url.js';
 
 /**
  * The storage origin ({upload_url}), #5. Its own port, so the browser meets real cross-origin rules:

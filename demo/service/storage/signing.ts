@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { HttpError } from '../http/errors.js';
+import { ServiceError } from '../domain/errors.js';
 
 /**
  * Signed storage URLs (#2, #4). The signature is an HMAC-SHA256 over the method, the path (which names
@@ -29,12 +29,10 @@ export class UrlSigner {
     const given = Buffer.from(url.searchParams.get('signature') ?? '');
     const wanted = Buffer.from(this.mac(url.pathname, expires));
     if (!Number.isSafeInteger(expires) || given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
-      throw new HttpError(403, 'invalid_signature', 'The upload URL signature is missing or does not match this URL.');
+      throw new ServiceError('invalid_signature', 'The upload URL signature is missing or does not match this URL.');
     }
     if (now >= expires) {
-      throw new HttpError(
-        403,
-        'signature_expired',
+      throw new ServiceError('signature_expired',
         `The upload URL expired at ${new Date(expires).toISOString()}; ask the service for a new one.`,
       );
     }
