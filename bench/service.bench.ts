@@ -29,7 +29,7 @@ const WRITE_BUFFER = MiB;
 const DIR = join(tmpdir(), 'video-uploader-bench');
 const run = promisify(execFile);
 
-async function bigFile(): Promise<string> {
+export async function bigFile(): Promise<string> {
   await mkdir(DIR, { recursive: true });
   const path = join(DIR, '1gib.bin');
   if ((await stat(path).catch(() => null))?.size === TOTAL) return path;
@@ -42,7 +42,7 @@ async function bigFile(): Promise<string> {
 }
 
 /** Streams [start, end) of the file as the body of a PUT. */
-function putRange(url: string, path: string, start: number, end: number): Promise<number> {
+export function putRange(url: string, path: string, start: number, end: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'PUT', headers: { 'content-length': String(end - start), 'content-type': 'video/mp4' } }, (res) => {
       res.resume();
@@ -60,7 +60,7 @@ async function parallel<T>(items: T[], limit: number, each: (item: T) => Promise
   }));
 }
 
-const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
+export const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
@@ -105,7 +105,7 @@ async function chunkUrls(service: RunningService, token: string, count: number) 
   return { id: video._id as string, key: session.key as string, urls };
 }
 
-async function singleUrl(service: RunningService, token: string) {
+export async function singleUrl(service: RunningService, token: string) {
   const { body: video } = await service.call('POST', '/videos', { token });
   const { body } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
   return { id: video._id as string, url: body.url as string };
