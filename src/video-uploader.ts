@@ -1,5 +1,6 @@
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { customElement, property, query } from 'lit/decorators.js';
+import { ifDefined } from 'lit/directives/if-defined.js';
 import { VideoServiceClient } from './api/client.js';
 import { TokenCache, tokenFromUrl, type TokenProvider } from './api/token.js';
 import type { Emit, VideoUploaderEventDetails } from './events.js';
@@ -156,7 +157,7 @@ export class VideoUploader extends LitElement {
             part="video"
             data-video-id=${p.videoId}
             aria-label=${t.previewLabel(p.name)}
-            poster=${p.video?.playback.poster_url ?? nothing}
+            poster=${ifDefined(p.video?.playback.poster_url ?? undefined)}
             muted
             autoplay
             playsinline

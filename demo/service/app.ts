@@ -83,20 +83,18 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const accounts = new Accounts(db, clock);
   const videos = new Videos(db, clock, jobs, () => origins.api, files);
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
-  // Late-bound where two modules need each other: conversions count in usage, and usage limits conversions.
-  let exports: Exports | undefined;
-  let ingest: Ingest | undefined;
-  const recordings = new Recordings(db, clock, jobs, files, options.mergeWindowMs ?? DEFAULT_MERGE_WINDOW_MS, () => origins.api, (id) => exports!.entries(id));
-  let uploads: Uploads | undefined;
-  const usage = new Usage(clock, files, accounts, videos, recordings, {
-    pendingSeconds: (org) => exports!.pendingSeconds(org),
-    purgeVideos: async (ids) => (await uploads!.purge(ids), exports!.purge(ids)),
+  // Where two modules need each other (conversions count in usage, and usage limits conversions), the first
+  // reaches the second through a function it calls only once both exist.
+  const recordings: Recordings = new Recordings(db, clock, jobs, files, options.mergeWindowMs ?? DEFAULT_MERGE_WINDOW_MS, () => origins.api, (id) => exports.entries(id));
+  const usage: Usage = new Usage(clock, files, accounts, videos, recordings, {
+    pendingSeconds: (org) => exports.pendingSeconds(org),
+    purgeVideos: async (ids) => (await uploads.purge(ids), exports.purge(ids)),
   });
-  uploads = new Uploads(db, clock, files, signer, videos, usage, () => origins.api, options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES);
-  const streams = new LiveStreams(db, clock, () => origins.rtmp, recordings, videos, (id) => ingest!.disconnect(id));
-  exports = new Exports(db, clock, jobs, files, videos, streams, recordings, usage, options.cutStrategy ?? 'whole');
+  const uploads: Uploads = new Uploads(db, clock, files, signer, videos, usage, () => origins.api, options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES);
+  const streams: LiveStreams = new LiveStreams(db, clock, () => origins.rtmp, recordings, videos, (id) => ingest.disconnect(id));
+  const exports: Exports = new Exports(db, clock, jobs, files, videos, streams, recordings, usage, options.cutStrategy ?? 'whole');
   const webhooks = new Webhooks(db, clock, jobs, { allowPrivateNetwork: options.allowPrivateNetwork ?? false });
-  ingest = new Ingest(streams, recordings, clock, { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits });
+  const ingest: Ingest = new Ingest(streams, recordings, clock, { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits });
 
   // Two at a time, and one of each organization: another organization's upload never waits behind one
   // organization's huge files (a fair queue: the job runner takes the next organization's job).

@@ -8,8 +8,8 @@ describe('<video-uploader>', () => {
   it('renders the Uppy Dashboard inline in its shadow root, with Uppy CSS adopted there', async () => {
     const el = await uploader();
     const dashboard = el.shadowRoot!.querySelector('.uppy-Dashboard');
-    expect(dashboard, 'dashboard').to.exist;
-    expect(dashboard!.classList.contains('uppy-Dashboard--isInnerWrapVisible') || dashboard!.querySelector('.uppy-Dashboard-inner')).to.be.ok;
+    expect(dashboard, 'dashboard').not.to.equal(null);
+    expect(Boolean(dashboard!.classList.contains('uppy-Dashboard--isInnerWrapVisible') || dashboard!.querySelector('.uppy-Dashboard-inner'))).to.equal(true);
     const inner = el.shadowRoot!.querySelector<HTMLElement>('.uppy-Dashboard-inner')!;
     expect(getComputedStyle(inner).position, 'Uppy CSS applies inside the shadow root').to.equal('relative');
     expect(document.querySelector('.uppy-Dashboard'), 'nothing leaks into the page').to.equal(null);

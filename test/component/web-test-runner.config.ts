@@ -29,7 +29,10 @@ function countingReporter(): Reporter {
       let passed = 0;
       let failed = 0;
       const walk = (suite: { tests: { passed: boolean }[]; suites: unknown[] }) => {
-        for (const t of suite.tests) t.passed ? passed++ : failed++;
+        for (const t of suite.tests) {
+          if (t.passed) passed++;
+          else failed++;
+        }
         for (const s of suite.suites) walk(s as typeof suite);
       };
       for (const session of sessions) {

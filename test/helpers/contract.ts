@@ -57,8 +57,7 @@ export async function checkAnswer(origin: string, method: string, path: string, 
 
 async function hasPointer(contract: Contract, pointer: string): Promise<boolean> {
   try {
-    contract.ajv.getSchema(pointer) ?? contract.ajv.compile({ $ref: pointer });
-    return true;
+    return Boolean(contract.ajv.getSchema(pointer) ?? contract.ajv.compile({ $ref: pointer }));
   } catch {
     return false;
   }

@@ -65,7 +65,10 @@ for (const app of APPS) {
 async function openApp(page: import('@playwright/test').Page, name: string, attributes: Record<string, string | null>) {
   await page.goto(served.get(name)!.url);
   await page.locator('video-uploader').evaluate((el, attrs) => {
-    for (const [k, v] of Object.entries(attrs)) (v === null ? el.removeAttribute(k) : el.setAttribute(k, v));
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === null) el.removeAttribute(k);
+      else el.setAttribute(k, v);
+    }
     el.setAttribute('auto-proceed', '');
   }, attributes);
   await expect(page.locator('video-uploader .uppy-Dashboard')).not.toHaveClass(/uppy-Dashboard--isDisabled/);

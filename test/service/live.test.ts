@@ -266,7 +266,9 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
 
 describe('a publish across service restarts', () => {
   it('continues the same recording after SIGTERM and after SIGKILL, and completes it with a clean MP4', async () => {
-    let { service, token } = await startWithToken('acme');
+    const started = await startWithToken('acme');
+    const { token } = started;
+    let { service } = started;
     try {
       const created = (await service.call('POST', '/live_streams', { token, body: { name: 'restarts' } })).body as LiveStream;
       const recorded: string[] = [];

@@ -64,7 +64,7 @@ export interface Operation<B extends TSchema, P extends TSchema, R extends TSche
 }
 
 /** The route options of one operation: its schema (documented errors included) and, unless public, its token check. */
-export function op<B extends TSchema = TObject<{}>, P extends TSchema = TObject<{}>, R extends TSchema = TSchema>(accounts: Accounts, o: Operation<B, P, R>) {
+export function op<B extends TSchema = TObject<Record<never, never>>, P extends TSchema = TObject<Record<never, never>>, R extends TSchema = TSchema>(accounts: Accounts, o: Operation<B, P, R>) {
   const scopes = o.scopes ?? ['key'];
   // Any path can carry bad percent-encoding.
   const codes = new Set<ErrorCode>(['invalid_path', ...(o.errors ?? [])]);
