@@ -33,7 +33,11 @@ async function checkoutBefore(): Promise<string> {
   return dir;
 }
 
-async function load(url: string, method: 'GET' | 'POST', token: string): Promise<{ rps: number; p99: number; errors: number }> {
+async function load(
+  url: string,
+  method: 'GET' | 'POST',
+  token: string,
+): Promise<{ rps: number; p99: number; errors: number }> {
   const result = await autocannon({
     url,
     method,
@@ -54,7 +58,12 @@ export async function main(): Promise<void> {
   };
   // The old service's answers follow the old document: only this checkout's service is held to the new one.
   checkedOrigins.delete(services.before.api);
-  const samples = { create: { before: [] as number[], after: [] as number[] }, get: { before: [] as number[], after: [] as number[] }, p99: { before: [] as number[], after: [] as number[] }, put: { before: [] as number[], after: [] as number[] } };
+  const samples = {
+    create: { before: [] as number[], after: [] as number[] },
+    get: { before: [] as number[], after: [] as number[] },
+    p99: { before: [] as number[], after: [] as number[] },
+    put: { before: [] as number[], after: [] as number[] },
+  };
   let errors = 0;
   try {
     const tokens = { before: await services.before.token('bench'), after: await services.after.token('bench') };
@@ -76,7 +85,9 @@ export async function main(): Promise<void> {
       }
     }
   } finally {
-    await Promise.all(Object.values(services).map((s) => s.stop().then(() => rm(s.data, { recursive: true, force: true }))));
+    await Promise.all(
+      Object.values(services).map((s) => s.stop().then(() => rm(s.data, { recursive: true, force: true }))),
+    );
     await mkdir(dir, { recursive: true });
     await rm(dir, { recursive: true, force: true });
   }
@@ -84,14 +95,18 @@ export async function main(): Promise<void> {
     const [b, a] = [median(xs.before), median(xs.after)];
     return [label, `${a.toFixed(digits)} ${unit}`, `${b.toFixed(digits)} ${unit}`, (a / b).toFixed(2), target];
   };
-  console.log(`\nThe API before (${BEFORE}, hand-written router) and after (Fastify + TypeBox), loopback, medians of ${ROUNDS} interleaved samples`);
-  console.log(table([
-    ['measure', 'after', 'before', 'after/before', 'target'],
-    row('#1 POST /videos', samples.create, 'req/s', ''),
-    row('#8 GET /videos/{id}', samples.get, 'req/s', ''),
-    row('#8 p99 latency', samples.p99, 'ms', '', 1),
-    row('1 GiB single PUT (storage origin)', samples.put, 'MB/s', '≥ 0.95'),
-  ]));
+  console.log(
+    `\nThe API before (${BEFORE}, hand-written router) and after (Fastify + TypeBox), loopback, medians of ${ROUNDS} interleaved samples`,
+  );
+  console.log(
+    table([
+      ['measure', 'after', 'before', 'after/before', 'target'],
+      row('#1 POST /videos', samples.create, 'req/s', ''),
+      row('#8 GET /videos/{id}', samples.get, 'req/s', ''),
+      row('#8 p99 latency', samples.p99, 'ms', '', 1),
+      row('1 GiB single PUT (storage origin)', samples.put, 'MB/s', '≥ 0.95'),
+    ]),
+  );
   console.log(`non-2xx or failed requests during the load: ${errors}`);
 }
 

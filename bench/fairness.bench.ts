@@ -27,16 +27,58 @@ async function made(name: string, args: string[]): Promise<string> {
 }
 
 async function sources() {
-  const small = await made('fair-b-1080p-10s.mp4', ['-f', 'lavfi', '-i', 'testsrc2=size=1920x1080:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '10',
-    '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac']);
-  const clip = await made('fair-a-4k-4mbit-10s.mp4', ['-f', 'lavfi', '-i', 'testsrc2=size=3840x2160:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=220', '-t', '10',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '4M', '-pix_fmt', 'yuv420p', '-c:a', 'aac']);
+  const small = await made('fair-b-1080p-10s.mp4', [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=1920x1080:rate=30',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440',
+    '-t',
+    '10',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+  ]);
+  const clip = await made('fair-a-4k-4mbit-10s.mp4', [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=3840x2160:rate=30',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=220',
+    '-t',
+    '10',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-b:v',
+    '4M',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+  ]);
   const big = await made('fair-a-4k-4mbit-10min.mp4', ['-stream_loop', '59', '-i', clip, '-c', 'copy']);
   return { small, big };
 }
 
 /** Seconds from the end of B's upload to its `ready`. */
-async function readyAfter(service: Awaited<ReturnType<typeof startService>>, token: string, file: string): Promise<number> {
+async function readyAfter(
+  service: Awaited<ReturnType<typeof startService>>,
+  token: string,
+  file: string,
+): Promise<number> {
   const id = await upload(service, token, file);
   const start = performance.now();
   const video = await waitForVideo(service, token, id, 600_000);
@@ -65,7 +107,11 @@ export async function main(): Promise<void> {
       try {
         const a = await service.token('a');
         const heavy = [await upload(service, a, big), await upload(service, a, big)];
-        await until('A processing', async () => ((await service.call('GET', `/videos/${heavy[0]}`, { token: a })).body.status === 'processing' ? true : undefined));
+        await until('A processing', async () =>
+          (await service.call('GET', `/videos/${heavy[0]}`, { token: a })).body.status === 'processing'
+            ? true
+            : undefined,
+        );
         busy.push(await readyAfter(service, await service.token('b'), small));
       } finally {
         // SIGTERM: the running encodes are aborted with their ffmpeg, so the next round starts quiet.
@@ -74,13 +120,21 @@ export async function main(): Promise<void> {
       }
     }
   }
-  const s = (xs: number[]) => `${median(xs).toFixed(2)} s (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
+  const s = (xs: number[]) =>
+    `${median(xs).toFixed(2)} s (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
   console.log(`\nFairness: organization B's 10 s 1080p upload, upload end → ready (medians of ${ROUNDS}, interleaved)`);
-  console.log(table([
-    ['case', 'time', 'ratio', 'target'],
-    ['idle service (baseline)', s(idle), '1.00', ''],
-    ["while organization A's two 10-minute 4K uploads process", s(busy), (median(busy) / median(idle)).toFixed(2), '≤ 2'],
-  ]));
+  console.log(
+    table([
+      ['case', 'time', 'ratio', 'target'],
+      ['idle service (baseline)', s(idle), '1.00', ''],
+      [
+        "while organization A's two 10-minute 4K uploads process",
+        s(busy),
+        (median(busy) / median(idle)).toFixed(2),
+        '≤ 2',
+      ],
+    ]),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

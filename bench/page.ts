@@ -33,7 +33,14 @@ async function rawXhr(api: string, token: string, body: File): Promise<void> {
   });
 }
 
-async function widget(mode: string, api: string, token: string, body: File, chunkMiB: number, attributes: Record<string, string>): Promise<void> {
+async function widget(
+  mode: string,
+  api: string,
+  token: string,
+  body: File,
+  chunkMiB: number,
+  attributes: Record<string, string>,
+): Promise<void> {
   el.tokenProvider = async () => token;
   el.setAttribute('base-url', api);
   el.setAttribute('multipart-threshold', mode === 'single' ? '5GB' : '1MB');
@@ -56,7 +63,13 @@ async function widget(mode: string, api: string, token: string, body: File, chun
 }
 
 let runs = 0;
-(window as any).bench = async (mode: string, api: string, token: string, chunkMiB: number, attributes: Record<string, string> = {}): Promise<number> => {
+(window as any).bench = async (
+  mode: string,
+  api: string,
+  token: string,
+  chunkMiB: number,
+  attributes: Record<string, string> = {},
+): Promise<number> => {
   const picked = document.querySelector<HTMLInputElement>('#source')!.files![0]!;
   // A new name each run, or Uppy would refuse the same file twice.
   const body = new File([picked], `bench-${Math.random()}.mp4`, { type: 'video/mp4' });

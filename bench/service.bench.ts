@@ -44,10 +44,16 @@ export async function bigFile(): Promise<string> {
 /** Streams [start, end) of the file as the body of a PUT. */
 export function putRange(url: string, path: string, start: number, end: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': String(end - start), 'content-type': 'video/mp4' } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(res.statusCode) : reject(new Error(`PUT ${res.statusCode}`))));
-    });
+    const req = request(
+      url,
+      { method: 'PUT', headers: { 'content-length': String(end - start), 'content-type': 'video/mp4' } },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(res.statusCode) : reject(new Error(`PUT ${res.statusCode}`)),
+        );
+      },
+    );
     req.on('error', reject);
     pipeline(createReadStream(path, { start, end: end - 1, highWaterMark: MiB }), req).catch(reject);
   });
@@ -55,9 +61,11 @@ export function putRange(url: string, path: string, start: number, end: number):
 
 async function parallel<T>(items: T[], limit: number, each: (item: T) => Promise<unknown>): Promise<void> {
   const queue = [...items];
-  await Promise.all(Array.from({ length: limit }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await each(item);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await each(item);
+    }),
+  );
 }
 
 export const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
@@ -86,7 +94,9 @@ async function baselineServer(): Promise<{ url: string; stop: () => void }> {
   const dir = join(DIR, 'baseline');
   await mkdir(dir, { recursive: true });
   const child = spawn(process.execPath, ['-e', BASELINE, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  const port = await new Promise<string>((resolve) =>
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
   return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill() };
 }
 
@@ -100,7 +110,14 @@ async function chunkUrls(service: RunningService, token: string, count: number) 
   const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
   const urls: string[] = [];
   for (let i = 1; i <= count; i++) {
-    urls.push((await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: i } })).body.url);
+    urls.push(
+      (
+        await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+          token,
+          body: { key: session.key, chunkId: i },
+        })
+      ).body.url,
+    );
   }
   return { id: video._id as string, key: session.key as string, urls };
 }
@@ -114,7 +131,24 @@ export async function singleUrl(service: RunningService, token: string) {
 async function sixtySeconds(name: string, codecArgs: string[]): Promise<string> {
   const path = join(DIR, name);
   if (await stat(path).catch(() => null)) return path;
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=1920x1080:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '60', ...codecArgs, `${path}.tmp${name.slice(name.lastIndexOf('.'))}`]);
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=1920x1080:rate=30',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=48000',
+    '-t',
+    '60',
+    ...codecArgs,
+    `${path}.tmp${name.slice(name.lastIndexOf('.'))}`,
+  ]);
   await run('mv', [`${path}.tmp${name.slice(name.lastIndexOf('.'))}`, path]);
   return path;
 }
@@ -135,7 +169,12 @@ export async function main(): Promise<void> {
     const pid = service.process.pid!;
     const rssBefore = await rssKiB(pid);
     let rssPeak = rssBefore;
-    const times = { baseSingle: [] as number[], serviceSingle: [] as number[], baseParallel: [] as number[], serviceParallel: [] as number[] };
+    const times = {
+      baseSingle: [] as number[],
+      serviceSingle: [] as number[],
+      baseParallel: [] as number[],
+      serviceParallel: [] as number[],
+    };
     for (let round = 0; round < ROUNDS; round++) {
       times.baseSingle.push(await timed(() => putRange(baseline.url, file, 0, TOTAL)));
       const single = await singleUrl(service, token);
@@ -143,21 +182,59 @@ export async function main(): Promise<void> {
       times.serviceSingle.push(await timed(() => putRange(single.url, file, 0, TOTAL)));
       clearInterval(sampler);
       rssPeak = Math.max(rssPeak, await rssKiB(pid));
-      times.baseParallel.push(await timed(() => parallel(chunks, PARALLEL, (i) => putRange(baseline.url, file, i * CHUNK, (i + 1) * CHUNK))));
+      times.baseParallel.push(
+        await timed(() => parallel(chunks, PARALLEL, (i) => putRange(baseline.url, file, i * CHUNK, (i + 1) * CHUNK))),
+      );
       const multi = await chunkUrls(service, token, chunks.length);
-      times.serviceParallel.push(await timed(() => parallel(chunks, PARALLEL, (i) => putRange(multi.urls[i]!, file, i * CHUNK, (i + 1) * CHUNK))));
+      times.serviceParallel.push(
+        await timed(() =>
+          parallel(chunks, PARALLEL, (i) => putRange(multi.urls[i]!, file, i * CHUNK, (i + 1) * CHUNK)),
+        ),
+      );
     }
-    const range = (xs: number[]) => `${mbps(TOTAL, Math.max(...xs)).toFixed(0)}–${mbps(TOTAL, Math.min(...xs)).toFixed(0)}`;
-    const [baseSingle, serviceSingle, baseParallel, serviceParallel] = [times.baseSingle, times.serviceSingle, times.baseParallel, times.serviceParallel].map(median) as [number, number, number, number];
-    rows.push(['1 GiB single PUT', `${mbps(TOTAL, serviceSingle).toFixed(0)} MB/s (${range(times.serviceSingle)})`, `${mbps(TOTAL, baseSingle).toFixed(0)} MB/s (${range(times.baseSingle)})`, (baseSingle / serviceSingle).toFixed(2), '≥ 0.90']);
-    rows.push(['1 GiB as 16 × 64 MiB, 4 parallel', `${mbps(TOTAL, serviceParallel).toFixed(0)} MB/s (${range(times.serviceParallel)})`, `${mbps(TOTAL, baseParallel).toFixed(0)} MB/s (${range(times.baseParallel)})`, (baseParallel / serviceParallel).toFixed(2), '']);
-    rows.push(['service RSS growth during the 1 GiB PUT', `${((rssPeak - rssBefore) / 1024).toFixed(1)} MB`, `(from ${(rssBefore / 1024).toFixed(0)} MB)`, '', '< 100 MB']);
+    const range = (xs: number[]) =>
+      `${mbps(TOTAL, Math.max(...xs)).toFixed(0)}–${mbps(TOTAL, Math.min(...xs)).toFixed(0)}`;
+    const [baseSingle, serviceSingle, baseParallel, serviceParallel] = [
+      times.baseSingle,
+      times.serviceSingle,
+      times.baseParallel,
+      times.serviceParallel,
+    ].map(median) as [number, number, number, number];
+    rows.push([
+      '1 GiB single PUT',
+      `${mbps(TOTAL, serviceSingle).toFixed(0)} MB/s (${range(times.serviceSingle)})`,
+      `${mbps(TOTAL, baseSingle).toFixed(0)} MB/s (${range(times.baseSingle)})`,
+      (baseSingle / serviceSingle).toFixed(2),
+      '≥ 0.90',
+    ]);
+    rows.push([
+      '1 GiB as 16 × 64 MiB, 4 parallel',
+      `${mbps(TOTAL, serviceParallel).toFixed(0)} MB/s (${range(times.serviceParallel)})`,
+      `${mbps(TOTAL, baseParallel).toFixed(0)} MB/s (${range(times.baseParallel)})`,
+      (baseParallel / serviceParallel).toFixed(2),
+      '',
+    ]);
+    rows.push([
+      'service RSS growth during the 1 GiB PUT',
+      `${((rssPeak - rssBefore) / 1024).toFixed(1)} MB`,
+      `(from ${(rssBefore / 1024).toFixed(0)} MB)`,
+      '',
+      '< 100 MB',
+    ]);
     // The uploaded gibberish fails processing quickly; let it, so it does not overlap the timings below.
     await service.idle();
 
     for (const [label, name, args] of [
-      ['60 s 1080p H.264/AAC (copy path)', 'h264-1080p-60s.mp4', ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac']],
-      ['60 s 1080p VP9/Opus (encode path)', 'vp9-1080p-60s.webm', ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '3M', '-c:a', 'libopus']],
+      [
+        '60 s 1080p H.264/AAC (copy path)',
+        'h264-1080p-60s.mp4',
+        ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
+      ],
+      [
+        '60 s 1080p VP9/Opus (encode path)',
+        'vp9-1080p-60s.webm',
+        ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '3M', '-c:a', 'libopus'],
+      ],
     ] as const) {
       const path = await sixtySeconds(name, [...args]);
       const { id, url } = await singleUrl(service, token);
@@ -165,7 +242,13 @@ export async function main(): Promise<void> {
       await putRange(url, path, 0, size);
       const start = performance.now();
       const video = await waitForVideo(service, token, id, 600_000);
-      rows.push([`upload end → ready, ${label}`, `${((performance.now() - start) / 1000).toFixed(2)} s`, video.status, '', label.includes('copy') ? '< 5 s' : '']);
+      rows.push([
+        `upload end → ready, ${label}`,
+        `${((performance.now() - start) / 1000).toFixed(2)} s`,
+        video.status,
+        '',
+        label.includes('copy') ? '< 5 s' : '',
+      ]);
     }
   } finally {
     baseline.stop();
@@ -173,9 +256,10 @@ export async function main(): Promise<void> {
     await rm(join(DIR, 'baseline'), { recursive: true, force: true });
     await rm(service.data, { recursive: true, force: true });
   }
-  console.log(`\nService upload and processing (loopback, this machine; medians of ${ROUNDS} interleaved samples, range in brackets)`);
+  console.log(
+    `\nService upload and processing (loopback, this machine; medians of ${ROUNDS} interleaved samples, range in brackets)`,
+  );
   console.log(table([['measure', 'service', 'baseline (plain pipe to file)', 'ratio', 'target'], ...rows]));
 }
-
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -32,7 +32,8 @@ async function sourceFile(): Promise<string> {
   const block = Buffer.alloc(64 * MiB);
   for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
   const out = await open(path, 'w');
-  for (let written = 0; written < SIZE; written += block.length) await out.write(block, 0, Math.min(block.length, SIZE - written));
+  for (let written = 0; written < SIZE; written += block.length)
+    await out.write(block, 0, Math.min(block.length, SIZE - written));
   await out.close();
   return path;
 }
@@ -49,7 +50,13 @@ export interface BenchPage {
 export async function benchPage(): Promise<BenchPage> {
   const service = await startService();
   const token = await service.token('bench');
-  const vite = await createServer({ configFile: false, root: ROOT, logLevel: 'warn', plugins: [pruneUppyCss()], server: { host: '127.0.0.1', port: 0, hmr: false } });
+  const vite = await createServer({
+    configFile: false,
+    root: ROOT,
+    logLevel: 'warn',
+    plugins: [pruneUppyCss()],
+    server: { host: '127.0.0.1', port: 0, hmr: false },
+  });
   await vite.listen();
   const browser = await chromium.launch({ ...chromiumLaunchOptions(), headless: true });
   const page = await browser.newPage();
@@ -58,7 +65,13 @@ export async function benchPage(): Promise<BenchPage> {
   await page.locator('#source').setInputFiles(await sourceFile());
   return {
     run: (mode, chunk = 0, attributes = {}) =>
-      page.evaluate(([m, api, t, c, a]) => (window as any).bench(m, api, t, c, a), [mode, service.api, token, chunk, attributes] as const) as Promise<number>,
+      page.evaluate(([m, api, t, c, a]) => (window as any).bench(m, api, t, c, a), [
+        mode,
+        service.api,
+        token,
+        chunk,
+        attributes,
+      ] as const) as Promise<number>,
     faults: async (body) => void (await service.call('POST', '/__test__/faults', { body })),
     async close() {
       await browser.close();
@@ -85,11 +98,24 @@ export async function throughput(): Promise<string[][]> {
       ['widget, multipart 16 MiB × 4 parallel', 'multipart', 16, ''],
       ['widget, multipart 8 MiB × 4 parallel', 'multipart', 8, ''],
     ];
-    const times = await interleaved(5, modes.map(([, mode, chunk]) => () => bench.run(mode, chunk)));
+    const times = await interleaved(
+      5,
+      modes.map(
+        ([, mode, chunk]) =>
+          () =>
+            bench.run(mode, chunk),
+      ),
+    );
     const raw = median(times[0]!);
     modes.forEach(([label, , , target], i) => {
       const ms = median(times[i]!);
-      rows.push([label, `${mbps(ms).toFixed(0)} MB/s`, (raw / ms).toFixed(2), target, `${Math.round(mbps(Math.max(...times[i]!)))}–${Math.round(mbps(Math.min(...times[i]!)))}`]);
+      rows.push([
+        label,
+        `${mbps(ms).toFixed(0)} MB/s`,
+        (raw / ms).toFixed(2),
+        target,
+        `${Math.round(mbps(Math.max(...times[i]!)))}–${Math.round(mbps(Math.min(...times[i]!)))}`,
+      ]);
     });
   } finally {
     await bench.close();
@@ -102,7 +128,10 @@ export async function throughput(): Promise<string[][]> {
  * a page loads at first (the entry and every chunk it imports statically, CSS included), of the hls.js
  * preview chunk, of the other chunks loaded with import(), and of workers.
  */
-async function bundle(name: string, code: string): Promise<{ initial: number; preview: number; lazy: number; worker: number }> {
+async function bundle(
+  name: string,
+  code: string,
+): Promise<{ initial: number; preview: number; lazy: number; worker: number }> {
   const entry = join(ROOT, `bench/.entry-${name}.ts`);
   await writeFile(entry, code);
   try {
@@ -111,8 +140,19 @@ async function bundle(name: string, code: string): Promise<{ initial: number; pr
       root: ROOT,
       logLevel: 'silent',
       plugins: name === 'video-uploader' ? [pruneUppyCss()] : [],
-      build: { write: false, target: 'es2022', minify: true, cssCodeSplit: false, lib: { entry, formats: ['es'], fileName: 'entry' } },
-    })) as { output: ({ type: 'chunk'; fileName: string; code: string; isEntry: boolean; imports: string[] } | { type: 'asset'; fileName: string; source: string | Uint8Array })[] }[];
+      build: {
+        write: false,
+        target: 'es2022',
+        minify: true,
+        cssCodeSplit: false,
+        lib: { entry, formats: ['es'], fileName: 'entry' },
+      },
+    })) as {
+      output: (
+        | { type: 'chunk'; fileName: string; code: string; isEntry: boolean; imports: string[] }
+        | { type: 'asset'; fileName: string; source: string | Uint8Array }
+      )[];
+    }[];
     const output = result[0]!.output;
     const gz = (f: (typeof output)[number]) => gzipSync(f.type === 'chunk' ? f.code : f.source, { level: 9 }).length;
     const byName = new Map(output.map((f) => [f.fileName, f]));
@@ -155,7 +195,11 @@ export async function sizes(): Promise<string[][]> {
     ['<video-uploader> @uppy/aws-s3 + Golden Retriever, loaded right after first render', kb(ours.lazy), ''],
     ['<video-uploader> MD5 worker (hash-wasm), loaded on the first multipart upload', kb(ours.worker), ''],
     ['@mux/mux-uploader', kb(mux.initial + mux.preview + mux.lazy + mux.worker), ''],
-    ['@uppy/core + @uppy/dashboard + @uppy/aws-s3 + CSS', kb(uppy.initial + uppy.preview + uppy.lazy + uppy.worker), ''],
+    [
+      '@uppy/core + @uppy/dashboard + @uppy/aws-s3 + CSS',
+      kb(uppy.initial + uppy.preview + uppy.lazy + uppy.worker),
+      '',
+    ],
   ];
 }
 
@@ -173,9 +217,14 @@ export async function consumerSizes(): Promise<string[][]> {
     const named = new Set([...html.matchAll(/(?:src|href)="\/?([^"]+\.(?:js|css))"/g)].map((m) => m[1]!));
     const files = (await readdir(dist, { recursive: true })).filter((f) => /\.(js|css)$/.test(f));
     const sizes = { initial: 0, later: 0 };
-    for (const f of files) sizes[named.has(f) ? 'initial' : 'later'] += gzipSync(await readFile(join(dist, f)), { level: 9 }).length;
+    for (const f of files)
+      sizes[named.has(f) ? 'initial' : 'later'] += gzipSync(await readFile(join(dist, f)), { level: 9 }).length;
     rows.push([`${app.name} app, production build: initial JS+CSS`, kb(sizes.initial), '≤ 110 KB']);
-    rows.push([`${app.name} app, production build: chunks loaded later (aws-s3, Golden Retriever, hls.js, MD5 worker)`, kb(sizes.later), '']);
+    rows.push([
+      `${app.name} app, production build: chunks loaded later (aws-s3, Golden Retriever, hls.js, MD5 worker)`,
+      kb(sizes.later),
+      '',
+    ]);
   }
   return rows;
 }

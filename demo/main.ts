@@ -18,7 +18,9 @@ const EVENTS: VideoUploaderEventName[] = [
 for (const name of EVENTS) {
   uploader.addEventListener(name, (event) => {
     const detail = (event as CustomEvent).detail as Record<string, unknown>;
-    const text = JSON.stringify(detail, (key, value) => (key === 'data' ? undefined : value instanceof Error ? value.message : value));
+    const text = JSON.stringify(detail, (key, value) =>
+      key === 'data' ? undefined : value instanceof Error ? value.message : value,
+    );
     const fileId = (detail.file as { id?: string } | undefined)?.id;
     const id = name === 'upload-progress' ? `progress-${fileId}` : '';
     let item = id ? log.querySelector<HTMLLIElement>(`[data-id="${CSS.escape(id)}"]`) : null;
@@ -28,7 +30,10 @@ for (const name of EVENTS) {
       item.dataset.event = name;
       log.append(item);
     }
-    item.replaceChildren(Object.assign(document.createElement('span'), { className: 'name', textContent: name }), ` ${text}`);
+    item.replaceChildren(
+      Object.assign(document.createElement('span'), { className: 'name', textContent: name }),
+      ` ${text}`,
+    );
   });
 }
 

@@ -30,7 +30,10 @@ const service = await startService({
   allowPrivateNetwork: true,
 });
 console.log(service.readyLine(values.data));
-const backend = await startBackend({ serviceUrl: service.apiOrigin, serviceToken: service.accounts.createToken('demo') });
+const backend = await startBackend({
+  serviceUrl: service.apiOrigin,
+  serviceToken: service.accounts.createToken('demo'),
+});
 console.log(`Integrator backend: ${backend.url}`);
 const page = await createServer({
   configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),

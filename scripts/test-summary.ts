@@ -36,18 +36,31 @@ function countResults(step: Step): Omit<Count, 'name' | 'notes'> & { notes: stri
     const total = (label: string) => Number(new RegExp(`^# ${label} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
     const cancelled = total('cancelled');
     if (cancelled) notes.push(`${cancelled} cancelled`);
-    return { passed: total('pass'), failed: total('fail') + cancelled, skipped: total('skipped') + total('todo'), notes };
+    return {
+      passed: total('pass'),
+      failed: total('fail') + cancelled,
+      skipped: total('skipped') + total('todo'),
+      notes,
+    };
   }
   if (step.kind === 'component') {
     const parsed = JSON.parse(text) as { passed: number; failed: number };
     return { passed: parsed.passed, failed: parsed.failed, skipped: 0, notes };
   }
   if (step.kind === 'playwright') {
-    const parsed = JSON.parse(text) as { stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number }; errors?: { message?: string }[] };
+    const parsed = JSON.parse(text) as {
+      stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number };
+      errors?: { message?: string }[];
+    };
     const errors = parsed.errors ?? [];
     for (const e of errors) notes.push(`global error: ${(e.message ?? '').split('\n')[0]}`);
     const stats = parsed.stats ?? {};
-    return { passed: stats.expected ?? 0, failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0) + errors.length, skipped: stats.skipped ?? 0, notes };
+    return {
+      passed: stats.expected ?? 0,
+      failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0) + errors.length,
+      skipped: stats.skipped ?? 0,
+      notes,
+    };
   }
   return { passed: 0, failed: 0, skipped: 0, notes };
 }
@@ -57,14 +70,26 @@ export function summarize(steps: Step[]): Count[] {
   return steps.map((step) => {
     if (step.exit === undefined) return { name: step.name, passed: 0, failed: 1, skipped: 0, notes: ['did not run'] };
     if (step.kind === 'check') {
-      return { name: step.name, passed: 0, failed: step.exit === 0 ? 0 : 1, skipped: 0, notes: step.exit === 0 ? [] : [`exited ${step.exit}`] };
+      return {
+        name: step.name,
+        passed: 0,
+        failed: step.exit === 0 ? 0 : 1,
+        skipped: 0,
+        notes: step.exit === 0 ? [] : [`exited ${step.exit}`],
+      };
     }
     let count: ReturnType<typeof countResults>;
     try {
       if (step.results === undefined || step.results.trim() === '') throw new Error('no results');
       count = countResults(step);
     } catch {
-      return { name: step.name, passed: 0, failed: 1, skipped: 0, notes: [`exited ${step.exit} and wrote no readable results`] };
+      return {
+        name: step.name,
+        passed: 0,
+        failed: 1,
+        skipped: 0,
+        notes: [`exited ${step.exit} and wrote no readable results`],
+      };
     }
     if (step.exit !== 0 && count.failed === 0) {
       count.failed = 1;
@@ -100,11 +125,18 @@ async function main(dir = '.test-results'): Promise<void> {
   const steps: Step[] = [];
   for (const s of STEPS) {
     const exit = await read(`${s.name}.exit`);
-    steps.push({ name: s.name, kind: s.kind, exit: exit === undefined ? undefined : Number(exit.trim()), results: s.results && (await read(s.results)) });
+    steps.push({
+      name: s.name,
+      kind: s.kind,
+      exit: exit === undefined ? undefined : Number(exit.trim()),
+      results: s.results && (await read(s.results)),
+    });
   }
   const counts = summarize(steps);
   for (const c of counts) {
-    console.log(`  ${c.name.padEnd(10)} ${c.passed} passed, ${c.failed} failed${c.skipped ? `, ${c.skipped} skipped` : ''}${c.notes.length ? ` (${c.notes.join('; ')})` : ''}`);
+    console.log(
+      `  ${c.name.padEnd(10)} ${c.passed} passed, ${c.failed} failed${c.skipped ? `, ${c.skipped} skipped` : ''}${c.notes.length ? ` (${c.notes.join('; ')})` : ''}`,
+    );
   }
   console.log(closingLine(counts));
   process.exit(counts.some((c) => c.failed > 0) ? 1 : 0);

@@ -3,8 +3,34 @@ import { MiB } from './upload/plan.js';
 
 /** Containers ffmpeg reads that browsers often label with no video/* type (or none at all). */
 export const VIDEO_EXTENSIONS = [
-  '.mp4', '.m4v', '.mov', '.qt', '.mkv', '.webm', '.avi', '.wmv', '.asf', '.flv', '.f4v', '.ts', '.mts', '.m2ts',
-  '.m2t', '.mpg', '.mpeg', '.m2v', '.vob', '.3gp', '.3g2', '.ogv', '.mxf', '.dv', '.divx', '.rm', '.rmvb', '.y4m',
+  '.mp4',
+  '.m4v',
+  '.mov',
+  '.qt',
+  '.mkv',
+  '.webm',
+  '.avi',
+  '.wmv',
+  '.asf',
+  '.flv',
+  '.f4v',
+  '.ts',
+  '.mts',
+  '.m2ts',
+  '.m2t',
+  '.mpg',
+  '.mpeg',
+  '.m2v',
+  '.vob',
+  '.3gp',
+  '.3g2',
+  '.ogv',
+  '.mxf',
+  '.dv',
+  '.divx',
+  '.rm',
+  '.rmvb',
+  '.y4m',
 ] as const;
 export const DEFAULT_ACCEPT = ['video/*', ...VIDEO_EXTENSIONS];
 /** Chosen by `npm run bench` (bench/widget.bench.ts): see the README. */
@@ -25,7 +51,22 @@ export class OptionError extends Error {
   }
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: MiB, mb: MiB, mib: MiB, g: GIB, gb: GIB, gib: GIB, t: 1024 * GIB, tb: 1024 * GIB, tib: 1024 * GIB };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: MiB,
+  mb: MiB,
+  mib: MiB,
+  g: GIB,
+  gb: GIB,
+  gib: GIB,
+  t: 1024 * GIB,
+  tb: 1024 * GIB,
+  tib: 1024 * GIB,
+};
 
 /**
  * A size such as `100MB`, `5 GB`, `1.5GiB` or `1048576`. Decision: units are binary (1 KB = 1024 bytes),
@@ -34,7 +75,8 @@ const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 102
 export function parseSize(attribute: string, value: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
   const unit = UNITS[match?.[2]?.toLowerCase() ?? 'x'];
-  if (!match || unit === undefined) throw new OptionError(attribute, value, 'use a size such as 100MB, 5GB or a number of bytes');
+  if (!match || unit === undefined)
+    throw new OptionError(attribute, value, 'use a size such as 100MB, 5GB or a number of bytes');
   const bytes = Math.round(Number(match[1]) * unit);
   if (bytes <= 0) throw new OptionError(attribute, value, 'the size must be more than 0');
   return bytes;
@@ -49,7 +91,8 @@ export function parseCount(attribute: string, value: string, max = Number.MAX_SA
 
 /** An absolute http(s) URL, or a path on this page's origin (`/video-api`, for a service behind the site's proxy). */
 export function parseUrl(attribute: string, value: string | undefined): string {
-  if (value === undefined || value.trim() === '') throw new OptionError(attribute, value ?? '', 'it is required: the address of the video service');
+  if (value === undefined || value.trim() === '')
+    throw new OptionError(attribute, value ?? '', 'it is required: the address of the video service');
   let url: URL;
   try {
     url = value.startsWith('/') && !value.startsWith('//') ? new URL(value, document.baseURI) : new URL(value);
@@ -85,16 +128,28 @@ export function resolveOptions(attributes: {
   verifyChunks?: boolean;
 }): UploaderOptions {
   const chunkSize = attributes.chunkSize ? parseSize('chunk-size', attributes.chunkSize) : DEFAULT_CHUNK_SIZE;
-  if (chunkSize >= MAX_PART_BYTES) throw new OptionError('chunk-size', attributes.chunkSize, 'each chunk must be smaller than 5GB');
-  const accept = attributes.accept?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (chunkSize >= MAX_PART_BYTES)
+    throw new OptionError('chunk-size', attributes.chunkSize, 'each chunk must be smaller than 5GB');
+  const accept = attributes.accept
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (accept && accept.some((a) => !/^(\.[\w-]+|[\w-]+\/(\*|[\w.+-]+))$/.test(a))) {
-    throw new OptionError('accept', attributes.accept, 'use a comma-separated list of MIME types (video/*) and extensions (.mkv)');
+    throw new OptionError(
+      'accept',
+      attributes.accept,
+      'use a comma-separated list of MIME types (video/*) and extensions (.mkv)',
+    );
   }
   return {
     baseUrl: parseUrl('base-url', attributes.baseUrl),
-    multipartThreshold: attributes.multipartThreshold ? parseSize('multipart-threshold', attributes.multipartThreshold) : DEFAULT_MULTIPART_THRESHOLD,
+    multipartThreshold: attributes.multipartThreshold
+      ? parseSize('multipart-threshold', attributes.multipartThreshold)
+      : DEFAULT_MULTIPART_THRESHOLD,
     chunkSize,
-    parallelUploads: attributes.parallelUploads ? parseCount('parallel-uploads', attributes.parallelUploads, 32) : DEFAULT_PARALLEL_UPLOADS,
+    parallelUploads: attributes.parallelUploads
+      ? parseCount('parallel-uploads', attributes.parallelUploads, 32)
+      : DEFAULT_PARALLEL_UPLOADS,
     maxFileSize: attributes.maxFileSize ? parseSize('max-file-size', attributes.maxFileSize) : null,
     maxFiles: attributes.maxFiles ? parseCount('max-files', attributes.maxFiles) : null,
     accept: accept?.length ? accept : DEFAULT_ACCEPT,

@@ -86,7 +86,9 @@ export class VideoUploader extends LitElement {
   private readonly locale = en;
 
   private readonly emit: Emit = (name, detail) => {
-    this.dispatchEvent(new CustomEvent<VideoUploaderEventDetails[typeof name]>(name, { detail, bubbles: true, composed: true }));
+    this.dispatchEvent(
+      new CustomEvent<VideoUploaderEventDetails[typeof name]>(name, { detail, bubbles: true, composed: true }),
+    );
   };
 
   private readonly uploads = new UppyController(this, {
@@ -102,7 +104,8 @@ export class VideoUploader extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('tokenProvider') || changed.has('tokenUrl')) {
-      const provider = this.tokenProvider ?? (this.tokenUrl ? tokenFromUrl(new URL(this.tokenUrl, document.baseURI).href) : undefined);
+      const provider =
+        this.tokenProvider ?? (this.tokenUrl ? tokenFromUrl(new URL(this.tokenUrl, document.baseURI).href) : undefined);
       this.tokens = provider ? new TokenCache(provider) : undefined;
     }
     const previous = this.configError?.message;
@@ -118,7 +121,8 @@ export class VideoUploader extends LitElement {
       this.configError = err;
       this.options = undefined;
       this.client = null;
-      if (err.message !== previous) this.emit('config-error', { attribute: err.attribute, value: err.value, message: err.message });
+      if (err.message !== previous)
+        this.emit('config-error', { attribute: err.attribute, value: err.value, message: err.message });
     }
     this.uploads.configure(this.options, this.autoProceed);
   }
@@ -131,11 +135,13 @@ export class VideoUploader extends LitElement {
     return html`<div part="base" class="base">
       ${this.configError ? html`<p part="error" class="error" role="alert">${this.configError.message}</p>` : nothing}
       <div part="dashboard" class="dashboard"></div>
-      ${this.previews.previews.length
-        ? html`<ul part="previews" class="previews" aria-label=${this.locale.previewsLabel}>
+      ${
+        this.previews.previews.length
+          ? html`<ul part="previews" class="previews" aria-label=${this.locale.previewsLabel}>
             ${this.previews.previews.map((p) => this.renderPreview(p))}
           </ul>`
-        : nothing}
+          : nothing
+      }
     </div>`;
   }
 
@@ -152,8 +158,9 @@ export class VideoUploader extends LitElement {
       <p class="status" role="status" aria-live="polite">
         ${p.state === 'processing' ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${status}
       </p>
-      ${p.state === 'ready'
-        ? html`<video
+      ${
+        p.state === 'ready'
+          ? html`<video
             part="video"
             data-video-id=${p.videoId}
             aria-label=${t.previewLabel(p.name)}
@@ -163,7 +170,8 @@ export class VideoUploader extends LitElement {
             playsinline
             controls
           ></video>`
-        : nothing}
+          : nothing
+      }
     </li>`;
   }
 }

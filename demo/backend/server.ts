@@ -26,7 +26,11 @@ function visitor(req: IncomingMessage, res: ServerResponse): string {
   return `visitor-${id}`;
 }
 
-export async function startBackend(options: { serviceUrl: string; serviceToken: string; port?: number }): Promise<Backend> {
+export async function startBackend(options: {
+  serviceUrl: string;
+  serviceToken: string;
+  port?: number;
+}): Promise<Backend> {
   const server = createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -46,7 +50,13 @@ export async function startBackend(options: { serviceUrl: string; serviceToken: 
       if (req.method === 'GET' && req.url === '/api/config') return send(200, { baseUrl: options.serviceUrl });
       send(404, { error: { status: 404, code: 'not_found', message: `No route ${req.method} ${req.url}` } });
     } catch (err) {
-      send(502, { error: { status: 502, code: 'service_unreachable', message: `The video service could not be reached: ${(err as Error).message}` } });
+      send(502, {
+        error: {
+          status: 502,
+          code: 'service_unreachable',
+          message: `The video service could not be reached: ${(err as Error).message}`,
+        },
+      });
     }
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));

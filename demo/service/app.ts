@@ -71,7 +71,11 @@ export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_MIN_FREE_BYTES = 256 * 1024 * 1024;
 
 /** The data directory's own signing secret, so signed URLs outlive a restart. */
-const signingSecret = (db: Db) => Buffer.from(setting(db, 'signing_secret', () => randomBytes(32).toString('base64')), 'base64');
+const signingSecret = (db: Db) =>
+  Buffer.from(
+    setting(db, 'signing_secret', () => randomBytes(32).toString('base64')),
+    'base64',
+  );
 
 export async function startService(options: ServiceOptions): Promise<Service> {
   const host = options.host ?? '127.0.0.1';
@@ -85,20 +89,59 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
   // Where two modules need each other (conversions count in usage, and usage limits conversions), the first
   // reaches the second through a function it calls only once both exist.
-  const recordings: Recordings = new Recordings(db, clock, jobs, files, options.mergeWindowMs ?? DEFAULT_MERGE_WINDOW_MS, () => origins.api, (id) => exports.entries(id));
+  const recordings: Recordings = new Recordings(
+    db,
+    clock,
+    jobs,
+    files,
+    options.mergeWindowMs ?? DEFAULT_MERGE_WINDOW_MS,
+    () => origins.api,
+    (id) => exports.entries(id),
+  );
   const usage: Usage = new Usage(clock, files, accounts, videos, recordings, {
     pendingSeconds: (org) => exports.pendingSeconds(org),
     purgeVideos: async (ids) => (await uploads.purge(ids), exports.purge(ids)),
   });
-  const uploads: Uploads = new Uploads(db, clock, files, signer, videos, usage, () => origins.api, options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES);
-  const streams: LiveStreams = new LiveStreams(db, clock, () => origins.rtmp, recordings, videos, (id) => ingest.disconnect(id));
-  const exports: Exports = new Exports(db, clock, jobs, files, videos, streams, recordings, usage, options.cutStrategy ?? 'whole');
+  const uploads: Uploads = new Uploads(
+    db,
+    clock,
+    files,
+    signer,
+    videos,
+    usage,
+    () => origins.api,
+    options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES,
+  );
+  const streams: LiveStreams = new LiveStreams(
+    db,
+    clock,
+    () => origins.rtmp,
+    recordings,
+    videos,
+    (id) => ingest.disconnect(id),
+  );
+  const exports: Exports = new Exports(
+    db,
+    clock,
+    jobs,
+    files,
+    videos,
+    streams,
+    recordings,
+    usage,
+    options.cutStrategy ?? 'whole',
+  );
   const webhooks = new Webhooks(db, clock, jobs, { allowPrivateNetwork: options.allowPrivateNetwork ?? false });
   const ingest: Ingest = new Ingest(streams, recordings, clock, { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits });
 
   // Two at a time, and one of each organization: another organization's upload never waits behind one
   // organization's huge files (a fair queue: the job runner takes the next organization's job).
-  jobs.register(PROCESS_VIDEO, processVideo({ videos, files, exports, webhooks, limits: { ...DEFAULT_LIMITS, ...options.limits } }), 2, 1);
+  jobs.register(
+    PROCESS_VIDEO,
+    processVideo({ videos, files, exports, webhooks, limits: { ...DEFAULT_LIMITS, ...options.limits } }),
+    2,
+    1,
+  );
   jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal));
   jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2, 1);
   // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
@@ -116,7 +159,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   await app.ready();
 
   const storage = createServer(
-    storageHandler(uploads, faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() }),
+    storageHandler(
+      uploads,
+      faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() },
+    ),
   );
   // Large uploads on slow links take long: no whole-request time limit on the storage origin; but a body
   // that sends nothing for a while is cut, so a stalled client holds no socket, file or lock for ever.

@@ -63,7 +63,12 @@ export class Faults {
    * Applies a matching rule. Returns true when the request was answered (or dropped) here; 'corrupt'
    * when the body is to be stored altered; false when the request goes on (a stall, after its wait).
    */
-  async apply(target: string, req: IncomingMessage, res: ServerResponse, onBytes?: (n: number) => void): Promise<boolean | 'corrupt'> {
+  async apply(
+    target: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    onBytes?: (n: number) => void,
+  ): Promise<boolean | 'corrupt'> {
     const rule = this.match(target);
     if (!rule) return false;
     if (rule.action === 'corrupt') return 'corrupt';
@@ -100,10 +105,17 @@ export class Faults {
       res.end('{}');
     } else {
       const status = rule.status ?? 500;
-      const body = { error: { status, code: rule.code ?? 'injected_fault', message: `Fault injected by a test: ${status}.` } };
+      const body = {
+        error: { status, code: rule.code ?? 'injected_fault', message: `Fault injected by a test: ${status}.` },
+      };
       // The storage closes the connection after every refusal (storage/server.ts); the API keeps it.
       const close = target === 'chunk-put' || target === 'single-put' ? { connection: 'close' } : {};
-      res.writeHead(status, { ...marked, ...close, 'content-type': 'application/json; charset=utf-8', ...(rule.retryAfter === undefined ? {} : { 'retry-after': String(rule.retryAfter) }) });
+      res.writeHead(status, {
+        ...marked,
+        ...close,
+        'content-type': 'application/json; charset=utf-8',
+        ...(rule.retryAfter === undefined ? {} : { 'retry-after': String(rule.retryAfter) }),
+      });
       res.end(JSON.stringify(body));
     }
     return true;

@@ -30,7 +30,10 @@ interface JobRow {
  */
 export class Jobs {
   private readonly handlers = new Map<string, { run: JobHandler; concurrency: number; perGroup: number }>();
-  private readonly running = new Map<number, { kind: string; group: string | null; abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<
+    number,
+    { kind: string; group: string | null; abort: AbortController; done: Promise<void> }
+  >();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
 
@@ -44,10 +47,17 @@ export class Jobs {
     this.handlers.set(kind, { run, concurrency, perGroup });
   }
 
-  enqueue(kind: string, payload: Record<string, unknown>, runAt = this.clock.now(), group: string | null = null): number {
+  enqueue(
+    kind: string,
+    payload: Record<string, unknown>,
+    runAt = this.clock.now(),
+    group: string | null = null,
+  ): number {
     const now = this.clock.now();
     const r = this.db
-      .prepare(`INSERT INTO jobs (kind, payload, state, run_at, created_at, updated_at, grp) VALUES (?, ?, 'queued', ?, ?, ?, ?)`)
+      .prepare(
+        `INSERT INTO jobs (kind, payload, state, run_at, created_at, updated_at, grp) VALUES (?, ?, 'queued', ?, ?, ?, ?)`,
+      )
       .run(kind, JSON.stringify(payload), runAt, now, now, group);
     setImmediate(() => this.tick());
     return Number(r.lastInsertRowid);
@@ -105,7 +115,9 @@ export class Jobs {
   }
 
   private run(job: JobRow, handler: JobHandler): void {
-    const update = this.db.prepare(`UPDATE jobs SET state = ?, attempts = ?, run_at = ?, last_error = ?, updated_at = ? WHERE id = ?`);
+    const update = this.db.prepare(
+      `UPDATE jobs SET state = ?, attempts = ?, run_at = ?, last_error = ?, updated_at = ? WHERE id = ?`,
+    );
     const now = this.clock.now();
     update.run('running', job.attempts + 1, now, null, now, job.id);
     const entry = { kind: job.kind, group: job.grp, abort: new AbortController(), done: Promise.resolve() };
@@ -117,8 +129,10 @@ export class Jobs {
         update.run('done', job.attempts + 1, this.clock.now(), null, this.clock.now(), job.id);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        if (abort.signal.aborted) update.run('queued', job.attempts, this.clock.now(), 'stopped', this.clock.now(), job.id);
-        else if (err instanceof RetryAt) update.run('queued', job.attempts + 1, err.at, message, this.clock.now(), job.id);
+        if (abort.signal.aborted)
+          update.run('queued', job.attempts, this.clock.now(), 'stopped', this.clock.now(), job.id);
+        else if (err instanceof RetryAt)
+          update.run('queued', job.attempts + 1, err.at, message, this.clock.now(), job.id);
         else {
           console.error(`job ${job.kind} #${job.id} failed:`, err);
           update.run('failed', job.attempts + 1, this.clock.now(), message, this.clock.now(), job.id);

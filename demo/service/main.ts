@@ -62,7 +62,8 @@ function fail(message: string): never {
 
 function port(flag: 'port' | 'storage-port' | 'rtmp-port'): number {
   const n = Number(values[flag]);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) fail(`--${flag} must be a port number from 0 to 65535; got ${JSON.stringify(values[flag])}.`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    fail(`--${flag} must be a port number from 0 to 65535; got ${JSON.stringify(values[flag])}.`);
   return n;
 }
 
@@ -81,7 +82,10 @@ function plan(): string {
   let quotaMinutes: number | null | undefined;
   if (values['quota-minutes'] !== undefined) {
     quotaMinutes = values['quota-minutes'] === 'unlimited' ? null : Number(values['quota-minutes']);
-    if (quotaMinutes !== null && !(quotaMinutes >= 0)) fail(`--quota-minutes must be a number of minutes or "unlimited"; got ${JSON.stringify(values['quota-minutes'])}.`);
+    if (quotaMinutes !== null && !(quotaMinutes >= 0))
+      fail(
+        `--quota-minutes must be a number of minutes or "unlimited"; got ${JSON.stringify(values['quota-minutes'])}.`,
+      );
   }
   const now = accounts().setPlan(values.org, { endAt, quotaMinutes });
   if (!now) fail(`no organization is named ${JSON.stringify(values.org)}; make a token for it first.`);
@@ -89,8 +93,12 @@ function plan(): string {
 }
 
 function limits(): ProcessingLimits {
-  const [long, short] = values['max-resolution'].split('x').map(Number).sort((a, b) => b - a);
-  if (!(long! > 0 && short! > 0)) fail(`--max-resolution must be WIDTHxHEIGHT, e.g. 3840x2160; got ${JSON.stringify(values['max-resolution'])}.`);
+  const [long, short] = values['max-resolution']
+    .split('x')
+    .map(Number)
+    .sort((a, b) => b - a);
+  if (!(long! > 0 && short! > 0))
+    fail(`--max-resolution must be WIDTHxHEIGHT, e.g. 3840x2160; got ${JSON.stringify(values['max-resolution'])}.`);
   return {
     maxDurationSeconds: positive('max-duration-seconds'),
     maxLongSide: long!,
@@ -101,8 +109,16 @@ function limits(): ProcessingLimits {
   };
 }
 
-type PositiveFlag = 'stall-timeout-seconds' | 'min-free-mb' | 'max-duration-seconds' | 'max-frame-rate' | 'processing-base-seconds'
-  | 'processing-seconds-per-media-second' | 'rtmp-max-connections' | 'rtmp-idle-seconds' | 'rtmp-publish-within-seconds';
+type PositiveFlag =
+  | 'stall-timeout-seconds'
+  | 'min-free-mb'
+  | 'max-duration-seconds'
+  | 'max-frame-rate'
+  | 'processing-base-seconds'
+  | 'processing-seconds-per-media-second'
+  | 'rtmp-max-connections'
+  | 'rtmp-idle-seconds'
+  | 'rtmp-publish-within-seconds';
 
 function positive(flag: PositiveFlag): number {
   const n = Number(values[flag]);
@@ -112,12 +128,16 @@ function positive(flag: PositiveFlag): number {
 
 function mergeWindow(): number {
   const n = Number(values['merge-window-seconds']);
-  if (!(n >= 0)) fail(`--merge-window-seconds must be a number of seconds, 0 or more; got ${JSON.stringify(values['merge-window-seconds'])}.`);
+  if (!(n >= 0))
+    fail(
+      `--merge-window-seconds must be a number of seconds, 0 or more; got ${JSON.stringify(values['merge-window-seconds'])}.`,
+    );
   return n;
 }
 
 function cut(): CutStrategy {
-  if (!(CUT_STRATEGIES as readonly string[]).includes(values.cut)) fail(`--cut must be one of ${CUT_STRATEGIES.join(', ')}; got ${JSON.stringify(values.cut)}.`);
+  if (!(CUT_STRATEGIES as readonly string[]).includes(values.cut))
+    fail(`--cut must be one of ${CUT_STRATEGIES.join(', ')}; got ${JSON.stringify(values.cut)}.`);
   return values.cut as CutStrategy;
 }
 
@@ -130,20 +150,27 @@ if (command === 'token') {
   console.log(accounts().createToken(values.org, values.environment as Environment));
 } else if (command === 'revoke-token') {
   // A secret on the command line ends up in shell history and in every `ps` listing: it is read from stdin.
-  if (argument) fail('revoke-token reads the token from standard input, not the command line: echo "$TOKEN" | npm run service -- revoke-token');
+  if (argument)
+    fail(
+      'revoke-token reads the token from standard input, not the command line: echo "$TOKEN" | npm run service -- revoke-token',
+    );
   const token = readFileSync(0, 'utf8').trim();
   if (!token) fail('revoke-token needs the token on standard input.');
   console.log(accounts().revokeToken(token) ? 'revoked, with every token made from it' : 'no such live token');
 } else if (command === 'plan') {
   console.log(plan());
 } else if (command !== undefined) {
-  fail(`unknown command ${JSON.stringify(command)}; use "token", "revoke-token" or "plan", or no command to start the service.`);
+  fail(
+    `unknown command ${JSON.stringify(command)}; use "token", "revoke-token" or "plan", or no command to start the service.`,
+  );
 } else {
   for (const tool of ['ffmpeg', 'ffprobe']) {
     try {
       execFileSync(tool, ['-version'], { stdio: 'ignore' });
     } catch {
-      fail(`${tool} is not installed. Install the Debian package "ffmpeg" (apt-get install ffmpeg), or run "npm start".`);
+      fail(
+        `${tool} is not installed. Install the Debian package "ffmpeg" (apt-get install ffmpeg), or run "npm start".`,
+      );
     }
   }
   const service = await startService({
@@ -164,7 +191,13 @@ if (command === 'token') {
       idleMs: positive('rtmp-idle-seconds') * 1000,
       publishWithinMs: positive('rtmp-publish-within-seconds') * 1000,
     },
-  }).catch((err: NodeJS.ErrnoException) => fail(err.code === 'EADDRINUSE' ? `a port is in use (${err.message}); pick another with --port / --storage-port / --rtmp-port.` : String(err)));
+  }).catch((err: NodeJS.ErrnoException) =>
+    fail(
+      err.code === 'EADDRINUSE'
+        ? `a port is in use (${err.message}); pick another with --port / --storage-port / --rtmp-port.`
+        : String(err),
+    ),
+  );
   console.log(service.readyLine(values.data));
   const stop = () => void service.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

@@ -36,35 +36,80 @@ export class VideoServiceClient {
 
   /** #1 POST /videos. `file_name` is an optional extra the local service keeps; others ignore it. */
   createVideo(fileName: string | undefined, signal?: AbortSignal): Promise<VideoObject> {
-    return this.call<VideoObject>('#1', 'POST', '/videos', hasString('_id'), signal, fileName ? ({ file_name: fileName } satisfies CreateVideoRequest) : undefined);
+    return this.call<VideoObject>(
+      '#1',
+      'POST',
+      '/videos',
+      hasString('_id'),
+      signal,
+      fileName ? ({ file_name: fileName } satisfies CreateVideoRequest) : undefined,
+    );
   }
 
   /** #2 POST /videos/{video-id}/uploads: the signed link for one PUT of the whole file. */
   getUploadUrl(videoId: string, signal?: AbortSignal): Promise<UploadUrlResponse> {
-    return this.call<UploadUrlResponse>('#2', 'POST', `/videos/${encodeURIComponent(videoId)}/uploads`, hasString('url'), signal);
+    return this.call<UploadUrlResponse>(
+      '#2',
+      'POST',
+      `/videos/${encodeURIComponent(videoId)}/uploads`,
+      hasString('url'),
+      signal,
+    );
   }
 
   /** #3 POST /videos/{video-id}/multipart-upload/begin. */
   beginMultipart(videoId: string, signal?: AbortSignal): Promise<MultipartSession> {
-    return this.call<MultipartSession>('#3', 'POST', `/videos/${encodeURIComponent(videoId)}/multipart-upload/begin`, hasString('key'), signal);
+    return this.call<MultipartSession>(
+      '#3',
+      'POST',
+      `/videos/${encodeURIComponent(videoId)}/multipart-upload/begin`,
+      hasString('key'),
+      signal,
+    );
   }
 
   /** #4 POST /videos/{video-id}/multipart-upload/get-chunk-upload-url: one URL for one chunk. */
   getChunkUploadUrl(videoId: string, key: string, chunkId: number, signal?: AbortSignal): Promise<UploadUrlResponse> {
-    return this.call<UploadUrlResponse>('#4', 'POST', `/videos/${encodeURIComponent(videoId)}/multipart-upload/get-chunk-upload-url`, hasString('url'), signal, {
-      key,
-      chunkId,
-    } satisfies ChunkUrlRequest);
+    return this.call<UploadUrlResponse>(
+      '#4',
+      'POST',
+      `/videos/${encodeURIComponent(videoId)}/multipart-upload/get-chunk-upload-url`,
+      hasString('url'),
+      signal,
+      {
+        key,
+        chunkId,
+      } satisfies ChunkUrlRequest,
+    );
   }
 
   /** #6 POST /videos/{video-id}/multipart-upload/complete with every chunk's ETag exactly as received. */
-  completeMultipart(videoId: string, key: string, chunks: ChunkDetail[], signal?: AbortSignal): Promise<CompleteResponse> {
-    return this.call<CompleteResponse>('#6', 'POST', `/videos/${encodeURIComponent(videoId)}/multipart-upload/complete`, (b) => b.success === true, signal, { chunks, key } satisfies CompleteRequest);
+  completeMultipart(
+    videoId: string,
+    key: string,
+    chunks: ChunkDetail[],
+    signal?: AbortSignal,
+  ): Promise<CompleteResponse> {
+    return this.call<CompleteResponse>(
+      '#6',
+      'POST',
+      `/videos/${encodeURIComponent(videoId)}/multipart-upload/complete`,
+      (b) => b.success === true,
+      signal,
+      { chunks, key } satisfies CompleteRequest,
+    );
   }
 
   /** #7 POST /videos/multipart-upload/abort. */
   abortMultipart(key: string, signal?: AbortSignal): Promise<AbortResponse> {
-    return this.call<AbortResponse>('#7', 'POST', '/videos/multipart-upload/abort', (b) => typeof b.success === 'boolean', signal, { key } satisfies AbortRequest);
+    return this.call<AbortResponse>(
+      '#7',
+      'POST',
+      '/videos/multipart-upload/abort',
+      (b) => typeof b.success === 'boolean',
+      signal,
+      { key } satisfies AbortRequest,
+    );
   }
 
   /** #8 GET /videos/{id}. */
@@ -72,11 +117,25 @@ export class VideoServiceClient {
     return this.call<VideoDetails>('#8', 'GET', `/videos/${encodeURIComponent(videoId)}`, hasString('_id'), signal);
   }
 
-  private call<T>(endpoint: string, method: string, path: string, check: Check, signal?: AbortSignal, body?: unknown): Promise<T> {
+  private call<T>(
+    endpoint: string,
+    method: string,
+    path: string,
+    check: Check,
+    signal?: AbortSignal,
+    body?: unknown,
+  ): Promise<T> {
     return withRetry(() => this.send(endpoint, method, path, check, signal, body), { signal });
   }
 
-  private async send<T>(endpoint: string, method: string, path: string, check: Check, signal?: AbortSignal, body?: unknown): Promise<T> {
+  private async send<T>(
+    endpoint: string,
+    method: string,
+    path: string,
+    check: Check,
+    signal?: AbortSignal,
+    body?: unknown,
+  ): Promise<T> {
     let res = await this.fetchWithToken(endpoint, method, path, signal, body);
     if (res.response.status === 401) {
       this.tokens.invalidate(res.token);
@@ -136,7 +195,12 @@ export class VideoServiceClient {
       return { response, token };
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;
-      throw new VideoServiceError(`The video service could not be reached for ${endpoint} ${method} ${path}.`, 0, 'network', true);
+      throw new VideoServiceError(
+        `The video service could not be reached for ${endpoint} ${method} ${path}.`,
+        0,
+        'network',
+        true,
+      );
     }
   }
 }

@@ -18,8 +18,29 @@ export const MAX_CHUNKS = 10_000;
 /** Decision: lifetimes POST /tokens accepts, in seconds (default one hour). */
 export const TOKEN_TTL = { min: 60, max: 24 * 60 * 60, default: 60 * 60 } as const;
 
-export const GENERAL_FIELDS = ['VideoCount', 'AudioCount', 'FileExtension', 'Format', 'FileSize', 'Duration', 'OverallBitRate_Mode', 'OverallBitRate', 'FrameRate'] as const;
-export const VIDEO_FIELDS = ['Format', 'Format_Profile', 'Format_Level', 'CodecID', 'BitRate', 'Width', 'Height', 'DisplayAspectRatio_String', 'FrameRate_Mode', 'FrameRate'] as const;
+export const GENERAL_FIELDS = [
+  'VideoCount',
+  'AudioCount',
+  'FileExtension',
+  'Format',
+  'FileSize',
+  'Duration',
+  'OverallBitRate_Mode',
+  'OverallBitRate',
+  'FrameRate',
+] as const;
+export const VIDEO_FIELDS = [
+  'Format',
+  'Format_Profile',
+  'Format_Level',
+  'CodecID',
+  'BitRate',
+  'Width',
+  'Height',
+  'DisplayAspectRatio_String',
+  'FrameRate_Mode',
+  'FrameRate',
+] as const;
 export const AUDIO_FIELDS = ['Format', 'CodecID', 'BitRate', 'Channels', 'ChannelPositions', 'SamplingRate'] as const;
 
 /**
@@ -41,10 +62,16 @@ export const ERRORS = {
   not_ready: [404, 'The video is not ready yet.'],
   method_not_allowed: [405, 'The path exists with other methods; `Allow` names them.'],
   already_uploaded: [409, 'The video already has its file.'],
-  session_closed: [409, 'The multipart session was completed or aborted (a day after it expired, the service aborts it).'],
+  session_closed: [
+    409,
+    'The multipart session was completed or aborted (a day after it expired, the service aborts it).',
+  ],
   session_completing: [409, "The video's multipart upload is being completed (one at a time, whichever session)."],
   upload_in_progress: [409, 'Storage: another PUT to this URL is still sending its body.'],
-  recording_not_complete: [409, 'The temporary recording can still grow: it is complete once stopped for longer than the merge window.'],
+  recording_not_complete: [
+    409,
+    'The temporary recording can still grow: it is complete once stopped for longer than the merge window.',
+  ],
   too_many_webhooks: [409, 'An organization has at most 10 webhooks per environment.'],
   session_expired: [410, 'The multipart session expired: no more chunk URLs (complete and abort still work).'],
   payload_too_large: [413, 'A JSON body over 1 MiB, or a chunk or single upload of 5 GiB or more.'],
@@ -57,9 +84,11 @@ export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
 const Id = (description = 'A 24-hex id.') => Type.String({ pattern: '^[0-9a-f]{24}$', description });
-const DateTime = (description = 'ISO 8601 with milliseconds, UTC.') => Type.String({ format: 'date-time', description });
+const DateTime = (description = 'ISO 8601 with milliseconds, UTC.') =>
+  Type.String({ format: 'date-time', description });
 const Uri = (description: string) => Type.String({ format: 'uri', description });
-const Nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
+const Nullable = <T extends TSchema>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description });
 const OneOf = <const T extends readonly string[]>(values: T, description?: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: values, ...(description ? { description } : {}) });
 const strings = <const T extends readonly string[]>(fields: T) =>
@@ -88,7 +117,9 @@ const Playback = Type.Object({
 const videoFields = {
   _id: Id(),
   playback: Playback,
-  user: Type.String({ description: "The integrator's end user, when an upload token named one; else the organization's user." }),
+  user: Type.String({
+    description: "The integrator's end user, when an upload token named one; else the organization's user.",
+  }),
   environment: OneOf(ENVIRONMENTS, "Decision: production or sandbox, the token's environment."),
   organization: Type.String(),
   creation_time: DateTime(),
@@ -128,8 +159,14 @@ export const VideoDetails = Type.Object(
     duration: Nullable(Type.Number(), 'Seconds, from the processed media; null until ready.'),
     size: Nullable(Type.Integer(), 'Bytes of the uploaded source; null until uploaded.'),
     file_name: Nullable(Type.String(), 'From the optional body of #1.'),
-    upload_method: Nullable(OneOf(['single', 'multipart']), 'How the source arrived; null for a video converted from a recording.'),
-    live_stream_id: Nullable(Type.String(), 'Decision: the live stream a converted recording came from (#10, listed by #11); null for uploads.'),
+    upload_method: Nullable(
+      OneOf(['single', 'multipart']),
+      'How the source arrived; null for a video converted from a recording.',
+    ),
+    live_stream_id: Nullable(
+      Type.String(),
+      'Decision: the live stream a converted recording came from (#10, listed by #11); null for uploads.',
+    ),
     mediainfo: Nullable(MediaInfo, 'null until ready.'),
     update_time: DateTime(),
     ready_time: Nullable(DateTime(), 'null until ready.'),
@@ -150,7 +187,9 @@ export const UploadUrl = Type.Object(
 export const MultipartSession = Type.Object(
   {
     key: Type.String({ description: 'Opaque session key.' }),
-    expiresAt: Type.Integer({ description: 'Decision: milliseconds since the epoch (13 digits); 6 hours after begin.' }),
+    expiresAt: Type.Integer({
+      description: 'Decision: milliseconds since the epoch (13 digits); 6 hours after begin.',
+    }),
   },
   { $id: 'MultipartSession' },
 );
@@ -163,12 +202,21 @@ export const ChunkUrlRequest = Type.Object({ key: SessionKey, chunkId: ChunkId }
 /** Element of `chunks` in #6. */
 export const ChunkDetail = Type.Object({
   chunkId: ChunkId,
-  eTag: Type.String({ pattern: '^"?[0-9a-fA-F]{32}"?$', description: "The ETag of the chunk's PUT (quoted hex MD5), with or without its quotes." }),
+  eTag: Type.String({
+    pattern: '^"?[0-9a-fA-F]{32}"?$',
+    description: "The ETag of the chunk's PUT (quoted hex MD5), with or without its quotes.",
+  }),
 });
 /** Body of #6: chunkIds 1..N in any order, with no gap or duplicate. */
-export const CompleteRequest = Type.Object({ chunks: Type.Array(ChunkDetail, { minItems: 1, maxItems: MAX_CHUNKS }), key: SessionKey });
+export const CompleteRequest = Type.Object({
+  chunks: Type.Array(ChunkDetail, { minItems: 1, maxItems: MAX_CHUNKS }),
+  key: SessionKey,
+});
 /** Response of #6. Decision: `url` is the video's #8 address. */
-export const CompleteResponse = Type.Object({ success: Type.Boolean(), url: Uri("The video's #8 address.") }, { $id: 'CompleteResponse' });
+export const CompleteResponse = Type.Object(
+  { success: Type.Boolean(), url: Uri("The video's #8 address.") },
+  { $id: 'CompleteResponse' },
+);
 
 /** Body of #7. */
 export const AbortRequest = Type.Object({ key: SessionKey });
@@ -177,10 +225,20 @@ export const Success = Type.Object({ success: Type.Boolean() }, { $id: 'Success'
 
 /** Body of POST /tokens (decision: token lifetime, scopes and refresh are "not shown"). */
 export const TokenRequest = Type.Object({
-  ttl_seconds: Type.Optional(Type.Integer({ minimum: TOKEN_TTL.min, maximum: TOKEN_TTL.max, default: TOKEN_TTL.default })),
+  ttl_seconds: Type.Optional(
+    Type.Integer({ minimum: TOKEN_TTL.min, maximum: TOKEN_TTL.max, default: TOKEN_TTL.default }),
+  ),
   scope: Type.Optional(OneOf(MINTED_SCOPES)),
-  user: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "scope upload: the integrator's end user, the videos' `user`." })),
-  live_stream_id: Type.Optional(Type.String({ description: 'scope clip (required there): the live stream the token is for.' })),
+  user: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: "scope upload: the integrator's end user, the videos' `user`.",
+    }),
+  ),
+  live_stream_id: Type.Optional(
+    Type.String({ description: 'scope clip (required there): the live stream the token is for.' }),
+  ),
 });
 export const Token = Type.Object(
   {
@@ -198,7 +256,9 @@ export const LiveStream = Type.Object(
     name: Nullable(Type.String(), 'As given at creation.'),
     stream_key: Type.String({ pattern: '^lv_', description: 'Secret: whoever has it can publish.' }),
     ingest: Type.Object({
-      server: Type.String({ description: 'RTMP server URL for OBS (rtmp://HOST:PORT/live); the stream key goes in its own box.' }),
+      server: Type.String({
+        description: 'RTMP server URL for OBS (rtmp://HOST:PORT/live); the stream key goes in its own box.',
+      }),
       url: Type.String({ description: 'server + "/" + stream_key, for ffmpeg.' }),
     }),
     status: OneOf(['idle', 'live'], '`live` while a publisher is on.'),
@@ -214,8 +274,13 @@ export const ExportEntry = Type.Object(
     from: DateTime('Where the part starts, on the service clock.'),
     duration: Type.Integer({ description: 'Seconds.' }),
     bytes: Type.Integer({ description: 'Size of the file at download_url; 0 while processing.' }),
-    status: OneOf(['PROCESSING', 'EXPORTED', 'FAILED'], "Decision: FAILED (an addition) when the cut or processing failed; the video's #8 says why."),
-    video_id: Type.Optional(Type.String({ description: 'In listed entries once EXPORTED (or FAILED); never in the #10 response.' })),
+    status: OneOf(
+      ['PROCESSING', 'EXPORTED', 'FAILED'],
+      "Decision: FAILED (an addition) when the cut or processing failed; the video's #8 says why.",
+    ),
+    video_id: Type.Optional(
+      Type.String({ description: 'In listed entries once EXPORTED (or FAILED); never in the #10 response.' }),
+    ),
     download_url: Nullable(Uri("The new video's MP4."), 'null until EXPORTED.'),
   },
   { $id: 'ExportEntry' },
@@ -236,7 +301,10 @@ export const TemporaryRecording = Type.Object(
       ),
     }),
     download_url: Nullable(Uri('MP4 of the whole recording.'), 'Decision: null until complete.'),
-    status: OneOf(['live', 'stopped', 'complete'], 'Decision: live (a publisher is on), stopped (inside the merge window, or being finished), complete.'),
+    status: OneOf(
+      ['live', 'stopped', 'complete'],
+      'Decision: live (a publisher is on), stopped (inside the merge window, or being finished), complete.',
+    ),
   },
   { $id: 'TemporaryRecording' },
 );
@@ -244,8 +312,17 @@ export const TemporaryRecording = Type.Object(
 /** Body of #10: both fields for a part; decision: `{}` or no body at all converts the whole recording. */
 export const ConversionRequest = Type.Object(
   {
-    from: Type.Optional(Type.String({ description: 'ISO 8601 with a time zone, inside the media of the recording (not in a gap between publishes).' })),
-    duration: Type.Optional(Type.Integer({ minimum: 1, description: 'Whole seconds that fit after `from` (the parts counted one after another).' })),
+    from: Type.Optional(
+      Type.String({
+        description: 'ISO 8601 with a time zone, inside the media of the recording (not in a gap between publishes).',
+      }),
+    ),
+    duration: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Whole seconds that fit after `from` (the parts counted one after another).',
+      }),
+    ),
   },
   { description: 'Both fields for a part; `{}` or no body at all converts the whole recording.' },
 );
@@ -256,7 +333,11 @@ export const Webhook = Type.Object(
     url: Uri('The receiver.'),
     events: Type.Array(OneOf(WEBHOOK_EVENTS)),
     creation_time: DateTime(),
-    secret: Type.Optional(Type.String({ description: 'Only in the answer to POST /webhooks: `whsec_` + base64 key for Standard Webhooks signatures.' })),
+    secret: Type.Optional(
+      Type.String({
+        description: 'Only in the answer to POST /webhooks: `whsec_` + base64 key for Standard Webhooks signatures.',
+      }),
+    ),
   },
   { $id: 'Webhook' },
 );
@@ -268,7 +349,10 @@ export const CreateWebhookRequest = Type.Object({
 export const Usage = Type.Object(
   {
     hosting_minutes: Type.Object({
-      used: Type.Number({ description: 'Minutes of permanent videos (ready ones, and conversions under way at their asked duration). Temporary recordings do not count.' }),
+      used: Type.Number({
+        description:
+          'Minutes of permanent videos (ready ones, and conversions under way at their asked duration). Temporary recordings do not count.',
+      }),
       quota: Nullable(Type.Number(), 'null: unlimited (the default).'),
     }),
     plan: Type.Object({
@@ -286,4 +370,19 @@ export const VideoReadyEvent = Type.Object(
 );
 
 /** Components of the document: schemas with an `$id`, which routes name by reference. */
-export const COMPONENTS = [ApiError, Video, VideoDetails, UploadUrl, MultipartSession, CompleteResponse, Success, Token, LiveStream, ExportEntry, TemporaryRecording, Webhook, Usage, VideoReadyEvent];
+export const COMPONENTS = [
+  ApiError,
+  Video,
+  VideoDetails,
+  UploadUrl,
+  MultipartSession,
+  CompleteResponse,
+  Success,
+  Token,
+  LiveStream,
+  ExportEntry,
+  TemporaryRecording,
+  Webhook,
+  Usage,
+  VideoReadyEvent,
+];

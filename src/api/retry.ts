@@ -21,7 +21,15 @@ const MAX_DELAY_MS = 30_000;
 const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 export function isRetryableStatus(status: number): boolean {
-  return status === 0 || status === 408 || status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
+  return (
+    status === 0 ||
+    status === 408 ||
+    status === 429 ||
+    status === 500 ||
+    status === 502 ||
+    status === 503 ||
+    status === 504
+  );
 }
 
 /** Seconds of a `Retry-After` header (delta-seconds or an HTTP date), or undefined. */
@@ -71,7 +79,10 @@ export function wait(ms: number, signal?: AbortSignal): Promise<void> {
 /** Runs `attempt` under the policy above; `onRetry` hears of each retry before its wait. */
 export async function withRetry<T>(
   attempt: () => Promise<T>,
-  { signal, onRetry }: { signal?: AbortSignal; onRetry?: (err: VideoServiceError, retry: number, delayMs: number) => void } = {},
+  {
+    signal,
+    onRetry,
+  }: { signal?: AbortSignal; onRetry?: (err: VideoServiceError, retry: number, delayMs: number) => void } = {},
 ): Promise<T> {
   for (let retry = 1; ; retry++) {
     await whenOnline(signal);

@@ -13,7 +13,8 @@ export function expiryMs(expiresAt: number | string | undefined): number {
   if (expiresAt === undefined) return Infinity;
   if (typeof expiresAt === 'number') return expiresAt < 1e11 ? expiresAt * 1000 : expiresAt;
   const ms = Date.parse(expiresAt);
-  if (Number.isNaN(ms)) throw new VideoServiceError(`The token's expiresAt ${JSON.stringify(expiresAt)} is not a date.`, 0, 'token', false);
+  if (Number.isNaN(ms))
+    throw new VideoServiceError(`The token's expiresAt ${JSON.stringify(expiresAt)} is not a date.`, 0, 'token', false);
   return ms;
 }
 
@@ -49,7 +50,12 @@ export class TokenCache {
     }
     const token = typeof result === 'string' ? result : result?.token;
     if (typeof token !== 'string' || token === '') {
-      throw new VideoServiceError('The token provider returned no token (expected a string or {token, expiresAt}).', 0, 'token', false);
+      throw new VideoServiceError(
+        'The token provider returned no token (expected a string or {token, expiresAt}).',
+        0,
+        'token',
+        false,
+      );
     }
     return { token, expires: typeof result === 'string' ? Infinity : expiryMs(result.expiresAt) };
   }
@@ -67,10 +73,21 @@ export function tokenFromUrl(url: string): TokenProvider {
     } catch {
       throw new VideoServiceError(`The token URL ${url} could not be reached.`, 0, 'network', true);
     }
-    if (!res.ok) throw new VideoServiceError(`The token URL ${url} answered ${res.status}.`, res.status, 'token', res.status >= 500);
+    if (!res.ok)
+      throw new VideoServiceError(
+        `The token URL ${url} answered ${res.status}.`,
+        res.status,
+        'token',
+        res.status >= 500,
+      );
     const body = (await res.json().catch(() => null)) as { token?: unknown; expiresAt?: unknown } | null;
     if (typeof body?.token !== 'string') {
-      throw new VideoServiceError(`The token URL ${url} did not answer with JSON {token, expiresAt}.`, res.status, 'token', false);
+      throw new VideoServiceError(
+        `The token URL ${url} did not answer with JSON {token, expiresAt}.`,
+        res.status,
+        'token',
+        false,
+      );
     }
     return { token: body.token, expiresAt: body.expiresAt as number | string | undefined };
   };

@@ -18,11 +18,14 @@ export const en = {
   notVideo: (name: string) => `${isolate(name)} is not a video file. Choose a video (MP4, MOV, MKV, WebM…).`,
   sessionExpired: (name: string) =>
     `The upload session of ${isolate(name)} expired before all of it was sent, so its upload starts again from the beginning.`,
-  singleRestarts: (name: string) => `${isolate(name)} is sent in one piece: resuming starts it again from the beginning.`,
+  singleRestarts: (name: string) =>
+    `${isolate(name)} is sent in one piece: resuming starts it again from the beginning.`,
   notSameFile: (name: string) =>
     `${isolate(name)} is not the file whose upload was interrupted: same name and size, different content. Remove it and add the original.`,
-  addAgain: (name: string) => `The upload of ${isolate(name)} was interrupted. Add the same file again to continue where it stopped.`,
-  completedAfterInterruption: (name: string) => `The interrupted upload of ${isolate(name)} had all its parts: it is now complete.`,
+  addAgain: (name: string) =>
+    `The upload of ${isolate(name)} was interrupted. Add the same file again to continue where it stopped.`,
+  completedAfterInterruption: (name: string) =>
+    `The interrupted upload of ${isolate(name)} had all its parts: it is now complete.`,
   discardedExpired: (name: string) =>
     `The interrupted upload of ${isolate(name)} expired before it finished. Add the file again to upload it from the beginning.`,
   leaveWhileUploading: 'An upload is still running. Leave the page anyway?',

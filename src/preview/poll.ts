@@ -12,7 +12,11 @@ const GIVE_UP_AFTER_MS = 60 * 60_000;
  * Polls #8 until the video is ready or failed; resolves with it, or with null when it gave up.
  * Stops at once when `signal` aborts (the element was disconnected). A failed poll is tried again.
  */
-export async function pollVideo(client: VideoServiceClient, videoId: string, signal: AbortSignal): Promise<VideoDetails | null> {
+export async function pollVideo(
+  client: VideoServiceClient,
+  videoId: string,
+  signal: AbortSignal,
+): Promise<VideoDetails | null> {
   const start = Date.now();
   for (let delay = FIRST_DELAY_MS; Date.now() - start < GIVE_UP_AFTER_MS; delay = Math.min(delay * 1.5, MAX_DELAY_MS)) {
     try {

@@ -61,7 +61,10 @@ export class PreviewController implements ReactiveController {
   }
 
   private async play(p: Preview, element: HTMLVideoElement): Promise<void> {
-    element.addEventListener('playing', () => this.emit('preview-playing', { videoId: p.videoId }), { once: true, signal: this.abort.signal });
+    element.addEventListener('playing', () => this.emit('preview-playing', { videoId: p.videoId }), {
+      once: true,
+      signal: this.abort.signal,
+    });
     const unplayable = (reason: string) => this.update(p, { state: 'unplayable', reason });
     try {
       const { playHls } = await import('./hls.js');

@@ -84,7 +84,8 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
       const session = current.meta.session;
       // A file that claims an interrupted upload (a re-selected file, restored by id) must be that file.
       const claimed = session && deps.ledger.bySession(session.key);
-      if (claimed && claimed.fingerprint !== print) throw new VideoServiceError(deps.locale.notSameFile(name), 0, 'not_same_file', false);
+      if (claimed && claimed.fingerprint !== print)
+        throw new VideoServiceError(deps.locale.notSameFile(name), 0, 'not_same_file', false);
       const videoId = await deps.ensureVideo(file);
       if (session && session.expiresAt > Date.now()) return { key: videoId, uploadId: session.key };
       if (session && deps.ledger.count(session.key) >= (planOf(deps, current)?.chunks ?? Infinity)) {
@@ -92,7 +93,10 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
       }
       if (session) {
         deps.ledger.forget(session.key);
-        await deps.client().abortMultipart(session.key).catch(() => undefined);
+        await deps
+          .client()
+          .abortMultipart(session.key)
+          .catch(() => undefined);
         deps.notify(deps.locale.sessionExpired(name));
       }
       const client = deps.client();
@@ -106,7 +110,8 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
 
     // #4, just in time for each chunk; none for a chunk that is already in.
     async signPart(file, { key, uploadId, partNumber, signal }) {
-      if (deps.ledger.get(uploadId, partNumber)) return { method: 'PUT', url: `${LEDGER_URL}${uploadId}/${partNumber}` };
+      if (deps.ledger.get(uploadId, partNumber))
+        return { method: 'PUT', url: `${LEDGER_URL}${uploadId}/${partNumber}` };
       const { url } = await deps.client().getChunkUploadUrl(key, uploadId, partNumber, signal);
       signed.set(url, { file, single: false });
       return { method: 'PUT', url, headers: { 'Content-Type': contentType(file) } };
@@ -135,7 +140,8 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
     async uploadPartBytes({ signature, body, onProgress: report, onComplete, signal }) {
       // @uppy/aws-s3 throws on progress of a file that was removed meanwhile: report only for live files.
       const owner = signed.get(signature.url)?.file;
-      const onProgress = (ev: { loaded: number; lengthComputable: true }) => (!owner || deps.getFile(owner.id)) && report(ev);
+      const onProgress = (ev: { loaded: number; lengthComputable: true }) =>
+        (!owner || deps.getFile(owner.id)) && report(ev);
       if (signature.url.startsWith(LEDGER_URL)) {
         const [sessionKey, chunkId] = signature.url.slice(LEDGER_URL.length).split('/');
         const etag = deps.ledger.get(sessionKey!, Number(chunkId))!;
@@ -158,7 +164,12 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
         return { ETag: etag };
       } catch (err) {
         if (err instanceof ExpiredUrlError && target?.single) {
-          throw new VideoServiceError('The upload link expired before the file was sent. Retry to get a new link.', 403, 'signature_expired', false);
+          throw new VideoServiceError(
+            'The upload link expired before the file was sent. Retry to get a new link.',
+            403,
+            'signature_expired',
+            false,
+          );
         }
         throw err;
       } finally {

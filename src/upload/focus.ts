@@ -9,7 +9,11 @@ const FOCUSABLE =
  * loops). This listener runs first (capture, on the Dashboard's container), reads the real focus from
  * the shadow root, and moves it itself; with no overlay open, Tab is the browser's, as in Uppy.
  */
-export function trapFocusInShadow(container: HTMLElement, activeOverlay: () => string | null, signal: AbortSignal): void {
+export function trapFocusInShadow(
+  container: HTMLElement,
+  activeOverlay: () => string | null,
+  signal: AbortSignal,
+): void {
   container.addEventListener(
     'keydown',
     (event) => {
@@ -17,7 +21,9 @@ export function trapFocusInShadow(container: HTMLElement, activeOverlay: () => s
       if (event.key !== 'Tab' || overlay === null) return;
       const root = container.getRootNode() as ShadowRoot | Document;
       const panel = container.querySelector<HTMLElement>(`[data-uppy-paneltype="${overlay}"]`) ?? container;
-      const nodes = [...panel.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((n) => n.offsetParent !== null || n === root.activeElement);
+      const nodes = [...panel.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+        (n) => n.offsetParent !== null || n === root.activeElement,
+      );
       if (nodes.length === 0) return;
       const index = nodes.indexOf(root.activeElement as HTMLElement);
       event.stopPropagation();

@@ -62,7 +62,10 @@ export class ChunkLedger {
   }
 
   parts(sessionKey: string): { PartNumber: number; ETag: string }[] {
-    return Object.entries(this.entries[sessionKey]?.chunks ?? {}).map(([id, ETag]) => ({ PartNumber: Number(id), ETag }));
+    return Object.entries(this.entries[sessionKey]?.chunks ?? {}).map(([id, ETag]) => ({
+      PartNumber: Number(id),
+      ETag,
+    }));
   }
 
   bySession(sessionKey: string): LedgerEntry | undefined {
@@ -75,7 +78,8 @@ export class ChunkLedger {
   }
 
   all(baseUrl: string): LedgerEntry[] {
-    for (const e of Object.values(this.entries)) if (e.discarded && e.session.expiresAt + KEEP_DISCARDED_MS < Date.now()) this.forget(e.session.key);
+    for (const e of Object.values(this.entries))
+      if (e.discarded && e.session.expiresAt + KEEP_DISCARDED_MS < Date.now()) this.forget(e.session.key);
     this.load();
     return Object.values(this.entries).filter((e) => e.baseUrl === baseUrl);
   }

@@ -22,7 +22,9 @@ export function planUpload(size: number, threshold: number, chunkSize: number): 
   if (size < threshold || size <= MIN_CHUNK_BYTES) return { method: 'single', chunkSize: size, chunks: 1 };
   const raised = Math.max(chunkSize, MIN_CHUNK_BYTES, Math.ceil(size / MAX_CHUNKS / MiB) * MiB);
   if (raised >= MAX_PART_BYTES) {
-    throw new RangeError(`A file of ${size} bytes would need chunks of 5 GB or more; the service takes at most ${MAX_CHUNKS} chunks under 5 GB.`);
+    throw new RangeError(
+      `A file of ${size} bytes would need chunks of 5 GB or more; the service takes at most ${MAX_CHUNKS} chunks under 5 GB.`,
+    );
   }
   return { method: 'multipart', chunkSize: raised, chunks: Math.ceil(size / raised) };
 }

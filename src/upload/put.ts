@@ -76,7 +76,9 @@ function putOnce({ url, body, contentType, onProgress, signal }: PutOptions): Pr
     xhr.addEventListener('error', () => {
       done();
       onProgress({ loaded: 0, lengthComputable: true });
-      reject(new VideoServiceError(`The storage at ${origin} could not be reached (network error).`, 0, 'network', true));
+      reject(
+        new VideoServiceError(`The storage at ${origin} could not be reached (network error).`, 0, 'network', true),
+      );
     });
     xhr.addEventListener('load', () => {
       done();

@@ -39,7 +39,12 @@ export async function adoptInterruptedUploads(
  * aborted (#7) and its file, added again, restarts into the same video; any other waits for its file to
  * be added again. Each time, the person is told. Files Golden Retriever brought back are its own.
  */
-export async function reconcileLedger(uppy: Uppy<VideoMeta, Body>, ledger: ChunkLedger, client: VideoServiceClient, locale: Locale): Promise<void> {
+export async function reconcileLedger(
+  uppy: Uppy<VideoMeta, Body>,
+  ledger: ChunkLedger,
+  client: VideoServiceClient,
+  locale: Locale,
+): Promise<void> {
   // Files Golden Retriever recovered (their data may still be loading, or be asked for again).
   const recovered = Object.values((uppy.getState().recoveredState?.files ?? {}) as Record<string, File>);
   const inUppy = new Set([...uppy.getFiles(), ...recovered].map((f) => f.meta?.session?.key));

@@ -118,7 +118,9 @@ export class UppyController implements ReactiveController {
       // Until the uploader is installed and Golden Retriever has restored (loadPlugins).
       disabled: true,
     });
-    uppy.addPreProcessor((ids) => adoptInterruptedUploads(uppy, ids, this.ledger, this.client().baseUrl, (f) => this.fingerprintOf(f)));
+    uppy.addPreProcessor((ids) =>
+      adoptInterruptedUploads(uppy, ids, this.ledger, this.client().baseUrl, (f) => this.fingerprintOf(f)),
+    );
     // While an upload runs, leaving the page asks first.
     window.addEventListener(
       'beforeunload',
@@ -147,11 +149,17 @@ export class UppyController implements ReactiveController {
       if (key) this.ledger.forget(key);
     });
     uppy.on('s3-multipart:part-uploaded', (file, part) => {
-      const sessionKey = (uppy.getFile(file.id) as File & { s3Multipart?: { uploadId?: string } }).s3Multipart?.uploadId;
+      const sessionKey = (uppy.getFile(file.id) as File & { s3Multipart?: { uploadId?: string } }).s3Multipart
+        ?.uploadId;
       if (sessionKey) this.ledger.record(sessionKey, part.PartNumber, part.ETag);
     });
     uppy.on('upload-progress', (file, progress) => {
-      if (file) emit('upload-progress', { file: info(file), bytesSent: progress.bytesUploaded, bytesTotal: progress.bytesTotal ?? file.size ?? 0 });
+      if (file)
+        emit('upload-progress', {
+          file: info(file),
+          bytesSent: progress.bytesUploaded,
+          bytesTotal: progress.bytesTotal ?? file.size ?? 0,
+        });
     });
     uppy.on('upload-success', (file) => {
       const videoId = file && uppy.getFile(file.id)?.meta.videoId;
@@ -161,9 +169,17 @@ export class UppyController implements ReactiveController {
     });
     uppy.on('upload-error', (file, error) => {
       if (!file || isAbort(error)) return;
-      emit('upload-error', { file: info(file), error, retryable: !(error instanceof VideoServiceError) || error.retryable });
+      emit('upload-error', {
+        file: info(file),
+        error,
+        retryable: !(error instanceof VideoServiceError) || error.retryable,
+      });
     });
-    trapFocusInShadow(this.target!, () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.getPluginState().activeOverlayType ?? null, this.listeners.signal);
+    trapFocusInShadow(
+      this.target!,
+      () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.getPluginState().activeOverlayType ?? null,
+      this.listeners.signal,
+    );
     this.uppy = uppy;
     void this.loadPlugins(uppy);
   }
@@ -179,7 +195,10 @@ export class UppyController implements ReactiveController {
   private async loadPlugins(uppy: Uppy<VideoMeta, Body>): Promise<void> {
     const dashboard = () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
     try {
-      const [{ default: AwsS3 }, { default: GoldenRetriever }] = await Promise.all([import('@uppy/aws-s3'), import('@uppy/golden-retriever')]);
+      const [{ default: AwsS3 }, { default: GoldenRetriever }] = await Promise.all([
+        import('@uppy/aws-s3'),
+        import('@uppy/golden-retriever'),
+      ]);
       if (this.uppy !== uppy) return;
       uppy.use(
         AwsS3,
@@ -236,7 +255,11 @@ export class UppyController implements ReactiveController {
   private async fingerprintOf(file: File): Promise<string> {
     const current = this.uppy?.getFile(file.id) ?? file;
     if (current.meta.fingerprint) return current.meta.fingerprint;
-    const print = await fingerprint(current.data as Blob, current.name ?? '', (current.data as globalThis.File).lastModified);
+    const print = await fingerprint(
+      current.data as Blob,
+      current.name ?? '',
+      (current.data as globalThis.File).lastModified,
+    );
     this.uppy?.setFileMeta(file.id, { fingerprint: print });
     return print;
   }
@@ -251,7 +274,8 @@ export class UppyController implements ReactiveController {
 
   private client(): VideoServiceClient {
     const client = this.deps.client();
-    if (!client) throw new VideoServiceError('The uploader is not configured (see the message above).', 0, 'config', false);
+    if (!client)
+      throw new VideoServiceError('The uploader is not configured (see the message above).', 0, 'config', false);
     return client;
   }
 

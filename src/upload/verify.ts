@@ -62,4 +62,5 @@ export function md5(blob: Blob): Promise<string> {
 }
 
 /** Whether an ETag (quoted or not) is the MD5 given; a multipart-style ETag ("…-3") never is. */
-export const etagMatches = (etag: string, hex: string): boolean => etag.replace(/^W\//, '').replaceAll('"', '').toLowerCase() === hex;
+export const etagMatches = (etag: string, hex: string): boolean =>
+  etag.replace(/^W\//, '').replaceAll('"', '').toLowerCase() === hex;

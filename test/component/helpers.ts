@@ -28,15 +28,24 @@ export function shortLivedTokens(longLived: string, api: string): TokenProvider 
 let fixtures = 0;
 
 /** A fresh element; its own id keeps Golden Retriever from handing it an earlier test's files. */
-export async function uploader(attributes: Record<string, string> = {}, tokenProvider?: TokenProvider): Promise<VideoUploader> {
+export async function uploader(
+  attributes: Record<string, string> = {},
+  tokenProvider?: TokenProvider,
+): Promise<VideoUploader> {
   const { api, token } = await env();
-  const el = await fixture<VideoUploader>(html`<video-uploader id=${attributes.id ?? `uploader-${++fixtures}`}></video-uploader>`);
+  const el = await fixture<VideoUploader>(
+    html`<video-uploader id=${attributes.id ?? `uploader-${++fixtures}`}></video-uploader>`,
+  );
   el.tokenProvider = tokenProvider ?? (async () => token);
   el.setAttribute('base-url', api);
   for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, value);
   await el.updateComplete;
   // As a person would: wait until the Dashboard takes files (it waits for Golden Retriever's restore).
-  await waitUntil(() => el.shadowRoot!.querySelector('.uppy-Dashboard:not(.uppy-Dashboard--isDisabled)'), 'Dashboard enabled', { timeout: 6000 });
+  await waitUntil(
+    () => el.shadowRoot!.querySelector('.uppy-Dashboard:not(.uppy-Dashboard--isDisabled)'),
+    'Dashboard enabled',
+    { timeout: 6000 },
+  );
   return el;
 }
 

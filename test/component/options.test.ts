@@ -37,7 +37,17 @@ describe('attribute parsing', () => {
     const options = resolveOptions({ baseUrl: 'http://127.0.0.1:1/' });
     expect(options.baseUrl).to.equal('http://127.0.0.1:1');
     expect(options.multipartThreshold).to.equal(5 * GiB);
-    expect(options.accept).to.include.members(['video/*', '.mkv', '.ts', '.mts', '.m2ts', '.flv', '.avi', '.wmv', '.mov']);
+    expect(options.accept).to.include.members([
+      'video/*',
+      '.mkv',
+      '.ts',
+      '.mts',
+      '.m2ts',
+      '.flv',
+      '.avi',
+      '.wmv',
+      '.mov',
+    ]);
   });
 });
 

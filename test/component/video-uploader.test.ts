@@ -9,7 +9,12 @@ describe('<video-uploader>', () => {
     const el = await uploader();
     const dashboard = el.shadowRoot!.querySelector('.uppy-Dashboard');
     expect(dashboard, 'dashboard').not.to.equal(null);
-    expect(Boolean(dashboard!.classList.contains('uppy-Dashboard--isInnerWrapVisible') || dashboard!.querySelector('.uppy-Dashboard-inner'))).to.equal(true);
+    expect(
+      Boolean(
+        dashboard!.classList.contains('uppy-Dashboard--isInnerWrapVisible') ||
+        dashboard!.querySelector('.uppy-Dashboard-inner'),
+      ),
+    ).to.equal(true);
     const inner = el.shadowRoot!.querySelector<HTMLElement>('.uppy-Dashboard-inner')!;
     expect(getComputedStyle(inner).position, 'Uppy CSS applies inside the shadow root').to.equal('relative');
     expect(document.querySelector('.uppy-Dashboard'), 'nothing leaks into the page').to.equal(null);
@@ -44,7 +49,12 @@ describe('<video-uploader>', () => {
   });
 
   it('sends a file under multipart-threshold by the signed link, and one at it in chunks', async () => {
-    const el = await uploader({ 'multipart-threshold': '6MB', 'chunk-size': '5MB', 'auto-proceed': '', 'no-preview': '' });
+    const el = await uploader({
+      'multipart-threshold': '6MB',
+      'chunk-size': '5MB',
+      'auto-proceed': '',
+      'no-preview': '',
+    });
     const under = bytes(6 * MiB - 1, 'under.mp4');
     const at = bytes(6 * MiB, 'at.mp4');
     const done = (name: string) => nextEvent(el, 'upload-success', (e) => e.detail.file.name === name);
@@ -57,7 +67,12 @@ describe('<video-uploader>', () => {
   });
 
   it('applies a changed attribute to the next file added', async () => {
-    const el = await uploader({ 'multipart-threshold': '5GB', 'chunk-size': '5MB', 'auto-proceed': '', 'no-preview': '' });
+    const el = await uploader({
+      'multipart-threshold': '5GB',
+      'chunk-size': '5MB',
+      'auto-proceed': '',
+      'no-preview': '',
+    });
     const first = nextEvent(el, 'upload-success', (e) => e.detail.file.name === 'first.mp4');
     await pick(el, bytes(11 * MiB, 'first.mp4'));
     expect((await video((await first).detail.videoId)).upload_method).to.equal('single');
@@ -102,11 +117,18 @@ describe('<video-uploader>', () => {
   });
 
   it('never sends the token to the storage, nor keeps it in browser storage', async () => {
-    const el = await uploader({ 'auto-proceed': '', 'no-preview': '', 'multipart-threshold': '6MB', 'chunk-size': '5MB' });
+    const el = await uploader({
+      'auto-proceed': '',
+      'no-preview': '',
+      'multipart-threshold': '6MB',
+      'chunk-size': '5MB',
+    });
     const done = nextEvent(el, 'upload-success');
     await pick(el, bytes(12 * MiB, 'secret.mp4'));
     await done;
-    const { requests } = (await (await fetch('/__test__/storage-requests')).json()) as { requests: { method: string; authorization: boolean }[] };
+    const { requests } = (await (await fetch('/__test__/storage-requests')).json()) as {
+      requests: { method: string; authorization: boolean }[];
+    };
     const puts = requests.filter((r) => r.method === 'PUT');
     expect(puts.length).to.be.at.least(3);
     expect(requests.filter((r) => r.authorization)).to.deep.equal([]);
@@ -116,14 +138,16 @@ describe('<video-uploader>', () => {
     expect(stored).not.to.contain('vst_');
   });
 
-  it('shows the service\'s reason when a video cannot be processed, and fires video-failed', async () => {
+  it("shows the service's reason when a video cannot be processed, and fires video-failed", async () => {
     const el = await uploader({ 'auto-proceed': '' });
     const failed = nextEvent(el, 'video-failed');
     await pick(el, bytes(50_000, 'garbage.mp4'));
     const { detail } = await failed;
     expect(detail.reason).to.contain('could not be read as video or audio');
     await el.updateComplete;
-    const status = el.shadowRoot!.querySelector('.preview[data-state=failed] [role=status]')!.textContent!.replace(/[\u2068\u2069]/g, '');
+    const status = el
+      .shadowRoot!.querySelector('.preview[data-state=failed] [role=status]')!
+      .textContent!.replace(/[\u2068\u2069]/g, '');
     expect(status).to.contain('garbage.mp4 could not be processed');
     expect(status).to.contain(detail.reason);
     expect(el.shadowRoot!.querySelector('video'), 'no player for a failed video').to.equal(null);
@@ -148,14 +172,22 @@ describe('<video-uploader>', () => {
     await pick(first, bytes(100_000, 'earlier.mp4'));
     await done;
     // Golden Retriever saves its state, throttled: wait until it names the file.
-    await waitUntil(() => localStorage.getItem(`uppyState:video-uploader:${id}`)?.includes('earlier.mp4'), 'Golden Retriever saved', { timeout: 5000 });
+    await waitUntil(
+      () => localStorage.getItem(`uppyState:video-uploader:${id}`)?.includes('earlier.mp4'),
+      'Golden Retriever saved',
+      { timeout: 5000 },
+    );
     first.remove();
     const { api, token } = await env();
-    const again = await fixture<VideoUploader>(html`<video-uploader id=${id} base-url=${api} auto-proceed no-preview></video-uploader>`);
+    const again = await fixture<VideoUploader>(
+      html`<video-uploader id=${id} base-url=${api} auto-proceed no-preview></video-uploader>`,
+    );
     again.tokenProvider = async () => token;
     const dashboard = () => again.shadowRoot!.querySelector('.uppy-Dashboard')!;
     expect(dashboard().classList.contains('uppy-Dashboard--isDisabled'), 'disabled while restoring').to.equal(true);
-    await waitUntil(() => !dashboard().classList.contains('uppy-Dashboard--isDisabled'), 'enabled once restored', { timeout: 6000 });
+    await waitUntil(() => !dashboard().classList.contains('uppy-Dashboard--isDisabled'), 'enabled once restored', {
+      timeout: 6000,
+    });
     const later = nextEvent(again, 'upload-success', (e) => e.detail.file.name === 'later.mp4');
     await pick(again, bytes(100_000, 'later.mp4'));
     await later;
@@ -166,7 +198,10 @@ describe('<video-uploader>', () => {
     let created = false;
     el.addEventListener('video-created', () => (created = true));
     await pick(el, new File(['hello'], 'notes.txt', { type: 'text/plain' }));
-    await waitUntil(() => el.shadowRoot!.querySelector('.uppy-Informer')?.textContent?.includes('Only video files'), 'the refusal is shown');
+    await waitUntil(
+      () => el.shadowRoot!.querySelector('.uppy-Informer')?.textContent?.includes('Only video files'),
+      'the refusal is shown',
+    );
     expect(el.shadowRoot!.querySelectorAll('.uppy-Dashboard-Item').length, 'the file was not added').to.equal(0);
     expect(created).to.equal(false);
   });

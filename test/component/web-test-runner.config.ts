@@ -52,18 +52,28 @@ const config: TestRunnerConfig = {
   concurrency: 1,
   testsFinishTimeout: 300_000,
   testFramework: { config: { timeout: 30_000 } },
-  browsers: [playwrightLauncher({ product: 'chromium', launchOptions: { ...chromiumLaunchOptions(), headless: true } })],
-  filterBrowserLogs: ({ args }) => !args.some((a) => typeof a === 'string' && (a.startsWith('[vite]') || a.startsWith('Lit is in dev mode'))),
+  browsers: [
+    playwrightLauncher({ product: 'chromium', launchOptions: { ...chromiumLaunchOptions(), headless: true } }),
+  ],
+  filterBrowserLogs: ({ args }) =>
+    !args.some((a) => typeof a === 'string' && (a.startsWith('[vite]') || a.startsWith('Lit is in dev mode'))),
   middleware: [
     // The service's test hooks, for tests in the page: forwarded from here, as the service gives them no CORS.
     async (ctx, next) => {
       if (!ctx.path.startsWith('/__test__/')) return next();
-      const body = ctx.method === 'POST' ? await new Promise<string>((resolve) => {
-        let text = '';
-        ctx.req.on('data', (d: Buffer) => (text += d.toString()));
-        ctx.req.on('end', () => resolve(text));
-      }) : undefined;
-      const res = await fetch(service.api + ctx.url, { method: ctx.method, headers: { 'content-type': 'application/json' }, body });
+      const body =
+        ctx.method === 'POST'
+          ? await new Promise<string>((resolve) => {
+              let text = '';
+              ctx.req.on('data', (d: Buffer) => (text += d.toString()));
+              ctx.req.on('end', () => resolve(text));
+            })
+          : undefined;
+      const res = await fetch(service.api + ctx.url, {
+        method: ctx.method,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       ctx.status = res.status;
       ctx.set('content-type', res.headers.get('content-type') ?? 'application/json');
       ctx.body = Buffer.from(await res.arrayBuffer());
@@ -89,7 +99,13 @@ const config: TestRunnerConfig = {
           // The runner's websocket module (imported by @open-wc/testing) is the runner's to serve.
           plugins: [
             pruneUppyCss(),
-            { name: 'wtr-websocket', resolveId: (id) => (id.endsWith('__web-dev-server__web-socket.js') ? { id: '/__web-dev-server__web-socket.js', external: true } : null) },
+            {
+              name: 'wtr-websocket',
+              resolveId: (id) =>
+                id.endsWith('__web-dev-server__web-socket.js')
+                  ? { id: '/__web-dev-server__web-socket.js', external: true }
+                  : null,
+            },
           ],
         });
         await vite.listen();
@@ -101,7 +117,8 @@ const config: TestRunnerConfig = {
         await Promise.all([service?.stop(), vite?.close()]);
       },
       serve(context) {
-        if (context.path === '/__env') return { body: JSON.stringify({ api: service.api, storage: service.storage, token }), type: 'json' };
+        if (context.path === '/__env')
+          return { body: JSON.stringify({ api: service.api, storage: service.storage, token }), type: 'json' };
       },
     },
   ],

@@ -72,7 +72,10 @@ test('shows file names with HTML, right-to-left text, emoji and 255 characters a
   const titles = await items.evaluateAll((els) => els.map((e) => e.getAttribute('title')));
   expect(titles.sort()).toEqual([...names].sort());
   await expect(items.filter({ hasText: '<img src=x' }), 'the HTML is shown as text').toHaveCount(1);
-  const isolation = await page.locator('video-uploader .uppy-Dashboard-Item-name').first().evaluate((e) => getComputedStyle(e).unicodeBidi);
+  const isolation = await page
+    .locator('video-uploader .uppy-Dashboard-Item-name')
+    .first()
+    .evaluate((e) => getComputedStyle(e).unicodeBidi);
   expect(isolation).toBe('isolate');
   for (const li of await page.locator('#events li[data-event="video-created"]').all()) {
     const { videoId, file } = JSON.parse((await li.textContent())!.slice('video-created '.length));
@@ -92,7 +95,9 @@ test('a service answer that is not JSON gets a clear error, not a spinner', asyn
 });
 
 test('a service answer without url or key gets a clear error, not a spinner', async ({ page }) => {
-  await faults(page, { rules: [{ target: 'POST /videos/{id}/multipart-upload/begin', nth: [1], action: 'no-fields' }] });
+  await faults(page, {
+    rules: [{ target: 'POST /videos/{id}/multipart-upload/begin', nth: [1], action: 'no-fields' }],
+  });
   await open(page, { 'multipart-threshold': '1MB', 'chunk-size': '5MB', 'no-preview': '' });
   await addFile(page, await fileNamed('clip.mp4', randomBytes(6 * 1024 * 1024)));
   const { error } = await event(page, 'upload-error');

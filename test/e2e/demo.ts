@@ -7,7 +7,6 @@ import type { StorageRequest } from '../../demo/service/storage/server.js';
 /** What the end-to-end tests share: the demo page, the service's test hooks, and a storage-Authorization watch. */
 export const env = (name: string) => process.env[name] ?? '';
 
-
 /**
  * Every test runs on the demo page and records, from the browser's side, every request it sent to
  * the storage origin: none may carry Authorization.
@@ -66,34 +65,50 @@ export async function token(page: Page): Promise<string> {
 }
 
 export async function getVideo(page: Page, id: string) {
-  return (await page.request.get(`${env('SERVICE_URL')}/videos/${id}`, { headers: { authorization: `Bearer ${await token(page)}` } })).json();
+  return (
+    await page.request.get(`${env('SERVICE_URL')}/videos/${id}`, {
+      headers: { authorization: `Bearer ${await token(page)}` },
+    })
+  ).json();
 }
 
 /** What reached the storage origin (the service's test log), from the `since`-th request on. */
 export async function storageRequests(page: Page, since = 0): Promise<StorageRequest[]> {
-  return ((await (await page.request.get(`${env('SERVICE_URL')}/__test__/storage-requests`)).json()).requests as StorageRequest[]).slice(since);
+  return (
+    (await (await page.request.get(`${env('SERVICE_URL')}/__test__/storage-requests`)).json())
+      .requests as StorageRequest[]
+  ).slice(since);
 }
 
-export const finishedChunks = (requests: StorageRequest[]) => requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/chunks/') && r.status === 200);
+export const finishedChunks = (requests: StorageRequest[]) =>
+  requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/chunks/') && r.status === 200);
 export const sessionOf = (r: StorageRequest) => r.path.split('/')[2]!;
 
 export async function expectPreviewPlays(page: Page, width: number) {
   const video = page.locator('video-uploader video');
   await expect(video).toBeVisible({ timeout: 90_000 });
-  await expect.poll(() => video.evaluate((v: HTMLVideoElement) => ({ playing: v.currentTime > 2, width: v.videoWidth })), { timeout: 30_000 }).toEqual({
-    playing: true,
-    width,
-  });
+  await expect
+    .poll(() => video.evaluate((v: HTMLVideoElement) => ({ playing: v.currentTime > 2, width: v.videoWidth })), {
+      timeout: 30_000,
+    })
+    .toEqual({
+      playing: true,
+      width,
+    });
 }
 
 /** Slows the page's uploads to `bytesPerSecond` (Chromium's network emulation), so a test can act mid-upload. */
 export async function throttleUploads(page: Page, bytesPerSecond: number) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: bytesPerSecond,
+  });
   return cdp;
 }
-
 
 /** Sets the service's faults (see demo/service/faults.ts); `{}` clears them. */
 export async function faults(page: Page, body: unknown): Promise<void> {
@@ -123,7 +138,13 @@ const CHUNK = 5 * 1024 * 1024;
  * stored once; the service received at most the file plus what the failed attempts carried; and, with
  * `oneSession`, the upload continued a single session. Returns the PUTs since `since`.
  */
-export async function expectIntact(page: Page, videoId: string, file: string, since: number, { oneSession = false } = {}) {
+export async function expectIntact(
+  page: Page,
+  videoId: string,
+  file: string,
+  since: number,
+  { oneSession = false } = {},
+) {
   expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
   const requests = (await storageRequests(page, since)).filter((r) => r.method === 'PUT');
   const done = finishedChunks(requests);
@@ -134,7 +155,9 @@ export async function expectIntact(page: Page, videoId: string, file: string, si
   const key = done[0] && sessionOf(done[0]);
   const bytes = await received(page, key ?? videoId);
   expect(bytes).toBeGreaterThanOrEqual(size);
-  expect(bytes, `received at most the file plus ${failed} failed attempt(s)`).toBeLessThanOrEqual(size + failed * (key ? CHUNK : size));
+  expect(bytes, `received at most the file plus ${failed} failed attempt(s)`).toBeLessThanOrEqual(
+    size + failed * (key ? CHUNK : size),
+  );
   return requests;
 }
 

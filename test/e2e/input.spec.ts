@@ -5,25 +5,35 @@ import { open as openDemo } from './demo.js';
 
 /** The ways a person gives the element a file: keyboard and picker, drop, paste. Each ends in an upload. */
 
-const open = (page: Page, attributes: Record<string, string> = { 'auto-proceed': '', 'no-preview': '' }) => openDemo(page, attributes);
+const open = (page: Page, attributes: Record<string, string> = { 'auto-proceed': '', 'no-preview': '' }) =>
+  openDemo(page, attributes);
 
 /** What has focus inside the element's shadow root (document.activeElement is only the host). */
 const focused = (page: Page) =>
   page.evaluate(() => {
     const el = document.querySelector('video-uploader')!.shadowRoot!.activeElement as HTMLElement | null;
-    return el ? { text: (el.textContent ?? '').trim() || el.getAttribute('aria-label') || el.tagName, panel: el.closest('[data-uppy-paneltype]')?.getAttribute('data-uppy-paneltype') ?? null } : null;
+    return el
+      ? {
+          text: (el.textContent ?? '').trim() || el.getAttribute('aria-label') || el.tagName,
+          panel: el.closest('[data-uppy-paneltype]')?.getAttribute('data-uppy-paneltype') ?? null,
+        }
+      : null;
   });
 
-const uploaded = (page: Page) => expect(page.locator('#events li[data-event="upload-success"]')).toHaveCount(1, { timeout: 60_000 });
+const uploaded = (page: Page) =>
+  expect(page.locator('#events li[data-event="upload-success"]')).toHaveCount(1, { timeout: 60_000 });
 
 /** Puts a real File, read from disk, into a DataTransfer inside the page. */
 async function dataTransfer(page: Page, path: string, name: string) {
   const bytes = [...(await readFile(path))];
-  return page.evaluateHandle(([data, fileName]) => {
-    const transfer = new DataTransfer();
-    transfer.items.add(new File([new Uint8Array(data as number[])], fileName as string, { type: 'video/mp4' }));
-    return transfer;
-  }, [bytes, name] as const);
+  return page.evaluateHandle(
+    ([data, fileName]) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(data as number[])], fileName as string, { type: 'video/mp4' }));
+      return transfer;
+    },
+    [bytes, name] as const,
+  );
 }
 
 test('adds and uploads a file with the keyboard alone', async ({ page }) => {
@@ -42,7 +52,10 @@ test('adds and uploads a file with the keyboard alone', async ({ page }) => {
 
 test('keeps Tab inside an open Dashboard overlay, cycling instead of escaping or sticking', async ({ page }) => {
   await open(page, {});
-  await page.locator('video-uploader .uppy-Dashboard-input').first().setInputFiles(await media('h264-aac-320p-4s.mp4'));
+  await page
+    .locator('video-uploader .uppy-Dashboard-input')
+    .first()
+    .setInputFiles(await media('h264-aac-320p-4s.mp4'));
   await page.locator('video-uploader .uppy-DashboardContent-addMore').focus();
   await page.keyboard.press('Enter');
   await expect(page.locator('video-uploader [data-uppy-paneltype="AddFiles"]')).toBeVisible();
@@ -72,7 +85,9 @@ test('adds and uploads a pasted file', async ({ page }) => {
   await open(page);
   const transfer = await dataTransfer(page, await media('h264-aac-320p-4s.mp4'), 'pasted.mp4');
   await page.evaluate((clipboardData) => {
-    const dashboard = document.querySelector('video-uploader')!.shadowRoot!.querySelector<HTMLElement>('.uppy-Dashboard-inner')!;
+    const dashboard = document
+      .querySelector('video-uploader')!
+      .shadowRoot!.querySelector<HTMLElement>('.uppy-Dashboard-inner')!;
     dashboard.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, composed: true }));
   }, transfer);
   await uploaded(page);

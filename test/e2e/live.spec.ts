@@ -42,7 +42,11 @@ async function play(page: Page, url: string, done: 'playing 2 s' | 'ended') {
         check();
       });
       const quality = video.getVideoPlaybackQuality();
-      const result = { currentTime: video.currentTime, frames: quality.totalVideoFrames, error: video.error?.message ?? null };
+      const result = {
+        currentTime: video.currentTime,
+        frames: quality.totalVideoFrames,
+        error: video.error?.message ?? null,
+      };
       hls.destroy();
       video.remove();
       return result;
@@ -51,7 +55,10 @@ async function play(page: Page, url: string, done: 'playing 2 s' | 'ended') {
   );
 }
 
-test('a live recording plays while live in Chromium, and a part cut from it plays through', async ({ page, request }) => {
+test('a live recording plays while live in Chromium, and a part cut from it plays through', async ({
+  page,
+  request,
+}) => {
   // Streams are the integrator's business, done with its key; the browser's upload token cannot (scopes).
   const token = env('SERVICE_KEY');
   const stream = await api('POST', '/live_streams', token, { name: 'browser' });
@@ -68,7 +75,11 @@ test('a live recording plays while live in Chromium, and a part cut from it play
   expect(live.error).toBeNull();
   expect(await pushed).toBe(0);
 
-  await until('the publish to stop', async () => ((await api('GET', `/live_streams/${stream._id}/temporary_recordings`, token))[0].status === 'stopped' ? true : undefined));
+  await until('the publish to stop', async () =>
+    (await api('GET', `/live_streams/${stream._id}/temporary_recordings`, token))[0].status === 'stopped'
+      ? true
+      : undefined,
+  );
   await request.post(`${env('SERVICE_URL')}/__test__/clock`, { data: { advanceMs: 61_000 } });
   const complete = await until('complete', async () => {
     const [r] = await api('GET', `/live_streams/${stream._id}/temporary_recordings`, token);
@@ -77,10 +88,14 @@ test('a live recording plays while live in Chromium, and a part cut from it play
   // 1.5 s in, 5 s long: between keyframes at both ends (they come every 2 s).
   const from = new Date(Date.parse(complete.start_time) + 1_500).toISOString();
   await api('POST', `/live_streams/${stream._id}/temporary_recordings/${complete._id}`, token, { from, duration: 5 });
-  const entry = await until('EXPORTED', async () => {
-    const [r] = await api('GET', `/live_streams/${stream._id}/temporary_recordings`, token);
-    return r.export_data[0]?.status === 'EXPORTED' ? r.export_data[0] : undefined;
-  }, 60_000);
+  const entry = await until(
+    'EXPORTED',
+    async () => {
+      const [r] = await api('GET', `/live_streams/${stream._id}/temporary_recordings`, token);
+      return r.export_data[0]?.status === 'EXPORTED' ? r.export_data[0] : undefined;
+    },
+    60_000,
+  );
   const video = await api('GET', `/videos/${entry.video_id}`, token);
   const played = await play(page, video.playback.hls_url, 'ended');
   expect(played.error).toBeNull();

@@ -1,7 +1,23 @@
 import { join } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
 import { retryDelayMs } from '../../src/api/retry.js';
-import { addFile, env, event, expect, expectIntact, faults, finishedChunks, message, open, progress, received, sessionOf, storageRequests, test, throttleUploads } from './demo.js';
+import {
+  addFile,
+  env,
+  event,
+  expect,
+  expectIntact,
+  faults,
+  finishedChunks,
+  message,
+  open,
+  progress,
+  received,
+  sessionOf,
+  storageRequests,
+  test,
+  throttleUploads,
+} from './demo.js';
 
 /**
  * Uploads that survive (issue 4). Each test checks that the stored source is the file, byte for byte,
@@ -9,11 +25,15 @@ import { addFile, env, event, expect, expectIntact, faults, finishedChunks, mess
  */
 const MULTIPART = { 'multipart-threshold': '1MB', 'chunk-size': '5MB', 'no-preview': '' };
 
-
 test('retries a failing chunk alone (500, dropped connection) and completes', async ({ page, storageAuth }) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const since = (await storageRequests(page)).length;
-  await faults(page, { rules: [{ target: 'chunk-put', nth: [2], action: 'status', status: 500 }, { target: 'chunk-put', nth: [3], action: 'reset' }] });
+  await faults(page, {
+    rules: [
+      { target: 'chunk-put', nth: [2], action: 'status', status: 500 },
+      { target: 'chunk-put', nth: [3], action: 'reset' },
+    ],
+  });
   await open(page, MULTIPART);
   await addFile(page, file);
   const { videoId } = await event(page, 'upload-success');
@@ -40,7 +60,9 @@ test('gets a fresh URL from #4 when a chunk URL has expired (403), and completes
   const since = (await storageRequests(page)).length;
   const signing: string[] = [];
   page.on('request', (r) => r.url().includes('get-chunk-upload-url') && signing.push(r.url()));
-  await faults(page, { rules: [{ target: 'chunk-put', nth: [2], action: 'status', status: 403, code: 'signature_expired' }] });
+  await faults(page, {
+    rules: [{ target: 'chunk-put', nth: [2], action: 'status', status: 403, code: 'signature_expired' }],
+  });
   await open(page, MULTIPART);
   await addFile(page, file);
   const { videoId } = await event(page, 'upload-success');
@@ -83,7 +105,9 @@ test('an error retrying cannot fix says so; Retry continues from the finished ch
 /** Every try of the policy together, at the longest: 1 + 2 + 4 + 8 + 16 s (src/api/retry.ts). */
 const RETRY_BUDGET_MS = [1, 2, 3, 4, 5].reduce((sum, retry) => sum + retryDelayMs(retry, undefined, () => 0.999999), 0);
 
-test('offline for longer than every retry together: nothing is sent, no error, and the upload completes intact', async ({ page }) => {
+test('offline for longer than every retry together: nothing is sent, no error, and the upload completes intact', async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const since = (await storageRequests(page)).length;
@@ -93,9 +117,16 @@ test('offline for longer than every retry together: nothing is sent, no error, a
   const sent: { url: string; at: number }[] = [];
   page.on('request', (r) => sent.push({ url: r.url(), at: Date.now() }));
   await addFile(page, file);
-  await expect.poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 })
+    .toBeGreaterThan(0);
   const network = (offline: boolean) =>
-    cdp.send('Network.emulateNetworkConditions', { offline, latency: 0, downloadThroughput: -1, uploadThroughput: 2 * 1024 * 1024 });
+    cdp.send('Network.emulateNetworkConditions', {
+      offline,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 2 * 1024 * 1024,
+    });
   await network(true);
   const cut = Date.now();
   expect(await page.evaluate(() => navigator.onLine)).toBe(false);
@@ -104,7 +135,10 @@ test('offline for longer than every retry together: nothing is sent, no error, a
   const back = Date.now();
   await network(false);
   // The PUT under way when the network went may still report; nothing may start after that.
-  expect(sent.filter((r) => r.at > cut + 500 && r.at < back), 'no request while offline').toEqual([]);
+  expect(
+    sent.filter((r) => r.at > cut + 500 && r.at < back),
+    'no request while offline',
+  ).toEqual([]);
   await expect(page.locator('#events li[data-event="upload-error"]'), 'no error while offline').toHaveCount(0);
   const { videoId } = await event(page, 'upload-success');
   await expectIntact(page, videoId, file, since, { oneSession: true });
@@ -112,20 +146,27 @@ test('offline for longer than every retry together: nothing is sent, no error, a
 });
 
 for (const status of [502, 408, 504]) {
-  test(`a chunk answered ${status} gets exactly 6 attempts spaced as the policy says; the upload fails retryable, and Retry continues the session`, async ({ page }) => {
+  test(`a chunk answered ${status} gets exactly 6 attempts spaced as the policy says; the upload fails retryable, and Retry continues the session`, async ({
+    page,
+  }) => {
     test.setTimeout(150_000);
     const file = await media('h264-aac-720p-10s-12mb.mp4');
     const since = (await storageRequests(page)).length;
     // Attempts as the page makes them: for a 408 on a reused connection Chromium itself sends the request
     // once more before the page hears of it, so the service may see one request more than the page made.
     const attempts: { url: string; start: number; end?: number; status?: number }[] = [];
-    page.on('request', (r) => r.method() === 'PUT' && attempts.push({ url: r.url().split('?')[0]!, start: Date.now() }));
+    page.on(
+      'request',
+      (r) => r.method() === 'PUT' && attempts.push({ url: r.url().split('?')[0]!, start: Date.now() }),
+    );
     page.on('requestfinished', async (r) => {
       const attempt = attempts.findLast((a) => a.url === r.url().split('?')[0] && a.end === undefined);
       if (attempt) Object.assign(attempt, { end: Date.now(), status: (await r.response())?.status() });
     });
     // One chunk at a time: from the 2nd chunk PUT on, every one fails (the second chunk and its retries).
-    await faults(page, { rules: [{ target: 'chunk-put', nth: Array.from({ length: 10 }, (_, i) => i + 2), action: 'status', status }] });
+    await faults(page, {
+      rules: [{ target: 'chunk-put', nth: Array.from({ length: 10 }, (_, i) => i + 2), action: 'status', status }],
+    });
     await open(page, { ...MULTIPART, 'parallel-uploads': '1' });
     await addFile(page, file);
     const failure = await event(page, 'upload-error', 120_000);
@@ -146,16 +187,21 @@ for (const status of [502, 408, 504]) {
   });
 }
 
-test('pausing a multipart upload stops bytes at the storage; resuming sends no finished chunk again', async ({ page }) => {
+test('pausing a multipart upload stops bytes at the storage; resuming sends no finished chunk again', async ({
+  page,
+}) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const since = (await storageRequests(page)).length;
   await open(page, { ...MULTIPART, 'parallel-uploads': '1' });
   await throttleUploads(page, 3 * 1024 * 1024);
   await addFile(page, file);
-  await expect.poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 })
+    .toBeGreaterThan(0);
   const key = sessionOf(finishedChunks(await storageRequests(page, since))[0]!);
   // Paused while a chunk is on its way.
-  const underWay = () => storageRequests(page, since).then((all) => all.filter((r) => r.method === 'PUT' && r.endedAt === undefined));
+  const underWay = () =>
+    storageRequests(page, since).then((all) => all.filter((r) => r.method === 'PUT' && r.endedAt === undefined));
   await expect.poll(async () => (await underWay()).length).toBeGreaterThan(0);
   const interrupted = (await underWay()).map((r) => r.path);
   const toggle = page.locator('video-uploader [data-cy="togglePauseResume"]');
@@ -163,7 +209,10 @@ test('pausing a multipart upload stops bytes at the storage; resuming sends no f
   // The PUT under way is given up at once, not left to finish: it ends without an answer.
   await expect.poll(async () => (await underWay()).length).toBe(0);
   const ended = (await storageRequests(page, since)).filter((r) => r.method === 'PUT' && interrupted.includes(r.path));
-  expect(ended.map((r) => r.status), 'the chunk under way was cut off by the pause').toEqual(interrupted.map(() => 0));
+  expect(
+    ended.map((r) => r.status),
+    'the chunk under way was cut off by the pause',
+  ).toEqual(interrupted.map(() => 0));
   const bytes = await received(page, key);
   const requests = (await storageRequests(page, since)).length;
   await page.waitForTimeout(3000); // paused for a while, as a person would
@@ -195,8 +244,13 @@ test('Retry after the signed link expired gets a new link from #2', async ({ pag
   const file = await media('h264-aac-720p-10s.mp4');
   const since = (await storageRequests(page)).length;
   const links: string[] = [];
-  page.on('request', (r) => /\/videos\/[0-9a-f]{24}\/uploads$/.test(r.url()) && r.method() === 'POST' && links.push(r.url()));
-  await faults(page, { rules: [{ target: 'single-put', nth: [1], action: 'status', status: 403, code: 'signature_expired' }] });
+  page.on(
+    'request',
+    (r) => /\/videos\/[0-9a-f]{24}\/uploads$/.test(r.url()) && r.method() === 'POST' && links.push(r.url()),
+  );
+  await faults(page, {
+    rules: [{ target: 'single-put', nth: [1], action: 'status', status: 403, code: 'signature_expired' }],
+  });
   await open(page, { 'no-preview': '' });
   await addFile(page, file);
   const failure = await event(page, 'upload-error');
@@ -214,7 +268,9 @@ test('verify-chunks catches a chunk the storage stored altered, and sends it aga
   await open(page, { ...MULTIPART, 'verify-chunks': '' });
   await addFile(page, file);
   const { videoId } = await event(page, 'upload-success');
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source')), 'the altered chunk was replaced').toBe(await sha256(file));
+  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source')), 'the altered chunk was replaced').toBe(
+    await sha256(file),
+  );
   const puts = (await storageRequests(page, since)).filter((r) => r.method === 'PUT');
   expect(puts.length, 'one chunk was sent twice').toBe(finishedChunks(puts).length);
   expect(new Set(puts.map((r) => r.path)).size).toBe(puts.length - 1);

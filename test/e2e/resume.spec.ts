@@ -3,7 +3,23 @@ import { copyFile, mkdtemp, readFile, stat, utimes, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
-import { addFile, askChunkUrl, env, event, expect, expectIntact, faults, finishedChunks, getVideo, message, open, sessionOf, storageRequests, test, throttleUploads } from './demo.js';
+import {
+  addFile,
+  askChunkUrl,
+  env,
+  event,
+  expect,
+  expectIntact,
+  faults,
+  finishedChunks,
+  getVideo,
+  message,
+  open,
+  sessionOf,
+  storageRequests,
+  test,
+  throttleUploads,
+} from './demo.js';
 
 /** Resume after a reload or a crashed tab, and what happens to sessions left behind (issue 4). */
 
@@ -12,12 +28,16 @@ const SIX_HOURS = 6 * 60 * 60 * 1000;
 
 /** Moves the service's clock 6 hours on, and the page's to the same instant (the service's clock may already be ahead). */
 async function sixHoursLater(page: Page) {
-  const res = await page.request.post(`${env('SERVICE_URL')}/__test__/clock`, { data: { advanceMs: SIX_HOURS + 60_000 } });
+  const res = await page.request.post(`${env('SERVICE_URL')}/__test__/clock`, {
+    data: { advanceMs: SIX_HOURS + 60_000 },
+  });
   await page.clock.setSystemTime((await res.json()).now);
 }
 
 /** The element's ledger, from a context's saved storage. */
-function localStorage_(state: { origins: { origin: string; localStorage: { name: string; value: string }[] }[] }): string {
+function localStorage_(state: {
+  origins: { origin: string; localStorage: { name: string; value: string }[] }[];
+}): string {
   const origin = state.origins.find((o) => env('DEMO_URL').startsWith(o.origin));
   return origin?.localStorage.find((i) => i.name === 'video-uploader:uploads:v1')?.value ?? '{}';
 }
@@ -27,7 +47,9 @@ async function startUpload(page: Page, file: string, since: number) {
   await open(page, MULTIPART);
   await throttleUploads(page, 2 * 1024 * 1024);
   await addFile(page, file);
-  await expect.poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 })
+    .toBeGreaterThan(0);
 }
 
 /** After this page's tab was closed: a new tab, six hours later, whose browser kept no file. */
@@ -51,8 +73,9 @@ async function forgetKeptFiles(context: BrowserContext) {
   await plain.close();
 }
 
-
-test('after a reload, Golden Retriever brings the file back and the upload continues from its finished chunks', async ({ page }) => {
+test('after a reload, Golden Retriever brings the file back and the upload continues from its finished chunks', async ({
+  page,
+}) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const since = (await storageRequests(page)).length;
   await startUpload(page, file, since);
@@ -64,7 +87,10 @@ test('after a reload, Golden Retriever brings the file back and the upload conti
   await expectIntact(page, videoId, file, since, { oneSession: true });
 });
 
-test('a file the browser did not keep is asked for again; the same file re-added continues its session', async ({ page, context }) => {
+test('a file the browser did not keep is asked for again; the same file re-added continues its session', async ({
+  page,
+  context,
+}) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const since = (await storageRequests(page)).length;
   await startUpload(page, file, since);
@@ -77,7 +103,10 @@ test('a file the browser did not keep is asked for again; the same file re-added
   await expectIntact(page, videoId, file, since, { oneSession: true });
 });
 
-test('a different file with the same name, size and date does not continue another file\'s upload', async ({ page, context }) => {
+test("a different file with the same name, size and date does not continue another file's upload", async ({
+  page,
+  context,
+}) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const impostor = join(await mkdtemp(join(tmpdir(), 'impostor-')), 'h264-aac-720p-10s-12mb.mp4');
   await copyFile(file, impostor);
@@ -98,7 +127,10 @@ test('a different file with the same name, size and date does not continue anoth
   expect(sessions.size, 'the impostor got a session of its own').toBe(2);
 });
 
-test('when the session expired meanwhile, the re-added file starts again and the person is told why', async ({ page, context }) => {
+test('when the session expired meanwhile, the re-added file starts again and the person is told why', async ({
+  page,
+  context,
+}) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const since = (await storageRequests(page)).length;
   await startUpload(page, file, since);
@@ -118,14 +150,21 @@ test('when the session expired meanwhile, the re-added file starts again and the
   expect((await res.json()).error.message, 'the expired session was aborted').toContain('aborted');
 });
 
-test('a closed tab whose chunks were all in is completed the next time the element sees its ledger, even expired', async ({ page, context }) => {
+test('a closed tab whose chunks were all in is completed the next time the element sees its ledger, even expired', async ({
+  page,
+  context,
+}) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const since = (await storageRequests(page)).length;
-  await faults(page, { rules: [{ target: 'POST /videos/{id}/multipart-upload/complete', nth: [1], action: 'stall', stallMs: 120_000 }] });
+  await faults(page, {
+    rules: [{ target: 'POST /videos/{id}/multipart-upload/complete', nth: [1], action: 'stall', stallMs: 120_000 }],
+  });
   await open(page, { ...MULTIPART, 'parallel-uploads': '4' });
   await addFile(page, file);
   await expect.poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 }).toBe(3);
-  const videoId = JSON.parse((await page.locator('#events li[data-event="video-created"]').textContent())!.slice('video-created '.length)).videoId;
+  const videoId = JSON.parse(
+    (await page.locator('#events li[data-event="video-created"]').textContent())!.slice('video-created '.length),
+  ).videoId;
   const later = await reopenSixHoursLater(page, context);
   await expect(message(later, 'it is now complete')).toBeVisible();
   const video = await getVideo(later, videoId);
@@ -133,7 +172,10 @@ test('a closed tab whose chunks were all in is completed the next time the eleme
   expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
 });
 
-test('a closed tab whose session expired unfinished is aborted the next time the element sees its ledger', async ({ page, context }) => {
+test('a closed tab whose session expired unfinished is aborted the next time the element sees its ledger', async ({
+  page,
+  context,
+}) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const since = (await storageRequests(page)).length;
   await startUpload(page, file, since);
@@ -161,7 +203,9 @@ test('leaving the page while an upload runs asks for confirmation', async ({ pag
   await page.close(); // and now leave without asking, so the upload does not outlive the test
 });
 
-test('mid-upload, once Golden Retriever has saved, no token is in localStorage, sessionStorage, IndexedDB or the console', async ({ page }) => {
+test('mid-upload, once Golden Retriever has saved, no token is in localStorage, sessionStorage, IndexedDB or the console', async ({
+  page,
+}) => {
   const tokens: string[] = [];
   page.on('response', async (res) => {
     if (res.url().endsWith('/api/video-token')) tokens.push((await res.json()).token);
@@ -178,13 +222,19 @@ test('mid-upload, once Golden Retriever has saved, no token is in localStorage, 
   /** Everything the page keeps at rest, as text: both storages, and every record of every IndexedDB store. */
   const atRest = () =>
     page.evaluate(async () => {
-      const request = <T,>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+      const request = <T>(r: IDBRequest<T>) =>
+        new Promise<T>(
+          (resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))),
+        );
       const text = [JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage })];
       for (const { name } of await indexedDB.databases()) {
         const db = await request(indexedDB.open(name!));
         for (const store of db.objectStoreNames) {
           const tx = db.transaction(store);
-          const [keys, values] = await Promise.all([request(tx.objectStore(store).getAllKeys()), request(tx.objectStore(store).getAll())]);
+          const [keys, values] = await Promise.all([
+            request(tx.objectStore(store).getAllKeys()),
+            request(tx.objectStore(store).getAll()),
+          ]);
           text.push(JSON.stringify([keys, values], (_k, v) => (v instanceof Blob ? `[blob of ${v.size} bytes]` : v)));
         }
         db.close();
@@ -199,6 +249,9 @@ test('mid-upload, once Golden Retriever has saved, no token is in localStorage, 
   expect(tokens.length, 'the page did get a token').toBeGreaterThan(0);
   for (const token of tokens) {
     expect(stored.includes(token), 'no token at rest').toBe(false);
-    expect(logged.some((line) => line.includes(token)), 'no token in the console').toBe(false);
+    expect(
+      logged.some((line) => line.includes(token)),
+      'no token in the console',
+    ).toBe(false);
   }
 });

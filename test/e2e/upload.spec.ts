@@ -3,7 +3,21 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
-import { addFile, askChunkUrl, env, event, expect, expectPreviewPlays, finishedChunks, getVideo, open, sessionOf, storageRequests, test, throttleUploads } from './demo.js';
+import {
+  addFile,
+  askChunkUrl,
+  env,
+  event,
+  expect,
+  expectPreviewPlays,
+  finishedChunks,
+  getVideo,
+  open,
+  sessionOf,
+  storageRequests,
+  test,
+  throttleUploads,
+} from './demo.js';
 
 test('uploads a 10 s 720p MP4 by the signed link, and the preview plays', async ({ page, storageAuth }) => {
   await open(page);
@@ -16,13 +30,22 @@ test('uploads a 10 s 720p MP4 by the signed link, and the preview plays', async 
   expect(storageAuth.length).toBe(1);
 
   // embed_url plays inside an iframe of another page.
-  await page.setContent(`<iframe src="${video.playback.embed_url}" width="640" height="360" allow="autoplay"></iframe>`);
+  await page.setContent(
+    `<iframe src="${video.playback.embed_url}" width="640" height="360" allow="autoplay"></iframe>`,
+  );
   const embedded = page.frameLocator('iframe').locator('video');
   await embedded.evaluate((v: HTMLVideoElement) => ((v.muted = true), v.play()));
-  await expect.poll(() => embedded.evaluate((v: HTMLVideoElement) => v.currentTime > 1 && v.videoWidth === 1280), { timeout: 30_000 }).toBe(true);
+  await expect
+    .poll(() => embedded.evaluate((v: HTMLVideoElement) => v.currentTime > 1 && v.videoWidth === 1280), {
+      timeout: 30_000,
+    })
+    .toBe(true);
 });
 
-test('uploads in parallel 5 MB chunks above a 1 MB threshold; the stored source is byte for byte the file', async ({ page, storageAuth }) => {
+test('uploads in parallel 5 MB chunks above a 1 MB threshold; the stored source is byte for byte the file', async ({
+  page,
+  storageAuth,
+}) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
   const before = (await storageRequests(page)).length;
   await open(page, { 'multipart-threshold': '1MB', 'chunk-size': '5MB' });
@@ -31,7 +54,9 @@ test('uploads in parallel 5 MB chunks above a 1 MB threshold; the stored source 
   expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
   const mine = finishedChunks(await storageRequests(page, before));
   expect(mine.length).toBeGreaterThanOrEqual(3);
-  const overlapping = mine.some((a) => mine.some((b) => a !== b && a.startedAt < b.endedAt! && b.startedAt < a.endedAt!));
+  const overlapping = mine.some((a) =>
+    mine.some((b) => a !== b && a.startedAt < b.endedAt! && b.startedAt < a.endedAt!),
+  );
   expect(overlapping, 'chunks of one file were in flight together').toBe(true);
   await expectPreviewPlays(page, 1280);
   expect((await getVideo(page, videoId)).upload_method).toBe('multipart');
@@ -43,9 +68,14 @@ test('cancelling a multipart upload aborts its session on the service (#7)', asy
   await open(page, { 'multipart-threshold': '1MB', 'chunk-size': '5MB', 'parallel-uploads': '1' });
   await throttleUploads(page, 4 * 1024 * 1024);
   await addFile(page, await media('h264-aac-720p-10s-12mb.mp4'));
-  await expect.poll(async () => finishedChunks(await storageRequests(page, before)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => finishedChunks(await storageRequests(page, before)).length, { timeout: 30_000 })
+    .toBeGreaterThan(0);
   const session = sessionOf(finishedChunks(await storageRequests(page, before))[0]!);
-  await page.locator('video-uploader button.uppy-StatusBar-actionBtn--cancel, video-uploader button[title="Cancel"]').first().click();
+  await page
+    .locator('video-uploader button.uppy-StatusBar-actionBtn--cancel, video-uploader button[title="Cancel"]')
+    .first()
+    .click();
   await expect
     .poll(async () => {
       const res = await askChunkUrl(page, session, 9);
@@ -61,7 +91,9 @@ test('refuses a file that is not a video before uploading, and says why', async 
   await writeFile(notes, 'Agenda: nothing to upload here.\n');
   await open(page);
   await addFile(page, notes);
-  const message = page.locator('video-uploader [role=alert]', { hasText: 'Only video files' }).filter({ visible: true });
+  const message = page
+    .locator('video-uploader [role=alert]', { hasText: 'Only video files' })
+    .filter({ visible: true });
   await expect(message).toBeVisible();
   await expect(message, 'said once, not twice').toHaveCount(1);
   // Refused before it was added: the Dashboard lists no file, so no video can be created for it.
@@ -79,7 +111,9 @@ test('a token that expires mid-upload is refreshed and the upload completes', as
   await throttleUploads(page, 4 * 1024 * 1024);
   await addFile(page, file);
   const before = (await storageRequests(page)).length;
-  await expect.poll(async () => finishedChunks(await storageRequests(page, before)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => finishedChunks(await storageRequests(page, before)).length, { timeout: 30_000 })
+    .toBeGreaterThan(0);
   expect(tokens.length).toBe(1);
   await page.request.post(`${env('SERVICE_URL')}/__test__/expire-token`, { data: { token: tokens[0] } });
   const { videoId } = await event(page, 'upload-success');

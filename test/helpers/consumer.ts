@@ -77,7 +77,15 @@ export const APPS: App[] = [
       'src/main.js': MAIN_JS,
       'src/typed.ts': TYPED_TS,
       'tsconfig.json': JSON.stringify({
-        compilerOptions: { strict: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM'], noEmit: true, skipLibCheck: true },
+        compilerOptions: {
+          strict: true,
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          lib: ['ES2022', 'DOM'],
+          noEmit: true,
+          skipLibCheck: true,
+        },
         include: ['src/typed.ts'],
       }),
     },
@@ -91,16 +99,30 @@ const pack = () =>
   (packed ??= (async () => {
     const work = await mkdtemp(join(tmpdir(), 'video-uploader-pack-'));
     await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-    return join(work, (await readdir(work)).find((f) => f.endsWith('.tgz'))!);
+    return join(
+      work,
+      (await readdir(work)).find((f) => f.endsWith('.tgz'))!,
+    );
   })());
 
 /** Writes the app, installs the tarball and its bundler as a consumer would, builds it, and serves its output. */
 export async function buildApp(app: App): Promise<{ dir: string; dist: string }> {
   const tarball = await pack();
   const dir = await mkdtemp(join(tmpdir(), `video-uploader-${app.name}-app-`));
-  const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
   const devDependencies = Object.fromEntries(app.tools.map((t) => [t, ours.devDependencies[t]!]));
-  const files = { ...app.files, 'package.json': JSON.stringify({ name: `${app.name}-app`, private: true, type: 'module', dependencies: { 'video-uploader': `file:${tarball}` }, devDependencies }) };
+  const files = {
+    ...app.files,
+    'package.json': JSON.stringify({
+      name: `${app.name}-app`,
+      private: true,
+      type: 'module',
+      dependencies: { 'video-uploader': `file:${tarball}` },
+      devDependencies,
+    }),
+  };
   for (const [name, text] of Object.entries(files)) {
     await mkdir(join(dir, name, '..'), { recursive: true });
     await writeFile(join(dir, name), text);
@@ -109,9 +131,12 @@ export async function buildApp(app: App): Promise<{ dir: string; dist: string }>
   // make npm leave out the app's devDependencies (its bundler).
   const { NODE_ENV: _, ...env } = process.env;
   const options = { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 };
-  await run('npm', ['install', '--include=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], options);
+  await run(
+    'npm',
+    ['install', '--include=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],
+    options,
+  );
   await run(app.build[0]!, app.build.slice(1), options);
   for (const [name, text] of Object.entries(app.afterBuild ?? {})) await writeFile(join(dir, name), text);
   return { dir, dist: join(dir, 'dist') };
 }
-

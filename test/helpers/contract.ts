@@ -16,7 +16,9 @@ const contracts = new Map<string, Promise<Contract>>();
 const realFetch = globalThis.fetch;
 
 async function load(origin: string): Promise<Contract> {
-  const doc = (await (await realFetch(`${origin}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await realFetch(`${origin}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   ajv.addSchema({ ...doc, $id: 'doc' });
@@ -32,7 +34,13 @@ async function load(origin: string): Promise<Contract> {
 }
 
 /** Throws, naming the operation and what differs, when `body` is not what the document promises for this answer. */
-export async function checkAnswer(origin: string, method: string, path: string, status: number, body: unknown): Promise<void> {
+export async function checkAnswer(
+  origin: string,
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+): Promise<void> {
   if (!contracts.has(origin)) contracts.set(origin, load(origin));
   const contract = await contracts.get(origin)!;
   const operation = contract.operations
@@ -43,7 +51,9 @@ export async function checkAnswer(origin: string, method: string, path: string, 
     ? `doc#/paths/${operation.template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`
     : 'doc#/components/schemas/Error';
   if (operation && !(await hasPointer(contract, pointer))) {
-    throw new Error(`${method} ${path} answered ${status}, which the document does not list for ${method} ${operation.template}: ${JSON.stringify(body).slice(0, 300)}`);
+    throw new Error(
+      `${method} ${path} answered ${status}, which the document does not list for ${method} ${operation.template}: ${JSON.stringify(body).slice(0, 300)}`,
+    );
   }
   let validate = contract.compiled.get(pointer);
   if (!validate) contract.compiled.set(pointer, (validate = contract.ajv.compile({ $ref: pointer })));

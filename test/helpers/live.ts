@@ -5,11 +5,50 @@ import { spawn } from 'node:child_process';
  * H.264 + AAC with a keyframe every 2 s, as OBS sends by default. `codecs` swaps in others (FLV's own
  * Sorenson video and MP3, say) to make the service encode. Resolves with ffmpeg's exit code.
  */
-export function push(url: string, seconds: number, codecs = ['-c:v', 'libx264', '-preset', 'veryfast', '-g', '60', '-b:v', '2M', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k']): Promise<number | null> {
-  const child = spawn('ffmpeg', [
-    '-hide_banner', '-nostdin', '-v', 'error', '-re',
-    '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000',
-    '-t', String(seconds), ...codecs, '-f', 'flv', url,
-  ], { stdio: 'ignore' });
+export function push(
+  url: string,
+  seconds: number,
+  codecs = [
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-g',
+    '60',
+    '-b:v',
+    '2M',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+  ],
+): Promise<number | null> {
+  const child = spawn(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-v',
+      'error',
+      '-re',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=1280x720:rate=30',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:sample_rate=48000',
+      '-t',
+      String(seconds),
+      ...codecs,
+      '-f',
+      'flv',
+      url,
+    ],
+    { stdio: 'ignore' },
+  );
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }

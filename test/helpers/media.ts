@@ -14,15 +14,171 @@ const DIR = join(tmpdir(), 'video-uploader-test-media');
  * machine into the temp folder and reused; the name says what it is.
  */
 export const RECIPES = {
-  'h264-aac-720p-10s.mp4': ['-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '10', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
+  'h264-aac-720p-10s.mp4': [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=1280x720:rate=30',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=48000',
+    '-t',
+    '10',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+  ],
   // 10 Mbit/s, so that 5 MB chunks make at least three of them.
-  'h264-aac-720p-10s-12mb.mp4': ['-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '10', '-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '10M', '-maxrate', '10M', '-bufsize', '10M', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
-  'h264-aac-320p-4s.mp4': ['-f', 'lavfi', '-i', 'testsrc2=size=480x320:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=330', '-t', '4', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
-  'vp9-opus-4s.webm': ['-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=550:sample_rate=48000', '-t', '4', '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '500k', '-c:a', 'libopus'],
-  'h264-aac-4s.mov': ['-f', 'lavfi', '-i', 'testsrc2=size=640x480:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=660', '-t', '4', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
-  'hevc-aac-4s.mkv': ['-f', 'lavfi', '-i', 'testsrc2=size=960x540:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=770', '-t', '4', '-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', 'log-level=error', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
-  'mpeg2-mp2-4s.ts': ['-f', 'lavfi', '-i', 'testsrc2=size=720x576:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=880', '-t', '4', '-c:v', 'mpeg2video', '-b:v', '2M', '-c:a', 'mp2'],
-  'audio-only-4s.mp3': ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '4', '-c:a', 'libmp3lame', '-b:a', '128k'],
+  'h264-aac-720p-10s-12mb.mp4': [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=1280x720:rate=30',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=48000',
+    '-t',
+    '10',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-b:v',
+    '10M',
+    '-maxrate',
+    '10M',
+    '-bufsize',
+    '10M',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+  ],
+  'h264-aac-320p-4s.mp4': [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=480x320:rate=25',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=330',
+    '-t',
+    '4',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+  ],
+  'vp9-opus-4s.webm': [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=640x360:rate=25',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=550:sample_rate=48000',
+    '-t',
+    '4',
+    '-c:v',
+    'libvpx-vp9',
+    '-deadline',
+    'realtime',
+    '-cpu-used',
+    '8',
+    '-b:v',
+    '500k',
+    '-c:a',
+    'libopus',
+  ],
+  'h264-aac-4s.mov': [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=640x480:rate=25',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=660',
+    '-t',
+    '4',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+  ],
+  'hevc-aac-4s.mkv': [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=960x540:rate=25',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=770',
+    '-t',
+    '4',
+    '-c:v',
+    'libx265',
+    '-preset',
+    'ultrafast',
+    '-x265-params',
+    'log-level=error',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+  ],
+  'mpeg2-mp2-4s.ts': [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=720x576:rate=25',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=880',
+    '-t',
+    '4',
+    '-c:v',
+    'mpeg2video',
+    '-b:v',
+    '2M',
+    '-c:a',
+    'mp2',
+  ],
+  'audio-only-4s.mp3': [
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=44100',
+    '-t',
+    '4',
+    '-c:a',
+    'libmp3lame',
+    '-b:a',
+    '128k',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type MediaName = keyof typeof RECIPES;
@@ -30,7 +186,13 @@ export type MediaName = keyof typeof RECIPES;
 export async function media(name: MediaName): Promise<string> {
   await mkdir(DIR, { recursive: true });
   const out = join(DIR, name);
-  if (await stat(out).then((s) => s.size > 0, () => false)) return out;
+  if (
+    await stat(out).then(
+      (s) => s.size > 0,
+      () => false,
+    )
+  )
+    return out;
   const temp = `${out}.${process.pid}.tmp${name.slice(name.lastIndexOf('.'))}`;
   await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...RECIPES[name], temp]);
   await run('mv', [temp, out]);
@@ -39,7 +201,15 @@ export async function media(name: MediaName): Promise<string> {
 
 /** Probed duration in seconds (ffprobe, the format's duration). */
 export async function probeDuration(pathOrUrl: string): Promise<number> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', pathOrUrl]);
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-show_entries',
+    'format=duration',
+    '-of',
+    'csv=p=0',
+    pathOrUrl,
+  ]);
   return Number(stdout.trim());
 }
 
@@ -57,11 +227,23 @@ export async function sha256(path: string): Promise<string> {
 export async function decodeProblems(pathOrUrl: string): Promise<string[]> {
   const problems: string[] = [];
   for (const stream of ['v:0', 'a:0']) {
-    const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', pathOrUrl], { maxBuffer: 256 * 1024 * 1024 });
-    const dts = stdout.split('\n').map((l) => Number.parseFloat(l)).filter(Number.isFinite);
-    for (let i = 1; i < dts.length; i++) if (!(dts[i]! > dts[i - 1]!)) problems.push(`${stream}: decode time ${dts[i]} after ${dts[i - 1]}`);
+    const { stdout } = await run(
+      'ffprobe',
+      ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', pathOrUrl],
+      { maxBuffer: 256 * 1024 * 1024 },
+    );
+    const dts = stdout
+      .split('\n')
+      .map((l) => Number.parseFloat(l))
+      .filter(Number.isFinite);
+    for (let i = 1; i < dts.length; i++)
+      if (!(dts[i]! > dts[i - 1]!)) problems.push(`${stream}: decode time ${dts[i]} after ${dts[i - 1]}`);
   }
-  const { stderr } = await run('ffmpeg', ['-v', 'error', '-i', pathOrUrl, '-fps_mode', 'passthrough', '-enc_time_base', '-1', '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
+  const { stderr } = await run(
+    'ffmpeg',
+    ['-v', 'error', '-i', pathOrUrl, '-fps_mode', 'passthrough', '-enc_time_base', '-1', '-f', 'null', '-'],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
   problems.push(...stderr.split('\n').filter(Boolean));
   return problems;
 }

@@ -32,7 +32,9 @@ export class Receiver {
       req.on('end', () => {
         this.received.push({ headers: req.headers, body });
         if (this.options.silent) return;
-        res.writeHead(this.statuses[Math.min(this.received.length, this.statuses.length) - 1]!, this.options.headers).end();
+        res
+          .writeHead(this.statuses[Math.min(this.received.length, this.statuses.length) - 1]!, this.options.headers)
+          .end();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));

@@ -24,7 +24,11 @@ export interface RunningService {
   /** Runs the service's command line on this service's data (`plan --org …`, say); resolves with its output. */
   cli(...args: string[]): Promise<string>;
   /** Calls the API; `token: null` sends no Authorization header. */
-  call<T = any>(method: string, path: string, options?: { token?: string | null; body?: unknown; raw?: string }): Promise<{ status: number; body: T; headers: Headers }>;
+  call<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string | null; body?: unknown; raw?: string },
+  ): Promise<{ status: number; body: T; headers: Headers }>;
   advanceClock(ms: number): Promise<void>;
   /** Resolves when no job is due or running: whatever the clock made due has run. */
   idle(): Promise<void>;
@@ -39,10 +43,22 @@ export interface RunningService {
 export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
 
 /** Starts the real service as its own process on 127.0.0.1 with test hooks, on free ports. */
-export async function startService(options: { data?: string; ports?: { api: string; storage: string }; args?: string[]; main?: string } = {}): Promise<RunningService> {
+export async function startService(
+  options: { data?: string; ports?: { api: string; storage: string }; args?: string[]; main?: string } = {},
+): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
   const data = options.data ?? (await mkdtemp(join(tmpdir(), 'video-service-')));
-  const args = ['--port', port(options.ports?.api), '--storage-port', port(options.ports?.storage), '--rtmp-port', '0', '--data', data, '--test-hooks'];
+  const args = [
+    '--port',
+    port(options.ports?.api),
+    '--storage-port',
+    port(options.ports?.storage),
+    '--rtmp-port',
+    '0',
+    '--data',
+    data,
+    '--test-hooks',
+  ];
   const child = spawn(process.execPath, [...TSX, options.main ?? MAIN, ...args, ...(options.args ?? [])], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +76,10 @@ export async function startService(options: { data?: string; ports?: { api: stri
     }, READY_TIMEOUT_MS);
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (l) => l.startsWith('Video service ready') && (clearTimeout(timer), resolve(l)));
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`service exited with ${code} before it was ready:\n${stderr}`))));
+    child.once(
+      'exit',
+      (code) => (clearTimeout(timer), reject(new Error(`service exited with ${code} before it was ready:\n${stderr}`))),
+    );
   });
   const [, api, storage, rtmp] = /API (\S+) storage (\S+) rtmp (\S+)/.exec(line)!;
   // Every JSON answer of this service that a test receives is checked against its /openapi.json.
@@ -76,14 +95,22 @@ export async function startService(options: { data?: string; ports?: { api: stri
       return service.cli('token', '--org', org, '--environment', environment);
     },
     async cli(...cliArgs) {
-      const { stdout } = await promisify(execFile)(process.execPath, [...TSX, options.main ?? MAIN, ...cliArgs, '--data', data], { cwd: ROOT });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [...TSX, options.main ?? MAIN, ...cliArgs, '--data', data],
+        { cwd: ROOT },
+      );
       return stdout.trim();
     },
     async call(method, path, { token, body, raw } = {}) {
       const headers: Record<string, string> = {};
       if (token) headers.authorization = `Bearer ${token}`;
       if (body !== undefined || raw !== undefined || method === 'POST') headers['content-type'] = 'application/json';
-      const res = await fetch(api + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+      const res = await fetch(api + path, {
+        method,
+        headers,
+        body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+      });
       const text = await res.text();
       let parsed: unknown = text;
       try {
@@ -121,7 +148,9 @@ export async function processTree(root: number): Promise<{ pid: number; stat: st
   const all: { pid: number; stat: string[]; cmdline: string }[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const [stat, cmdline] = await Promise.all([`/proc/${entry}/stat`, `/proc/${entry}/cmdline`].map((f) => readFile(f, 'utf8').catch(() => '')));
+    const [stat, cmdline] = await Promise.all(
+      [`/proc/${entry}/stat`, `/proc/${entry}/cmdline`].map((f) => readFile(f, 'utf8').catch(() => '')),
+    );
     if (stat) all.push({ pid: Number(entry), stat: stat.replace(/^.*\) /, '').split(' '), cmdline: cmdline! });
   }
   const tree = all.filter((p) => p.pid === root);
@@ -143,7 +172,10 @@ export async function stillServes(service: RunningService, token: string): Promi
 }
 
 /** A started service and a token of `org` in it: what most suites begin with. */
-export async function startWithToken(org: string, options: Parameters<typeof startService>[0] = {}): Promise<{ service: RunningService; token: string }> {
+export async function startWithToken(
+  org: string,
+  options: Parameters<typeof startService>[0] = {},
+): Promise<{ service: RunningService; token: string }> {
   const service = await startService(options);
   return { service, token: await service.token(org) };
 }
@@ -155,7 +187,12 @@ export async function put(url: string, body: Uint8Array | Blob, contentType = 'v
 }
 
 /** Uploads a file with one signed link (#1, #2, #5) and returns the video's id. */
-export async function upload(service: RunningService, token: string, path: string, fileName = path.slice(path.lastIndexOf('/') + 1)): Promise<string> {
+export async function upload(
+  service: RunningService,
+  token: string,
+  path: string,
+  fileName = path.slice(path.lastIndexOf('/') + 1),
+): Promise<string> {
   const { body: video } = await service.call('POST', '/videos', { token, body: { file_name: fileName } });
   const { body: link } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
   const { status } = await put(link.url, await readFile(path));
@@ -175,9 +212,18 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
 }
 
 /** Waits for #8 to leave `processing`/`waiting`, and returns the video. */
-export async function waitForVideo(service: RunningService, token: string, id: string, timeoutMs = 120_000): Promise<any> {
-  return until(`video ${id} to be ready or failed`, async () => {
-    const { body } = await service.call('GET', `/videos/${id}`, { token });
-    return body.status === 'ready' || body.status === 'failed' ? body : undefined;
-  }, timeoutMs);
+export async function waitForVideo(
+  service: RunningService,
+  token: string,
+  id: string,
+  timeoutMs = 120_000,
+): Promise<any> {
+  return until(
+    `video ${id} to be ready or failed`,
+    async () => {
+      const { body } = await service.call('GET', `/videos/${id}`, { token });
+      return body.status === 'ready' || body.status === 'failed' ? body : undefined;
+    },
+    timeoutMs,
+  );
 }

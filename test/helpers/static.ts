@@ -4,7 +4,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.map': 'application/json' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.json': 'application/json',
+  '.map': 'application/json',
+};
 
 /**
  * Serves a built app's folder as static files on 127.0.0.1, as a consumer's web server would, and
@@ -21,12 +28,21 @@ export async function serveStatic(root: string, apiOrigin: string): Promise<{ ur
         body: req.method === 'POST' ? '{}' : undefined,
       });
       const cookie = answer.headers.get('set-cookie');
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', ...(cookie ? { 'set-cookie': cookie } : {}) });
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/json',
+        ...(cookie ? { 'set-cookie': cookie } : {}),
+      });
       res.end(Buffer.from(await answer.arrayBuffer()));
       return;
     }
     const file = join(root, normalize(path.endsWith('/') ? `${path}index.html` : path));
-    if (!file.startsWith(root) || !(await stat(file).then((s) => s.isFile(), () => false))) {
+    if (
+      !file.startsWith(root) ||
+      !(await stat(file).then(
+        (s) => s.isFile(),
+        () => false,
+      ))
+    ) {
       res.writeHead(404).end();
       return;
     }

@@ -20,7 +20,11 @@ interface Operation {
 /** The generated document (/openapi.json) is a contract a client can be built from, and lint clean. */
 describe('the OpenAPI document', () => {
   let service: RunningService;
-  let doc: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, any> } } & Record<string, any>;
+  let doc: {
+    openapi: string;
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, any> };
+  } & Record<string, any>;
   let dir: string;
   before(async () => {
     ({ service } = await startWithToken('acme'));
@@ -36,7 +40,9 @@ describe('the OpenAPI document', () => {
   });
 
   const operations = () =>
-    Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ path, method, op })),
+    );
 
   it('is OpenAPI 3.1; every operation has an operationId named for what it does, and its errors use the one error schema', () => {
     assert.equal(doc.openapi, '3.1.0');
@@ -50,30 +56,55 @@ describe('the OpenAPI document', () => {
       const failures = Object.entries(op.responses).filter(([status]) => Number(status) >= 400);
       assert.ok(failures.length > 0, `${where} documents its errors`);
       for (const [status, answer] of failures) {
-        assert.equal(answer.content?.['application/json']?.schema.$ref, '#/components/schemas/Error', `${where} ${status}`);
+        assert.equal(
+          answer.content?.['application/json']?.schema.$ref,
+          '#/components/schemas/Error',
+          `${where} ${status}`,
+        );
       }
     }
-    for (const [id, path] of [['createVideo', '/videos'], ['getChunkUploadUrl', '/videos/multipart-upload/get-chunk-upload-url'], ['completeMultipartUpload', '/videos/multipart-upload/complete']]) {
-      assert.ok(operations().some((o) => o.op.operationId === id && o.path === path), `${id} is ${path}`);
+    for (const [id, path] of [
+      ['createVideo', '/videos'],
+      ['getChunkUploadUrl', '/videos/multipart-upload/get-chunk-upload-url'],
+      ['completeMultipartUpload', '/videos/multipart-upload/complete'],
+    ]) {
+      assert.ok(
+        operations().some((o) => o.op.operationId === id && o.path === path),
+        `${id} is ${path}`,
+      );
     }
   });
 
   it("names each of the spec's endpoints by its number, and its error codes are the service's one table", () => {
-    const summaries = operations().map(({ op }) => op.summary).join('\n') + doc['x-storage-origin'].description;
+    const summaries =
+      operations()
+        .map(({ op }) => op.summary)
+        .join('\n') + doc['x-storage-origin'].description;
     for (let n = 1; n <= 11; n++) assert.match(summaries, new RegExp(`#${n}\\b`), `#${n}`);
     assert.deepEqual(doc.components.schemas.Error.properties.error.properties.code.enum, ERROR_CODES);
   });
 
   it('passes `redocly lint` with its recommended rules: no error, no warning', async () => {
-    const result = await run(join(ROOT, 'node_modules/.bin/redocly'), ['lint', join(dir, 'openapi.json'), '--format=json', '--extends=recommended'], { cwd: dir }).catch((e) => e);
-    const report = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+    const result = await run(
+      join(ROOT, 'node_modules/.bin/redocly'),
+      ['lint', join(dir, 'openapi.json'), '--format=json', '--extends=recommended'],
+      { cwd: dir },
+    ).catch((e) => e);
+    const report = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string }[];
+    };
     const problems = report.problems.map((p) => `${p.ruleId}: ${p.message}`).join('\n');
     assert.equal(report.totals.errors, 0, problems);
     assert.equal(report.totals.warnings, 0, problems);
   });
 
   it('gives a client (openapi-typescript) whose types are exactly what the element sends and expects', async () => {
-    await run(join(ROOT, 'node_modules/.bin/openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'api.d.ts')]);
+    await run(join(ROOT, 'node_modules/.bin/openapi-typescript'), [
+      join(dir, 'openapi.json'),
+      '-o',
+      join(dir, 'api.d.ts'),
+    ]);
     await writeFile(
       join(dir, 'check.ts'),
       `import type { paths } from './api.js';
@@ -105,8 +136,13 @@ export const bodies: [
 ] = [true, true, true, true];
 `,
     );
-    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../../../tsconfig.json', include: ['check.ts'], exclude: [] }));
-    const result = await run(join(ROOT, 'node_modules/.bin/tsc'), ['--noEmit', '-p', join(dir, 'tsconfig.json')], { cwd: ROOT }).catch((e) => e);
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ extends: '../../../tsconfig.json', include: ['check.ts'], exclude: [] }),
+    );
+    const result = await run(join(ROOT, 'node_modules/.bin/tsc'), ['--noEmit', '-p', join(dir, 'tsconfig.json')], {
+      cwd: ROOT,
+    }).catch((e) => e);
     assert.equal(result.code ?? 0, 0, `${result.stdout}${result.stderr}`);
   });
 });

@@ -14,7 +14,12 @@ describe('faults on demand (test hooks)', () => {
     const { body: video } = await service.call('POST', '/videos', { token });
     const { body } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
     const url = async (chunkId: number) =>
-      (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: body.key, chunkId } })).body.url as string;
+      (
+        await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+          token,
+          body: { key: body.key, chunkId },
+        })
+      ).body.url as string;
     return { key: body.key as string, url };
   }
   const received = async (id: string) => (await service.call('GET', `/__test__/received/${id}`)).body.bytes as number;
@@ -32,7 +37,12 @@ describe('faults on demand (test hooks)', () => {
   });
 
   it('resets the connection mid-body, and stalls a PUT before serving it', async () => {
-    await faults({ rules: [{ target: 'chunk-put', nth: [1], action: 'reset' }, { target: 'chunk-put', nth: [2], action: 'stall', stallMs: 600 }] });
+    await faults({
+      rules: [
+        { target: 'chunk-put', nth: [1], action: 'reset' },
+        { target: 'chunk-put', nth: [2], action: 'stall', stallMs: 600 },
+      ],
+    });
     const { url } = await session();
     await assert.rejects(fetch(await url(1), { method: 'PUT', body: randomBytes(200_000) }));
     const start = Date.now();
@@ -49,7 +59,8 @@ describe('faults on demand (test hooks)', () => {
       ],
     });
     const { key } = await session();
-    const call = () => service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key, chunkId: 1 } });
+    const call = () =>
+      service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key, chunkId: 1 } });
     assert.equal((await call()).status, 500);
     assert.match((await call()).body, /<html>/);
     assert.deepEqual((await call()).body, {});
@@ -62,7 +73,12 @@ describe('faults on demand (test hooks)', () => {
     const res = await fetch(await url(1), { method: 'PUT', body: randomBytes(10) });
     assert.equal(res.headers.get('access-control-expose-headers'), null);
     await faults({});
-    assert.equal((await fetch(await url(1), { method: 'PUT', body: randomBytes(10) })).headers.get('access-control-expose-headers'), 'ETag, Retry-After');
+    assert.equal(
+      (await fetch(await url(1), { method: 'PUT', body: randomBytes(10) })).headers.get(
+        'access-control-expose-headers',
+      ),
+      'ETag, Retry-After',
+    );
   });
 
   it('refuses a malformed rule with 400 naming it', async () => {

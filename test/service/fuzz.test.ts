@@ -23,18 +23,58 @@ function random(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const int = (n: number) => Math.floor(next() * n);
-  const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)]!;
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
   const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => int(256)));
-  const text = () => pick(['', 'live', 'lv_x', '\u0000', '%E0%A4%A', 'é'.repeat(int(40)), '../../etc/passwd', 'x'.repeat(int(3000)), String(int(1e9))]);
+  const text = () =>
+    pick([
+      '',
+      'live',
+      'lv_x',
+      '\u0000',
+      '%E0%A4%A',
+      'é'.repeat(int(40)),
+      '../../etc/passwd',
+      'x'.repeat(int(3000)),
+      String(int(1e9)),
+    ]);
   const value = (depth = 0): unknown => {
     switch (int(depth > 2 ? 6 : 9)) {
-      case 0: return null;
-      case 1: return int(2) === 0;
-      case 2: return pick([0, -1, 1.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 10_001, 86_401]);
-      case 3: case 4: return text();
-      case 5: return pick(['2026-11-23T10:00:00Z', 'yesterday', 'upload', 'clip', 'video-ready']);
-      case 6: return Array.from({ length: int(4) }, () => value(depth + 1));
-      default: return Object.fromEntries(Array.from({ length: int(5) }, () => [pick(['url', 'events', 'key', 'chunkId', 'chunks', 'eTag', 'from', 'duration', 'scope', 'user', 'live_stream_id', 'ttl_seconds', 'name', 'file_name', text()]), value(depth + 1)]));
+      case 0:
+        return null;
+      case 1:
+        return int(2) === 0;
+      case 2:
+        return pick([0, -1, 1.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 10_001, 86_401]);
+      case 3:
+      case 4:
+        return text();
+      case 5:
+        return pick(['2026-11-23T10:00:00Z', 'yesterday', 'upload', 'clip', 'video-ready']);
+      case 6:
+        return Array.from({ length: int(4) }, () => value(depth + 1));
+      default:
+        return Object.fromEntries(
+          Array.from({ length: int(5) }, () => [
+            pick([
+              'url',
+              'events',
+              'key',
+              'chunkId',
+              'chunks',
+              'eTag',
+              'from',
+              'duration',
+              'scope',
+              'user',
+              'live_stream_id',
+              'ttl_seconds',
+              'name',
+              'file_name',
+              text(),
+            ]),
+            value(depth + 1),
+          ]),
+        );
     }
   };
   return { next, int, pick, bytes, text, value };
@@ -85,7 +125,11 @@ describe(`fuzzing (seed ${SEED})`, () => {
     assert.equal(await workerPid(), worker, 'the ingest process never died');
     const { body: stream } = await service.call('POST', '/live_streams', { token, body: {} });
     assert.equal(await push(stream.ingest.url, 3), 0);
-    await until('the recording', async () => ((await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).body[0]?.duration >= 2 ? true : undefined));
+    await until('the recording', async () =>
+      (await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).body[0]?.duration >= 2
+        ? true
+        : undefined,
+    );
   });
 
   it('every route of /openapi.json answers random bodies and parameters without a 5xx', async () => {
@@ -94,18 +138,35 @@ describe(`fuzzing (seed ${SEED})`, () => {
     const upload = (await service.call('POST', '/tokens', { token, body: {} })).body.token as string;
     const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => !path.startsWith('/__test__'))
-      .flatMap(([path, ops]) => Object.keys(ops).filter((m) => ['get', 'post', 'delete'].includes(m)).map((method) => ({ path, method: method.toUpperCase() })));
+      .flatMap(([path, ops]) =>
+        Object.keys(ops)
+          .filter((m) => ['get', 'post', 'delete'].includes(m))
+          .map((method) => ({ path, method: method.toUpperCase() })),
+      );
     assert.ok(operations.length >= 25, `${operations.length} operations`);
     const deadline = Date.now() + 120_000;
     let calls = 0;
     for (const { path, method } of operations) {
       for (let i = 0; i < 30 && Date.now() < deadline; i++, calls++) {
-        const concrete = path.replace(/\{[^}]+\}/g, () => encodeURIComponent(r.pick(['0123456789abcdef01234567', r.text(), '%', '..', 'index.m3u8'])).replace(/%25/g, r.pick(['%25', '%'])));
-        const body = method === 'POST' ? (r.int(5) === 0 ? r.pick(['{', 'null', '[]', '"x"', '{"a":'.repeat(50)]) : JSON.stringify(r.value())) : undefined;
+        const concrete = path.replace(/\{[^}]+\}/g, () =>
+          encodeURIComponent(r.pick(['0123456789abcdef01234567', r.text(), '%', '..', 'index.m3u8'])).replace(
+            /%25/g,
+            r.pick(['%25', '%']),
+          ),
+        );
+        const body =
+          method === 'POST'
+            ? r.int(5) === 0
+              ? r.pick(['{', 'null', '[]', '"x"', '{"a":'.repeat(50)])
+              : JSON.stringify(r.value())
+            : undefined;
         const auth = r.pick([token, upload, null, 'Bearer nonsense']);
         const res = await fetch(service.api + concrete, {
           method,
-          headers: { ...(auth ? { authorization: auth.startsWith('Bearer') ? auth : `Bearer ${auth}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            ...(auth ? { authorization: auth.startsWith('Bearer') ? auth : `Bearer ${auth}` } : {}),
+            ...(body ? { 'content-type': 'application/json' } : {}),
+          },
           body,
         });
         await res.arrayBuffer();

@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { media, sha256 } from '../helpers/media.js';
-import { put, startService, startWithToken, stillServes, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import {
+  put,
+  startService,
+  startWithToken,
+  stillServes,
+  until,
+  upload,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
 
 const HOUR = 3_600_000;
 
@@ -21,7 +30,6 @@ describe('hostile input', () => {
   let token: string;
   before(async () => ({ service, token } = await startWithToken('acme')));
   after(() => service.stop());
-
 
   it('answers malformed percent-encoding in a path with 400, not 500', async () => {
     for (const path of ['/videos/%E0%A4%A', '/videos/%', '/videos/%ZZ', '/live_streams/%C0%AF']) {
@@ -37,7 +45,16 @@ describe('hostile input', () => {
     const raw = (origin: string, target: string) =>
       new Promise<number>((resolve, reject) => {
         const url = new URL(origin);
-        const req = request({ host: url.hostname, port: url.port, path: target, method: 'GET', headers: { authorization: `Bearer ${token}` } }, (res) => (res.resume(), resolve(res.statusCode!)));
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: target,
+            method: 'GET',
+            headers: { authorization: `Bearer ${token}` },
+          },
+          (res) => (res.resume(), resolve(res.statusCode!)),
+        );
         req.on('error', reject);
         req.end();
       });
@@ -48,13 +65,22 @@ describe('hostile input', () => {
   });
 
   it('keeps test hooks away from pages: no CORS headers, and JSON only', async () => {
-    const preflight = await fetch(`${service.api}/__test__/faults`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${service.api}/__test__/faults`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
-    const read = await fetch(`${service.api}/__test__/storage-requests`, { headers: { origin: 'https://evil.example' } });
+    const read = await fetch(`${service.api}/__test__/storage-requests`, {
+      headers: { origin: 'https://evil.example' },
+    });
     assert.equal(read.headers.get('access-control-allow-origin'), null);
     // A form or text/plain POST needs no preflight from a page: it is refused.
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-      const r = await fetch(`${service.api}/__test__/faults`, { method: 'POST', headers: { 'content-type': type }, body: '{"rules":[{"target":"chunk-put","action":"reset"}]}' });
+      const r = await fetch(`${service.api}/__test__/faults`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: '{"rules":[{"target":"chunk-put","action":"reset"}]}',
+      });
       assert.equal(r.status, 415, type);
     }
     // The API itself still answers pages.
@@ -66,7 +92,22 @@ describe('hostile input', () => {
   it('refuses an uploaded HLS playlist that names a file of the server, and shows no server path', async () => {
     // A file the server has, and a "video" that is a playlist pointing at it.
     const secret = join(service.data, 'secret.ts');
-    await promisify(execFile)('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25', '-t', '2', '-c:v', 'libx264', '-f', 'mpegts', '-y', secret]);
+    await promisify(execFile)('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=320x240:rate=25',
+      '-t',
+      '2',
+      '-c:v',
+      'libx264',
+      '-f',
+      'mpegts',
+      '-y',
+      secret,
+    ]);
     const playlist = join(service.data, 'upload.m3u8');
     await writeFile(playlist, `#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n${secret}\n#EXT-X-ENDLIST\n`);
     const id = await upload(service, token, playlist, 'holiday.mp4');
@@ -117,15 +158,22 @@ describe('storage under abuse', () => {
     const { id, url } = await link();
     const stalled = slowPut(url, 100_000, 1_000);
     await assert.rejects(stalled.answer, /socket hang up|ECONNRESET/, 'the connection was cut');
-    const temporary = async () => (await readdir(join(service.data, 'videos', id)).catch(() => [])).filter((f) => f.includes('.part-'));
-    await until('the cut body to be cleaned up', async () => ((await temporary()).length === 0 ? true : undefined), 5_000);
+    const temporary = async () =>
+      (await readdir(join(service.data, 'videos', id)).catch(() => [])).filter((f) => f.includes('.part-'));
+    await until(
+      'the cut body to be cleaned up',
+      async () => ((await temporary()).length === 0 ? true : undefined),
+      5_000,
+    );
     assert.equal((await put(url, new Uint8Array(5_000))).status, 200);
   });
 
   it('takes one PUT at a time per link and per chunk (409), and the first one still lands', async () => {
     const { id, url } = await link();
     const first = slowPut(url, 10_000, 1_000);
-    await until('the first body to start arriving', async () => ((await service.call('GET', `/__test__/received/${id}`)).body.bytes >= 1_000 ? true : undefined));
+    await until('the first body to start arriving', async () =>
+      (await service.call('GET', `/__test__/received/${id}`)).body.bytes >= 1_000 ? true : undefined,
+    );
     const second = await put(url, new Uint8Array(10_000));
     assert.equal(second.status, 409);
     assert.match(second.text, /upload_in_progress/);
@@ -134,9 +182,16 @@ describe('storage under abuse', () => {
 
     const { body: video } = await service.call('POST', '/videos', { token });
     const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
-    const chunkUrl = (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: 1 } })).body.url;
+    const chunkUrl = (
+      await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+        token,
+        body: { key: session.key, chunkId: 1 },
+      })
+    ).body.url;
     const slowChunk = slowPut(chunkUrl, 10_000, 1_000);
-    await until('the chunk to start arriving', async () => ((await service.call('GET', `/__test__/received/${session.key}`)).body.bytes >= 1_000 ? true : undefined));
+    await until('the chunk to start arriving', async () =>
+      (await service.call('GET', `/__test__/received/${session.key}`)).body.bytes >= 1_000 ? true : undefined,
+    );
     assert.equal((await put(chunkUrl, new Uint8Array(10_000))).status, 409);
     slowChunk.finish();
     assert.equal(await slowChunk.answer, 200);
@@ -145,7 +200,12 @@ describe('storage under abuse', () => {
   it('refuses chunks for a video that already has its file', async () => {
     const { body: video } = await service.call('POST', '/videos', { token });
     const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
-    const chunkUrl = (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: 1 } })).body.url;
+    const chunkUrl = (
+      await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+        token,
+        body: { key: session.key, chunkId: 1 },
+      })
+    ).body.url;
     const { body: single } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
     assert.equal((await put(single.url, new Uint8Array(2_000))).status, 200);
     const late = await put(chunkUrl, new Uint8Array(2_000));
@@ -154,15 +214,28 @@ describe('storage under abuse', () => {
 
   it('completes one of two sessions of a video completed at once, never a mix of both', async () => {
     const { body: video } = await service.call('POST', '/videos', { token });
-    const sessions = await Promise.all([1, 2].map(async (fill) => {
-      const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
-      const bytes = Buffer.alloc(3 * 1024 * 1024, fill);
-      const url = (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: 1 } })).body.url;
-      const { etag } = await put(url, bytes);
-      return { key: session.key as string, etag: etag!, sha: createHash('sha256').update(bytes).digest('hex') };
-    }));
-    const answers = await Promise.all(sessions.map((s) =>
-      service.call('POST', '/videos/multipart-upload/complete', { token, body: { key: s.key, chunks: [{ chunkId: 1, eTag: s.etag }] } })));
+    const sessions = await Promise.all(
+      [1, 2].map(async (fill) => {
+        const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
+        const bytes = Buffer.alloc(3 * 1024 * 1024, fill);
+        const url = (
+          await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+            token,
+            body: { key: session.key, chunkId: 1 },
+          })
+        ).body.url;
+        const { etag } = await put(url, bytes);
+        return { key: session.key as string, etag: etag!, sha: createHash('sha256').update(bytes).digest('hex') };
+      }),
+    );
+    const answers = await Promise.all(
+      sessions.map((s) =>
+        service.call('POST', '/videos/multipart-upload/complete', {
+          token,
+          body: { key: s.key, chunks: [{ chunkId: 1, eTag: s.etag }] },
+        }),
+      ),
+    );
     assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409]);
     const stored = await sha256(join(service.data, 'videos', video._id, 'source'));
     assert.equal(stored, sessions[answers.findIndex((a) => a.status === 200)]!.sha);
@@ -171,7 +244,12 @@ describe('storage under abuse', () => {
   it('aborts a session abandoned a day after it expired, and deletes its chunks', async () => {
     const { body: video } = await service.call('POST', '/videos', { token });
     const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
-    const url = (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: 1 } })).body.url;
+    const url = (
+      await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+        token,
+        body: { key: session.key, chunkId: 1 },
+      })
+    ).body.url;
     assert.equal((await put(url, new Uint8Array(1_000))).status, 200);
     await service.advanceClock(6 * HOUR + 23 * HOUR);
     await service.sweep();
@@ -179,7 +257,10 @@ describe('storage under abuse', () => {
     await service.advanceClock(2 * HOUR);
     await service.sweep();
     await assert.rejects(readdir(join(service.data, 'chunks', session.key)), { code: 'ENOENT' });
-    const late = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key: session.key, chunks: [{ chunkId: 1, eTag: '0'.repeat(32) }] } });
+    const late = await service.call('POST', '/videos/multipart-upload/complete', {
+      token,
+      body: { key: session.key, chunks: [{ chunkId: 1, eTag: '0'.repeat(32) }] },
+    });
     assert.equal(late.status, 409);
   });
 });
@@ -222,15 +303,32 @@ describe('uploaded media: limits and a fair queue', () => {
     await promisify(execFile)('ffmpeg', ['-v', 'error', ...args, '-y', out]);
     return out;
   };
-  const pattern = (size: string, rate: number, seconds: number) =>
-    ['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${rate}`, '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
+  const pattern = (size: string, rate: number, seconds: number) => [
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=${size}:rate=${rate}`,
+    '-t',
+    String(seconds),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+  ];
 
   it('refuses a video past the duration, resolution or frame-rate limit, naming the limit and its value', async () => {
-    const { service, token } = await startWithToken('acme', { args: ['--max-duration-seconds', '3', '--max-resolution', '400x300', '--max-frame-rate', '24'] });
+    const { service, token } = await startWithToken('acme', {
+      args: ['--max-duration-seconds', '3', '--max-resolution', '400x300', '--max-frame-rate', '24'],
+    });
     try {
       const cases: [string, RegExp][] = [
         [await made('long.mp4', pattern('320x240', 24, 4)), /is 4 s long; videos up to 3 s are accepted/],
-        [await made('big.mp4', pattern('640x360', 24, 2)), /is 640×360; pictures up to 400×300 \(either way up\) are accepted/],
+        [
+          await made('big.mp4', pattern('640x360', 24, 2)),
+          /is 640×360; pictures up to 400×300 \(either way up\) are accepted/,
+        ],
         [await made('fast.mp4', pattern('320x240', 30, 2)), /has 30 frames per second; up to 24 are accepted/],
       ];
       for (const [file, reason] of cases) {
@@ -239,7 +337,11 @@ describe('uploaded media: limits and a fair queue', () => {
         assert.match(video.failure_reason, reason);
       }
       // Upright is judged by its sides: 240×320 is within 400×300.
-      const upright = await waitForVideo(service, token, await upload(service, token, await made('upright.mp4', pattern('240x320', 24, 2))));
+      const upright = await waitForVideo(
+        service,
+        token,
+        await upload(service, token, await made('upright.mp4', pattern('240x320', 24, 2))),
+      );
       assert.equal(upright.status, 'ready', upright.failure_reason);
     } finally {
       await service.stop();
@@ -247,7 +349,9 @@ describe('uploaded media: limits and a fair queue', () => {
   });
 
   it('stops processing that takes longer than its time limit, saying so', async () => {
-    const { service, token } = await startWithToken('acme', { args: ['--processing-base-seconds', '0.05', '--processing-seconds-per-media-second', '0.01'] });
+    const { service, token } = await startWithToken('acme', {
+      args: ['--processing-base-seconds', '0.05', '--processing-seconds-per-media-second', '0.01'],
+    });
     try {
       const video = await waitForVideo(service, token, await upload(service, token, await media('vp9-opus-4s.webm')));
       assert.equal(video.status, 'failed');
@@ -262,12 +366,29 @@ describe('uploaded media: limits and a fair queue', () => {
     const { service, token: crowd } = await startWithToken('busy');
     try {
       const other = await service.token('small');
-      const long = await made('long.webm', ['-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-t', '20', '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '2M']);
+      const long = await made('long.webm', [
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=size=1280x720:rate=30',
+        '-t',
+        '20',
+        '-c:v',
+        'libvpx-vp9',
+        '-deadline',
+        'realtime',
+        '-cpu-used',
+        '8',
+        '-b:v',
+        '2M',
+      ]);
       const heavy = [await upload(service, crowd, long), await upload(service, crowd, long)];
       const small = await upload(service, other, await media('h264-aac-320p-4s.mp4'));
       assert.equal((await waitForVideo(service, other, small)).status, 'ready');
       // The small one was done while both of the busy organization's were still in the queue or processing.
-      const states = await Promise.all(heavy.map(async (id) => (await service.call('GET', `/videos/${id}`, { token: crowd })).body.status));
+      const states = await Promise.all(
+        heavy.map(async (id) => (await service.call('GET', `/videos/${id}`, { token: crowd })).body.status),
+      );
       assert.deepEqual(states, ['processing', 'processing']);
       for (const id of heavy) assert.equal((await waitForVideo(service, crowd, id)).status, 'ready');
     } finally {

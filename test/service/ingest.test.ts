@@ -13,8 +13,14 @@ const MINUTE = 60_000;
 
 async function stream(service: RunningService, token: string) {
   const { body } = await service.call('POST', '/live_streams', { token, body: {} });
-  const recordings = async () => (await service.call('GET', `/live_streams/${body._id}/temporary_recordings`, { token })).body as any[];
-  return { ...body, recordings } as { _id: string; stream_key: string; ingest: { url: string }; recordings: typeof recordings };
+  const recordings = async () =>
+    (await service.call('GET', `/live_streams/${body._id}/temporary_recordings`, { token })).body as any[];
+  return { ...body, recordings } as {
+    _id: string;
+    stream_key: string;
+    ingest: { url: string };
+    recordings: typeof recordings;
+  };
 }
 
 describe('RTMP ingest: malformed messages', () => {
@@ -27,22 +33,39 @@ describe('RTMP ingest: malformed messages', () => {
   const opened = async (connected = false): Promise<Socket> => {
     const socket = await rtmpSocket(service.rtmp);
     await handshake(socket);
-    if (connected) socket.write(command('connect', 1, { app: 'live', tcUrl: service.rtmp, flashVer: 'FMLE/3.0', type: 'nonprivate' }));
+    if (connected)
+      socket.write(
+        command('connect', 1, { app: 'live', tcUrl: service.rtmp, flashVer: 'FMLE/3.0', type: 'nonprivate' }),
+      );
     return socket;
   };
 
   it('closes only the connection whose message cannot be read; another stream records on, the API and storage serve', async () => {
     const live = await stream(service, token);
     const publisher = push(live.ingest.url, 14);
-    await until('the other stream to record', async () => ((await live.recordings())[0]?.duration >= 2 ? true : undefined));
+    await until('the other stream to record', async () =>
+      (await live.recordings())[0]?.duration >= 2 ? true : undefined,
+    );
 
     const hostile: [string, () => Promise<Socket>, Buffer][] = [
       ['connect without a command object', () => opened(), command('connect', 1, null)],
       ['connect without tcUrl', () => opened(), command('connect', 1, { app: 'live' })],
       ['connect whose command object is a number', () => opened(), command('connect', 1, 42)],
-      ['publish without a name', () => opened(true), Buffer.concat([command('createStream', 2, null), command('publish', 3, null)])],
-      ['publish with a number for a name', () => opened(true), Buffer.concat([command('createStream', 2, null), command('publish', 3, null, 12345, 'live')])],
-      ['publish with an object for a name', () => opened(true), Buffer.concat([command('createStream', 2, null), command('publish', 3, null, { a: 1 }, 'live')])],
+      [
+        'publish without a name',
+        () => opened(true),
+        Buffer.concat([command('createStream', 2, null), command('publish', 3, null)]),
+      ],
+      [
+        'publish with a number for a name',
+        () => opened(true),
+        Buffer.concat([command('createStream', 2, null), command('publish', 3, null, 12345, 'live')]),
+      ],
+      [
+        'publish with an object for a name',
+        () => opened(true),
+        Buffer.concat([command('createStream', 2, null), command('publish', 3, null, { a: 1 }, 'live')]),
+      ],
       ['a command that is not a string', () => opened(), chunk(20, Buffer.from([0x00, 0x40, 0, 0, 0, 0, 0, 0, 0]))],
     ];
     for (const [what, open, message] of hostile) {
@@ -64,9 +87,19 @@ describe('RTMP ingest: malformed messages', () => {
     process.kill((await ingestPid(service))!, 'SIGKILL');
     assert.notEqual(await publisher, 0, 'the publish was cut with the ingest');
     await stillServes(service, token);
-    await until('the recording to stop', async () => ((await live.recordings())[0]?.status === 'stopped' ? true : undefined));
+    await until('the recording to stop', async () =>
+      (await live.recordings())[0]?.status === 'stopped' ? true : undefined,
+    );
     // The publisher comes back within the merge window, once the restarted ingest listens (as OBS retries).
-    await until('the ingest to listen again', async () => (await rtmpSocket(service.rtmp).then((s) => (s.destroy(), true), () => undefined)), 20_000);
+    await until(
+      'the ingest to listen again',
+      async () =>
+        await rtmpSocket(service.rtmp).then(
+          (s) => (s.destroy(), true),
+          () => undefined,
+        ),
+      20_000,
+    );
     assert.equal(await push(live.ingest.url, 3), 0);
     const recordings = await until('the return to stop', async () => {
       const all = await live.recordings();
@@ -76,14 +109,23 @@ describe('RTMP ingest: malformed messages', () => {
     const playlist = await (await fetch(recordings[0].playback.temporary_playback)).text();
     assert.equal(playlist.match(/#EXT-X-DISCONTINUITY\n/g)?.length, 1);
     await service.advanceClock(MINUTE + 1_000);
-    await until('complete', async () => ((await live.recordings())[0]?.status === 'complete' ? true : undefined), 60_000);
+    await until(
+      'complete',
+      async () => ((await live.recordings())[0]?.status === 'complete' ? true : undefined),
+      60_000,
+    );
   });
 });
 
 describe('RTMP ingest: connections that hold on', () => {
   let service: RunningService;
   let token: string;
-  before(async () => ({ service, token } = await startWithToken('acme', { args: ['--rtmp-idle-seconds', '1', '--rtmp-publish-within-seconds', '3', '--rtmp-max-connections', '50'] })));
+  before(
+    async () =>
+      ({ service, token } = await startWithToken('acme', {
+        args: ['--rtmp-idle-seconds', '1', '--rtmp-publish-within-seconds', '3', '--rtmp-max-connections', '50'],
+      })),
+  );
   after(() => service.stop());
 
   it('closes a connection that sends nothing, one that stalls mid-message, and one that never publishes', async () => {
@@ -110,13 +152,22 @@ describe('RTMP ingest: connections that hold on', () => {
   });
 
   it('takes at most its number of connections, and still takes a publish once they are gone', async () => {
-    const sockets = await Promise.all(Array.from({ length: 300 }, () => rtmpSocket(service.rtmp).catch(() => undefined)));
+    const sockets = await Promise.all(
+      Array.from({ length: 300 }, () => rtmpSocket(service.rtmp).catch(() => undefined)),
+    );
     const closed = await Promise.all(sockets.map((s) => (s ? closedWithin(s, 500) : Promise.resolve(true))));
-    assert.ok(closed.filter(Boolean).length >= 250, `the connections past 50 were refused: ${closed.filter(Boolean).length} of 300 closed at once`);
+    assert.ok(
+      closed.filter(Boolean).length >= 250,
+      `the connections past 50 were refused: ${closed.filter(Boolean).length} of 300 closed at once`,
+    );
     await stillServes(service, token);
     for (const s of sockets) s?.destroy();
     const live = await stream(service, token);
-    await until('the idle ones to be gone', async () => ((await push(live.ingest.url, 2)) === 0 ? true : undefined), 30_000);
+    await until(
+      'the idle ones to be gone',
+      async () => ((await push(live.ingest.url, 2)) === 0 ? true : undefined),
+      30_000,
+    );
     assert.equal((await live.recordings()).length, 1);
   });
 });

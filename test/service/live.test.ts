@@ -8,7 +8,15 @@ import type { LiveStream } from '../../src/api/types.js';
 import { Receiver } from '../helpers/receiver.js';
 import { push } from '../helpers/live.js';
 import { decodeProblems, media, probeDuration } from '../helpers/media.js';
-import { LOCAL_RECEIVERS, startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import {
+  LOCAL_RECEIVERS,
+  startService,
+  startWithToken,
+  until,
+  upload,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
 
 const MINUTE = 60_000;
 
@@ -24,10 +32,14 @@ function streamOf(service: RunningService, token: string, stream: LiveStream) {
     list,
     /** Waits until the recording `index` (0: oldest) exists and `ok(recording)`. */
     waitFor: (what: string, ok: (r: any) => boolean, index = 0, timeoutMs = 30_000) =>
-      until(what, async () => {
-        const r = (await list())[index];
-        return r && ok(r) ? r : undefined;
-      }, timeoutMs),
+      until(
+        what,
+        async () => {
+          const r = (await list())[index];
+          return r && ok(r) ? r : undefined;
+        },
+        timeoutMs,
+      ),
     convert: (recordingId: string, body?: unknown) =>
       service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recordingId}`, { token, body }),
   };
@@ -69,7 +81,10 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
 
     assert.deepEqual((await service.call('DELETE', `/live_streams/${stream._id}`, { token })).body, { success: true });
     assert.equal((await service.call('GET', `/live_streams/${stream._id}`, { token })).status, 404);
-    assert.equal((await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).status, 404);
+    assert.equal(
+      (await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).status,
+      404,
+    );
   });
 
   it('deleting a stream that is live ends its publish and deletes its recording and files', async () => {
@@ -78,7 +93,10 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
     const live = await stream.waitFor('the recording to have media', (r) => r.duration >= 2);
     assert.deepEqual((await service.call('DELETE', `/live_streams/${stream._id}`, { token })).body, { success: true });
     assert.notEqual(await pushed, 0, 'the publisher was cut off, not left to finish its 30 s');
-    assert.equal((await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).status, 404);
+    assert.equal(
+      (await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).status,
+      404,
+    );
     assert.equal((await fetch(live.playback.temporary_playback)).status, 404);
     await assert.rejects(readdir(join(service.data, 'recordings', live._id)), { code: 'ENOENT' });
   });
@@ -87,7 +105,11 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
     const stream = await createStream(service, token);
     const code = await push(`${service.rtmp}/lv_${'x'.repeat(24)}`, 4);
     assert.notEqual(code, 0, 'ffmpeg should fail to publish');
-    assert.notEqual(await push(`${service.rtmp.replace(/\/live$/, '/other')}/${stream.stream_key}`, 2), 0, 'only the live app takes publishes');
+    assert.notEqual(
+      await push(`${service.rtmp.replace(/\/live$/, '/other')}/${stream.stream_key}`, 2),
+      0,
+      'only the live app takes publishes',
+    );
     assert.deepEqual(await stream.list(), []);
   });
 
@@ -127,7 +149,10 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
     await service.advanceClock(MINUTE + 1_000);
     const complete = await stream.waitFor('the recording to be complete', (r) => r.status === 'complete');
     assert.ok(Date.parse(complete.end_time) > Date.parse(complete.start_time));
-    assert.ok(Number.isInteger(complete.duration) && complete.duration >= 9 && complete.duration <= 11, `duration ${complete.duration}`);
+    assert.ok(
+      Number.isInteger(complete.duration) && complete.duration >= 9 && complete.duration <= 11,
+      `duration ${complete.duration}`,
+    );
     const mp4 = await probeDuration(complete.download_url);
     assert.deepEqual(await decodeProblems(complete.download_url), [], 'the two publishes join cleanly in the MP4');
     assert.ok(Math.abs(mp4 - complete.duration) <= 0.6, `MP4 ${mp4}s vs ${complete.duration}s`);
@@ -160,17 +185,41 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
 
   it('encodes a stream that is not H.264/AAC into H.264/AAC segments', async () => {
     const stream = await createStream(service, token, 'old encoder');
-    assert.equal(await push(stream.ingest.url, 4, ['-c:v', 'flv', '-q:v', '5', '-c:a', 'libmp3lame', '-ar', '44100']), 0);
+    assert.equal(
+      await push(stream.ingest.url, 4, ['-c:v', 'flv', '-q:v', '5', '-c:a', 'libmp3lame', '-ar', '44100']),
+      0,
+    );
     const recording = await stream.waitFor('the publish to stop', (r) => r.status === 'stopped' && r.duration >= 2);
-    const { stdout } = await promisify(execFile)('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', recording.playback.temporary_playback]);
-    assert.deepEqual([...new Set(stdout.split('\n').map((l) => l.trim()).filter(Boolean))].sort(), ['aac', 'h264']);
+    const { stdout } = await promisify(execFile)('ffprobe', [
+      '-v',
+      'error',
+      '-show_entries',
+      'stream=codec_name',
+      '-of',
+      'csv=p=0',
+      recording.playback.temporary_playback,
+    ]);
+    assert.deepEqual(
+      [
+        ...new Set(
+          stdout
+            .split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean),
+        ),
+      ].sort(),
+      ['aac', 'h264'],
+    );
   });
 
   describe('conversion (#10, #11) and video-ready', () => {
     let receiver: Receiver;
     before(async () => {
       receiver = await new Receiver().listen();
-      const hook = await service.call('POST', '/webhooks', { token, body: { url: receiver.url, events: ['video-ready'] } });
+      const hook = await service.call('POST', '/webhooks', {
+        token,
+        body: { url: receiver.url, events: ['video-ready'] },
+      });
       assert.equal(hook.status, 200, JSON.stringify(hook.body));
     });
     after(() => receiver.close());
@@ -179,30 +228,59 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
       const { stream, recording } = recorded;
       const from = new Date(Date.parse(recording.start_time) + 2_500).toISOString();
       // The part is converted as a clipping element in a browser would: with a clip token for this stream.
-      const clip = (await service.call('POST', '/tokens', { token, body: { scope: 'clip', live_stream_id: stream._id } })).body.token as string;
+      const clip = (
+        await service.call('POST', '/tokens', { token, body: { scope: 'clip', live_stream_id: stream._id } })
+      ).body.token as string;
       const [part, whole] = await Promise.all([
-        service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recording._id}`, { token: clip, body: { from, duration: 4 } }),
+        service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recording._id}`, {
+          token: clip,
+          body: { from, duration: 4 },
+        }),
         stream.convert(recording._id),
       ]);
       assert.equal(part.status, 200, JSON.stringify(part.body));
       assert.deepEqual(part.body, { from, duration: 4, bytes: 0, status: 'PROCESSING', download_url: null });
       assert.equal(whole.status, 200, JSON.stringify(whole.body));
-      assert.deepEqual(whole.body, { from: recording.start_time, duration: recording.duration, bytes: 0, status: 'PROCESSING', download_url: null });
+      assert.deepEqual(whole.body, {
+        from: recording.start_time,
+        duration: recording.duration,
+        bytes: 0,
+        status: 'PROCESSING',
+        download_url: null,
+      });
 
-      const done = await stream.waitFor('both exports', (r) => r.export_data.length === 2 && r.export_data.every((e: any) => e.status === 'EXPORTED'), 0, 120_000);
+      const done = await stream.waitFor(
+        'both exports',
+        (r) => r.export_data.length === 2 && r.export_data.every((e: any) => e.status === 'EXPORTED'),
+        0,
+        120_000,
+      );
       const partEntry = done.export_data.find((e: any) => e.from === from && e.duration === 4);
-      const wholeEntry = done.export_data.find((e: any) => e.from === recording.start_time && e.duration === recording.duration);
-      for (const [entry, seconds] of [[partEntry, 4], [wholeEntry, recording.duration]] as const) {
+      const wholeEntry = done.export_data.find(
+        (e: any) => e.from === recording.start_time && e.duration === recording.duration,
+      );
+      for (const [entry, seconds] of [
+        [partEntry, 4],
+        [wholeEntry, recording.duration],
+      ] as const) {
         assert.match(entry.video_id, /^[0-9a-f]{24}$/);
         const download = await fetch(entry.download_url);
-        assert.equal(entry.bytes, (await download.arrayBuffer()).byteLength, 'bytes is the size of the file at download_url');
+        assert.equal(
+          entry.bytes,
+          (await download.arrayBuffer()).byteLength,
+          'bytes is the size of the file at download_url',
+        );
         const probed = await probeDuration(entry.download_url);
         assert.ok(Math.abs(probed - seconds) <= 0.5, `export of ${seconds}s probes at ${probed}s`);
         // Where a re-encoded edge meets the copied middle, or one publish the next, a player must find nothing wrong.
         assert.deepEqual(await decodeProblems(entry.download_url), [], `the export of ${seconds}s`);
         const video = (await service.call('GET', `/videos/${entry.video_id}`, { token })).body;
         assert.equal(video.status, 'ready');
-        assert.equal((await service.call('GET', `/videos/${entry.video_id}`, { token: clip })).status, 200, 'the clip token reads #8 of what its stream made');
+        assert.equal(
+          (await service.call('GET', `/videos/${entry.video_id}`, { token: clip })).status,
+          200,
+          'the clip token reads #8 of what its stream made',
+        );
         assert.equal(video.live_stream_id, stream._id);
         assert.ok(Math.abs((await probeDuration(video.playback.hls_url)) - seconds) <= 0.5);
       }
@@ -211,7 +289,10 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
 
       // Each export announced itself: video-ready with the new video's id and its mediainfo.
       const ids = await until('two video-ready deliveries', async () => {
-        const got = receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.event === 'video-ready').map((b) => b.payload._id);
+        const got = receiver.received
+          .map((r) => JSON.parse(r.body))
+          .filter((b) => b.event === 'video-ready')
+          .map((b) => b.payload._id);
         return got.length >= 2 ? got : undefined;
       });
       assert.deepEqual(ids.sort(), done.export_data.map((e: any) => e.video_id).sort());
@@ -241,7 +322,10 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
         assert.equal(r.body.error.field, field, `${JSON.stringify(body)}: ${r.body.error.message}`);
         assert.ok(r.body.error.message.includes(field), r.body.error.message);
       }
-      const notJson = await service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recording._id}`, { token, raw: '{from' });
+      const notJson = await service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recording._id}`, {
+        token,
+        raw: '{from',
+      });
       assert.equal(notJson.status, 400);
       assert.equal((await stream.convert('0'.repeat(24), {})).status, 404);
       assert.equal((await stream.convert('not-an-id', {})).status, 404);
@@ -270,13 +354,17 @@ describe('a publish across service restarts', () => {
     const { token } = started;
     let { service } = started;
     try {
-      const created = (await service.call('POST', '/live_streams', { token, body: { name: 'restarts' } })).body as LiveStream;
+      const created = (await service.call('POST', '/live_streams', { token, body: { name: 'restarts' } }))
+        .body as LiveStream;
       const recorded: string[] = [];
       let seconds = 0;
       for (const stop of ['stop', 'kill'] as const) {
         const stream = streamOf(service, token, created);
         const pushed = push(`${service.rtmp}/${created.stream_key}`, 60);
-        const live = await stream.waitFor('3 s more to be recorded', (r) => r.status === 'live' && r.duration >= seconds + 3);
+        const live = await stream.waitFor(
+          '3 s more to be recorded',
+          (r) => r.status === 'live' && r.duration >= seconds + 3,
+        );
         seconds = live.duration;
         recorded.push(live._id);
         await service[stop]();
@@ -286,8 +374,15 @@ describe('a publish across service restarts', () => {
       // The publisher returns within the merge window, to the restarted service.
       const stream = streamOf(service, token, created);
       assert.equal(await push(`${service.rtmp}/${created.stream_key}`, 4), 0);
-      const returned = await stream.waitFor('the return to stop', (r) => r.status === 'stopped' && r.duration >= seconds + 3);
-      assert.deepEqual((await stream.list()).map((r) => r._id), [recorded[0]], 'one recording across both restarts');
+      const returned = await stream.waitFor(
+        'the return to stop',
+        (r) => r.status === 'stopped' && r.duration >= seconds + 3,
+      );
+      assert.deepEqual(
+        (await stream.list()).map((r) => r._id),
+        [recorded[0]],
+        'one recording across both restarts',
+      );
       assert.deepEqual(recorded, [returned._id, returned._id]);
       const playlist = await (await fetch(returned.playback.temporary_playback)).text();
       assert.equal(playlist.match(/#EXT-X-DISCONTINUITY\n/g)?.length, 2, 'three publishes, two seams');
@@ -297,7 +392,10 @@ describe('a publish across service restarts', () => {
       assert.deepEqual(await decodeProblems(complete.download_url), [], 'the MP4 decodes cleanly across the restarts');
       const mp4 = await probeDuration(complete.download_url);
       assert.ok(Math.abs(mp4 - complete.duration) <= 0.6, `MP4 ${mp4}s vs ${complete.duration}s`);
-      assert.ok(complete.duration >= seconds + 3, `what was recorded before the restarts and after: ${complete.duration} s`);
+      assert.ok(
+        complete.duration >= seconds + 3,
+        `what was recorded before the restarts and after: ${complete.duration} s`,
+      );
     } finally {
       await service.stop();
     }
@@ -345,14 +443,24 @@ describe('retention, plan end and quotas on the service clock', () => {
 
     await service.advanceClock(15 * 24 * 60 * MINUTE - 60 * MINUTE);
     await service.sweep();
-    assert.equal((await service.call('GET', `/videos/${id}`, { token: ending })).status, 200, 'kept until 15 days after the plan ended');
+    assert.equal(
+      (await service.call('GET', `/videos/${id}`, { token: ending })).status,
+      200,
+      'kept until 15 days after the plan ended',
+    );
     assert.equal((await fetch(video.download_url)).status, 200);
 
     await service.advanceClock(2 * 60 * MINUTE);
-    await until('the files to be deleted', async () => ((await service.call('GET', `/videos/${id}`, { token: ending })).status === 404 ? true : undefined));
+    await until('the files to be deleted', async () =>
+      (await service.call('GET', `/videos/${id}`, { token: ending })).status === 404 ? true : undefined,
+    );
     assert.equal((await fetch(video.download_url)).status, 404);
     await assert.rejects(readdir(join(service.data, 'videos', id)), { code: 'ENOENT' });
-    assert.equal((await service.call('GET', `/videos/${kept}`, { token })).status, 200, 'another organization keeps its files');
+    assert.equal(
+      (await service.call('GET', `/videos/${kept}`, { token })).status,
+      200,
+      'another organization keeps its files',
+    );
   });
 
   it('refuses an upload once the hosting-minute quota is used up, naming the quota', async () => {

@@ -44,7 +44,8 @@ describe('processing to HLS (#8 after upload)', () => {
       assert.equal(Boolean(atrack), expected.audio);
       for (const f of AUDIO_FIELDS) assert.equal(typeof atrack[f], 'string', `Audio.${f}`);
       if (expected.width) {
-        for (const f of VIDEO_FIELDS) assert.ok(typeof vtrack[f] === 'string' && vtrack[f] !== '', `Video.${f} = ${vtrack[f]}`);
+        for (const f of VIDEO_FIELDS)
+          assert.ok(typeof vtrack[f] === 'string' && vtrack[f] !== '', `Video.${f} = ${vtrack[f]}`);
         assert.equal(vtrack.Format, 'AVC', 'browsers get H.264');
         assert.equal(vtrack.Width, String(expected.width));
         const poster = await fetch(video.playback.poster_url);
@@ -63,9 +64,18 @@ describe('processing to HLS (#8 after upload)', () => {
       await whole.arrayBuffer();
       const [etag, modified] = [whole.headers.get('etag'), whole.headers.get('last-modified')];
       assert.ok(etag && modified, 'ETag and Last-Modified');
-      assert.equal((await fetch(video.download_url, { headers: { ...revalidate, 'if-none-match': etag! } })).status, 304);
-      assert.equal((await fetch(video.download_url, { headers: { ...revalidate, 'if-modified-since': modified! } })).status, 304);
-      assert.equal((await fetch(video.download_url, { headers: { ...revalidate, 'if-none-match': '"other"' } })).status, 200);
+      assert.equal(
+        (await fetch(video.download_url, { headers: { ...revalidate, 'if-none-match': etag! } })).status,
+        304,
+      );
+      assert.equal(
+        (await fetch(video.download_url, { headers: { ...revalidate, 'if-modified-since': modified! } })).status,
+        304,
+      );
+      assert.equal(
+        (await fetch(video.download_url, { headers: { ...revalidate, 'if-none-match': '"other"' } })).status,
+        200,
+      );
     });
   }
 

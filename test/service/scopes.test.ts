@@ -24,12 +24,26 @@ describe('token scopes', () => {
     assert.equal(video.user, 'alice', "the video carries the integrator's end user");
     assert.equal((await service.call('POST', `/videos/${video._id}/uploads`, { token })).status, 200);
     const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
-    assert.equal((await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId: 1 } })).status, 200);
+    assert.equal(
+      (
+        await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+          token,
+          body: { key: session.key, chunkId: 1 },
+        })
+      ).status,
+      200,
+    );
     assert.equal((await service.call('GET', `/videos/${video._id}`, { token })).status, 200);
-    assert.equal((await service.call('POST', '/videos/multipart-upload/abort', { token, body: { key: session.key } })).status, 200);
+    assert.equal(
+      (await service.call('POST', '/videos/multipart-upload/abort', { token, body: { key: session.key } })).status,
+      200,
+    );
 
     const { body: stream } = await service.call('POST', '/live_streams', { token: key, body: { name: 'studio' } });
-    const { body: hook } = await service.call('POST', '/webhooks', { token: key, body: { url: 'http://127.0.0.1:9/hook' } });
+    const { body: hook } = await service.call('POST', '/webhooks', {
+      token: key,
+      body: { url: 'http://127.0.0.1:9/hook' },
+    });
     for (const [method, path, body] of [
       ['GET', '/live_streams'],
       ['POST', '/live_streams', {}],
@@ -55,13 +69,23 @@ describe('token scopes', () => {
   it("shares a user's videos among the tokens minted for that user; another user's token gets 404", async () => {
     const first = await uploadToken('bob');
     const { body: video } = await service.call('POST', '/videos', { token: first });
-    const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token: first });
-    const url = (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token: first, body: { key: session.key, chunkId: 1 } })).body.url;
+    const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, {
+      token: first,
+    });
+    const url = (
+      await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+        token: first,
+        body: { key: session.key, chunkId: 1 },
+      })
+    ).body.url;
     const { etag } = await put(url, new Uint8Array(1000));
 
     // The token is refreshed in the middle of the upload: the new one, for the same user, completes it.
     const refreshed = await uploadToken('bob');
-    const done = await service.call('POST', `/videos/${video._id}/multipart-upload/complete`, { token: refreshed, body: { key: session.key, chunks: [{ chunkId: 1, eTag: etag }] } });
+    const done = await service.call('POST', `/videos/${video._id}/multipart-upload/complete`, {
+      token: refreshed,
+      body: { key: session.key, chunks: [{ chunkId: 1, eTag: etag }] },
+    });
     assert.equal(done.status, 200, JSON.stringify(done.body));
 
     const other = await uploadToken('carol');
@@ -70,9 +94,17 @@ describe('token scopes', () => {
       ['POST', `/videos/${video._id}/uploads`],
       ['POST', `/videos/${video._id}/multipart-upload/begin`],
     ] as [string, string, unknown?][]) {
-      assert.equal((await service.call(method, path, { token: other, body })).status, 404, `${method} ${path} with another user's token`);
+      assert.equal(
+        (await service.call(method, path, { token: other, body })).status,
+        404,
+        `${method} ${path} with another user's token`,
+      );
     }
-    assert.equal((await service.call('GET', `/videos/${video._id}`, { token: key })).status, 200, 'the key sees every video');
+    assert.equal(
+      (await service.call('GET', `/videos/${video._id}`, { token: key })).status,
+      200,
+      'the key sees every video',
+    );
     assert.equal((await service.call('GET', `/videos/${video._id}`, { token: key })).body.user, 'bob');
   });
 
@@ -91,7 +123,10 @@ describe('token scopes', () => {
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(r.body.error.field, field, r.body.error.message);
     }
-    const { body: theirs } = await service.call('POST', '/live_streams', { token: await service.token('someone-else'), body: {} });
+    const { body: theirs } = await service.call('POST', '/live_streams', {
+      token: await service.token('someone-else'),
+      body: {},
+    });
     assert.equal((await mint({ scope: 'clip', live_stream_id: theirs._id })).status, 404);
   });
 
@@ -101,14 +136,34 @@ describe('token scopes', () => {
     const { body: grant } = await mint({ scope: 'clip', live_stream_id: mine._id });
     assert.equal(grant.scope, 'clip');
     const clip = grant.token as string;
-    assert.deepEqual((await service.call('GET', `/live_streams/${mine._id}/temporary_recordings`, { token: clip })).body, []);
+    assert.deepEqual(
+      (await service.call('GET', `/live_streams/${mine._id}/temporary_recordings`, { token: clip })).body,
+      [],
+    );
     assert.deepEqual((await service.call('GET', `/live_streams/${mine._id}/recordings`, { token: clip })).body, []);
-    assert.equal((await service.call('GET', `/live_streams/${sibling._id}/temporary_recordings`, { token: clip })).status, 404);
+    assert.equal(
+      (await service.call('GET', `/live_streams/${sibling._id}/temporary_recordings`, { token: clip })).status,
+      404,
+    );
     assert.equal((await service.call('GET', `/live_streams/${sibling._id}/recordings`, { token: clip })).status, 404);
     const { body: uploaded } = await service.call('POST', '/videos', { token: key });
-    assert.equal((await service.call('GET', `/videos/${uploaded._id}`, { token: clip })).status, 404, 'a video not converted from its stream');
-    for (const [method, path] of [['POST', '/videos'], ['GET', `/live_streams/${mine._id}`], ['DELETE', `/live_streams/${mine._id}`], ['GET', '/usage'], ['POST', '/tokens']]) {
-      assert.equal((await service.call(method!, path!, { token: clip, body: method === 'POST' ? {} : undefined })).status, 403, `${method} ${path}`);
+    assert.equal(
+      (await service.call('GET', `/videos/${uploaded._id}`, { token: clip })).status,
+      404,
+      'a video not converted from its stream',
+    );
+    for (const [method, path] of [
+      ['POST', '/videos'],
+      ['GET', `/live_streams/${mine._id}`],
+      ['DELETE', `/live_streams/${mine._id}`],
+      ['GET', '/usage'],
+      ['POST', '/tokens'],
+    ]) {
+      assert.equal(
+        (await service.call(method!, path!, { token: clip, body: method === 'POST' ? {} : undefined })).status,
+        403,
+        `${method} ${path}`,
+      );
     }
   });
 });

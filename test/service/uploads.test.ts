@@ -27,7 +27,10 @@ describe('single-link upload (#2, #5)', () => {
     const res = await put(body.url, bytes, 'application/json');
     assert.equal(res.status, 200);
     assert.equal(res.etag, `"${md5(bytes)}"`);
-    assert.equal(await sha256(join(service.data, 'videos', video._id, 'source')), createHash('sha256').update(bytes).digest('hex'));
+    assert.equal(
+      await sha256(join(service.data, 'videos', video._id, 'source')),
+      createHash('sha256').update(bytes).digest('hex'),
+    );
     const { body: details } = await service.call('GET', `/videos/${video._id}`, { token });
     assert.equal(details.upload_method, 'single');
     assert.equal(details.size, bytes.length);
@@ -55,7 +58,11 @@ describe('single-link upload (#2, #5)', () => {
   it('answers a CORS preflight for PUT with any Content-Type and exposes ETag', async () => {
     const res = await fetch(`${service.storage}/uploads/x`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://127.0.0.1:9', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'http://127.0.0.1:9',
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': 'content-type',
+      },
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
@@ -63,7 +70,11 @@ describe('single-link upload (#2, #5)', () => {
     assert.match(res.headers.get('access-control-allow-headers')!, /content-type/);
     const { body: video } = await service.call('POST', '/videos', { token });
     const { body } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
-    const upload = await fetch(body.url, { method: 'PUT', body: randomBytes(100), headers: { 'content-type': 'application/x-whatever' } });
+    const upload = await fetch(body.url, {
+      method: 'PUT',
+      body: randomBytes(100),
+      headers: { 'content-type': 'application/x-whatever' },
+    });
     assert.equal(upload.status, 200);
     assert.match(upload.headers.get('access-control-expose-headers')!, /ETag/);
   });
@@ -77,12 +88,16 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
 
   async function begin() {
     const { body: video } = await service.call('POST', '/videos', { token });
-    const { status, body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
+    const { status, body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, {
+      token,
+    });
     assert.equal(status, 200);
     return { id: video._id as string, key: session.key as string, expiresAt: session.expiresAt as number };
   }
   async function chunkUrl(key: string, chunkId: unknown, id?: string) {
-    const path = id ? `/videos/${id}/multipart-upload/get-chunk-upload-url` : '/videos/multipart-upload/get-chunk-upload-url';
+    const path = id
+      ? `/videos/${id}/multipart-upload/get-chunk-upload-url`
+      : '/videos/multipart-upload/get-chunk-upload-url';
     return service.call('POST', path, { token, body: { key, chunkId } });
   }
   async function upload(key: string, chunkId: number, bytes: Uint8Array) {
@@ -114,7 +129,10 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.deepEqual(done.body, { success: true, url: `${service.api}/videos/${id}` });
-    assert.equal(await sha256(join(service.data, 'videos', id, 'source')), createHash('sha256').update(file).digest('hex'));
+    assert.equal(
+      await sha256(join(service.data, 'videos', id, 'source')),
+      createHash('sha256').update(file).digest('hex'),
+    );
     assert.ok(!existsSync(join(service.data, 'chunks', key)), 'chunk files are gone after complete');
     const { body: details } = await service.call('GET', `/videos/${id}`, { token });
     assert.equal(details.upload_method, 'multipart');
@@ -128,7 +146,10 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     assert.equal((await chunkUrl(key, 1)).status, 200);
     assert.equal((await chunkUrl(key, 1, other.id)).status, 404);
     const etag = await upload(key, 1, randomBytes(1000));
-    const done = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key, chunks: [{ chunkId: 1, eTag: etag }] } });
+    const done = await service.call('POST', '/videos/multipart-upload/complete', {
+      token,
+      body: { key, chunks: [{ chunkId: 1, eTag: etag }] },
+    });
     assert.equal(done.status, 200);
   });
 
@@ -138,10 +159,16 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     const second = randomBytes(2048);
     const oldTag = await upload(key, 1, first);
     const newTag = await upload(key, 1, second);
-    const stale = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key, chunks: [{ chunkId: 1, eTag: oldTag }] } });
+    const stale = await service.call('POST', '/videos/multipart-upload/complete', {
+      token,
+      body: { key, chunks: [{ chunkId: 1, eTag: oldTag }] },
+    });
     assert.equal(stale.status, 400);
     assert.equal(stale.body.error.field, 'chunks[0].eTag');
-    const done = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key, chunks: [{ chunkId: 1, eTag: newTag.replaceAll('"', '') }] } });
+    const done = await service.call('POST', '/videos/multipart-upload/complete', {
+      token,
+      body: { key, chunks: [{ chunkId: 1, eTag: newTag.replaceAll('"', '') }] },
+    });
     assert.equal(done.status, 200, 'the eTag without quotes is accepted too');
     assert.deepEqual(await readFile(join(service.data, 'videos', id, 'source')), second);
   });
@@ -152,7 +179,13 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     await upload(key, 2, randomBytes(100));
     const res = await service.call('POST', '/videos/multipart-upload/complete', {
       token,
-      body: { key, chunks: [{ chunkId: 1, eTag: a }, { chunkId: 2, eTag: `"${'0'.repeat(32)}"` }] },
+      body: {
+        key,
+        chunks: [
+          { chunkId: 1, eTag: a },
+          { chunkId: 2, eTag: `"${'0'.repeat(32)}"` },
+        ],
+      },
     });
     assert.equal(res.status, 400);
     assert.equal(res.body.error.field, 'chunks[1].eTag');
@@ -165,18 +198,37 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
       const res = await chunkUrl(key, chunkId);
       assert.equal(res.status, 400, `chunkId ${JSON.stringify(chunkId)}`);
       assert.equal(res.body.error.field, 'chunkId');
-      assert.match(res.body.error.message, new RegExp(String(JSON.stringify(chunkId)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&').slice(0, 10)));
+      assert.match(
+        res.body.error.message,
+        new RegExp(
+          String(JSON.stringify(chunkId))
+            .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+            .slice(0, 10),
+        ),
+      );
     }
     const tag = await upload(key, 1, randomBytes(10));
     const cases: [unknown, string][] = [
       [undefined, 'chunks'],
       [[], 'chunks'],
       ['nope', 'chunks'],
-      [[{ chunkId: 1, eTag: tag }, { chunkId: 1, eTag: tag }], 'chunks'],
+      [
+        [
+          { chunkId: 1, eTag: tag },
+          { chunkId: 1, eTag: tag },
+        ],
+        'chunks',
+      ],
       [[{ chunkId: 2, eTag: tag }], 'chunks'],
       [[{ chunkId: 1, eTag: 42 }], 'chunks[0].eTag'],
       [[7], 'chunks[0]'],
-      [[{ chunkId: 1, eTag: tag }, { chunkId: 2, eTag: tag }], 'chunks[1].chunkId'],
+      [
+        [
+          { chunkId: 1, eTag: tag },
+          { chunkId: 2, eTag: tag },
+        ],
+        'chunks[1].chunkId',
+      ],
     ];
     for (const [chunks, field] of cases) {
       const res = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key, chunks } });
@@ -184,7 +236,10 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
       assert.equal(res.body.error.field, field, JSON.stringify(chunks));
     }
     for (const badKey of [undefined, 5, '', 'mpu_' + 'x'.repeat(32), '../../etc', '🔑'.repeat(300)]) {
-      const res = await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: badKey, chunkId: 1 } });
+      const res = await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+        token,
+        body: { key: badKey, chunkId: 1 },
+      });
       assert.ok([400, 404].includes(res.status), `key ${JSON.stringify(badKey)} → ${res.status}`);
       assert.equal(res.body.error.field, 'key');
     }
@@ -206,7 +261,9 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     const { key } = await begin();
     const { body } = await chunkUrl(key, 1);
     const res = await new Promise<number>((resolve, reject) => {
-      const req = request(body.url, { method: 'PUT', headers: { 'content-length': String(5 * 1024 ** 3) } }, (r) => resolve(r.statusCode!));
+      const req = request(body.url, { method: 'PUT', headers: { 'content-length': String(5 * 1024 ** 3) } }, (r) =>
+        resolve(r.statusCode!),
+      );
       req.on('error', reject);
       req.write(randomBytes(1024));
     });
@@ -225,7 +282,10 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     assert.equal(refused.status, 410);
     assert.equal(refused.body.error.code, 'session_expired');
     assert.equal((await put(issued.url, randomBytes(10))).status, 403, 'an issued chunk URL dies with its session');
-    const complete = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key: done.key, chunks: [{ chunkId: 1, eTag: tag }] } });
+    const complete = await service.call('POST', '/videos/multipart-upload/complete', {
+      token,
+      body: { key: done.key, chunks: [{ chunkId: 1, eTag: tag }] },
+    });
     assert.equal(complete.status, 200);
     const abort = await service.call('POST', '/videos/multipart-upload/abort', { token, body: { key: aborted.key } });
     assert.deepEqual(abort.body, { success: true });
@@ -243,12 +303,19 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     assert.match(url.body.error.message, /aborted/);
     const late = await put(issued.url, randomBytes(10));
     assert.equal(late.status, 409);
-    const complete = await service.call('POST', '/videos/multipart-upload/complete', { token, body: { key, chunks: [{ chunkId: 1, eTag: tag }] } });
+    const complete = await service.call('POST', '/videos/multipart-upload/complete', {
+      token,
+      body: { key, chunks: [{ chunkId: 1, eTag: tag }] },
+    });
     assert.equal(complete.status, 409);
-    assert.equal((await service.call('POST', '/videos/multipart-upload/abort', { token, body: { key } })).status, 200, 'abort is idempotent');
+    assert.equal(
+      (await service.call('POST', '/videos/multipart-upload/abort', { token, body: { key } })).status,
+      200,
+      'abort is idempotent',
+    );
     const other = await service.token('globex');
     const foreign = await service.call('POST', '/videos/multipart-upload/abort', { token: other, body: { key } });
-    assert.equal(foreign.status, 404, "another organization cannot touch the session");
+    assert.equal(foreign.status, 404, 'another organization cannot touch the session');
   });
 
   it('refuses a second complete of the same session with 409', async () => {
@@ -271,14 +338,21 @@ describe('durability', () => {
     const { body: video } = await service.call('POST', '/videos', { token });
     const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
     const url = async (chunkId: number) =>
-      (await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', { token, body: { key: session.key, chunkId } })).body.url as string;
+      (
+        await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+          token,
+          body: { key: session.key, chunkId },
+        })
+      ).body.url as string;
     const first = await put(await url(1), file.subarray(0, half));
     const secondUrl = await url(2);
     // A PUT in flight when the process dies: its bytes must not count as the chunk.
     const inFlight = request(secondUrl, { method: 'PUT', headers: { 'content-length': String(file.length - half) } });
     inFlight.on('error', () => {});
     inFlight.write(file.subarray(half, half + 1000));
-    await until('the in-flight bytes to reach the storage', async () => ((await service.call('GET', `/__test__/received/${session.key}`)).body.bytes > half ? true : undefined));
+    await until('the in-flight bytes to reach the storage', async () =>
+      (await service.call('GET', `/__test__/received/${session.key}`)).body.bytes > half ? true : undefined,
+    );
     await service.kill();
 
     service = await startService({ data: service.data, ports: service });
@@ -287,14 +361,22 @@ describe('durability', () => {
       assert.equal(second.status, 200, 'a chunk URL issued before the crash still works');
       const done = await service.call('POST', `/videos/${video._id}/multipart-upload/complete`, {
         token,
-        body: { key: session.key, chunks: [{ chunkId: 1, eTag: first.etag }, { chunkId: 2, eTag: second.etag }] },
+        body: {
+          key: session.key,
+          chunks: [
+            { chunkId: 1, eTag: first.etag },
+            { chunkId: 2, eTag: second.etag },
+          ],
+        },
       });
       assert.equal(done.status, 200, JSON.stringify(done.body));
-      assert.equal(await sha256(join(service.data, 'videos', video._id, 'source')), createHash('sha256').update(file).digest('hex'));
+      assert.equal(
+        await sha256(join(service.data, 'videos', video._id, 'source')),
+        createHash('sha256').update(file).digest('hex'),
+      );
       assert.deepEqual(await readdir(join(service.data, 'chunks')), [], 'no chunk file is left on disk');
     } finally {
       await service.stop();
     }
   });
 });
-

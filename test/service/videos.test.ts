@@ -49,7 +49,11 @@ describe('accounts, video objects and errors', () => {
     assert.equal((await service.call('POST', '/videos', { token: minted })).status, 200);
     // The token goes on standard input: a secret in argv would show in `ps` and shell history.
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'demo/service/main.ts', 'revoke-token', '--data', service.data], { stdio: ['pipe', 'ignore', 'ignore'] });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'demo/service/main.ts', 'revoke-token', '--data', service.data],
+        { stdio: ['pipe', 'ignore', 'ignore'] },
+      );
       child.stdin.end(`${doomed}\n`);
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`revoke exited ${code}`))));
     });
@@ -93,7 +97,10 @@ describe('accounts, video objects and errors', () => {
       const res = await service.call('GET', `/videos/${video._id}`, { token: other });
       assert.equal(res.status, 404);
       assert.equal((await service.call('POST', `/videos/${video._id}/uploads`, { token: other })).status, 404);
-      assert.equal((await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token: other })).status, 404);
+      assert.equal(
+        (await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token: other })).status,
+        404,
+      );
     }
   });
 
@@ -112,7 +119,10 @@ describe('accounts, video objects and errors', () => {
     assert.equal(wrongType.status, 400);
     assert.equal(wrongType.body.error.field, 'file_name');
     assert.match(wrongType.body.error.message, /42/);
-    const huge = await service.call('POST', '/videos', { token, raw: JSON.stringify({ file_name: 'x'.repeat(2 * 1024 * 1024) }) });
+    const huge = await service.call('POST', '/videos', {
+      token,
+      raw: JSON.stringify({ file_name: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     assert.equal(huge.status, 413);
     const method = await service.call('DELETE', '/videos', { token });
     assert.equal(method.status, 405);
@@ -122,7 +132,11 @@ describe('accounts, video objects and errors', () => {
   it('answers CORS preflights on the API so a page on another origin can call it', async () => {
     const res = await fetch(`${service.api}/videos`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://127.0.0.1:1', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin: 'http://127.0.0.1:1',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-origin'), '*');

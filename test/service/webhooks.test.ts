@@ -6,7 +6,15 @@ import { Webhook } from 'standardwebhooks';
 import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/contract.js';
 import { media } from '../helpers/media.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
-import { LOCAL_RECEIVERS, startService, startWithToken, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import {
+  LOCAL_RECEIVERS,
+  startService,
+  startWithToken,
+  until,
+  upload,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
 
 const HOUR = 3_600_000;
 const FIELDS = { General: GENERAL_FIELDS, Video: VIDEO_FIELDS, Audio: AUDIO_FIELDS } as const;
@@ -41,7 +49,14 @@ describe('webhooks: registration and video-ready', () => {
     assert.match(created.body.secret, /^whsec_[A-Za-z0-9+/]{32}$/);
     assert.deepEqual(created.body.events, ['video-ready']);
     const listed = (await service.call('GET', '/webhooks', { token })).body;
-    assert.deepEqual(listed, [{ _id: created.body._id, url: 'http://127.0.0.1:9/hook', events: ['video-ready'], creation_time: created.body.creation_time }]);
+    assert.deepEqual(listed, [
+      {
+        _id: created.body._id,
+        url: 'http://127.0.0.1:9/hook',
+        events: ['video-ready'],
+        creation_time: created.body.creation_time,
+      },
+    ]);
     assert.deepEqual((await service.call('GET', '/webhooks', { token: await service.token('other') })).body, []);
     assert.equal((await service.call('DELETE', `/webhooks/${created.body._id}`, { token })).status, 200);
     assert.equal((await service.call('DELETE', `/webhooks/${created.body._id}`, { token })).status, 404);
@@ -51,7 +66,10 @@ describe('webhooks: registration and video-ready', () => {
   it('signs video-ready (Standard Webhooks); a receiver that fails twice gets the third delivery, same id', async () => {
     const receiver = await new Receiver([500, 500, 200]).listen();
     try {
-      const { body: hook } = await service.call('POST', '/webhooks', { token, body: { url: receiver.url, events: ['video-ready'] } });
+      const { body: hook } = await service.call('POST', '/webhooks', {
+        token,
+        body: { url: receiver.url, events: ['video-ready'] },
+      });
       const id = await upload(service, token, await media('h264-aac-320p-4s.mp4'));
       assert.equal((await waitForVideo(service, token, id)).status, 'ready');
       await until('the first delivery', async () => (receiver.received.length >= 1 ? true : undefined));
@@ -66,17 +84,29 @@ describe('webhooks: registration and video-ready', () => {
 
       const [first] = receiver.received;
       assert.match(String(first!.headers['webhook-id']), /^msg_/);
-      assert.ok(receiver.received.every((r) => r.headers['webhook-id'] === first!.headers['webhook-id']), 'one webhook-id for every attempt');
+      assert.ok(
+        receiver.received.every((r) => r.headers['webhook-id'] === first!.headers['webhook-id']),
+        'one webhook-id for every attempt',
+      );
       // The first attempt is verified as a receiver would (its timestamp is now); later ones ran on the moved clock.
       const envelope = new Webhook(hook.secret).verify(first!.body, first!.headers as Record<string, string>) as any;
-      for (const got of receiver.received) assert.equal(got.headers['webhook-signature'], expectedSignature(hook.secret, got));
-      assert.throws(() => new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(first!.body, first!.headers as Record<string, string>));
+      for (const got of receiver.received)
+        assert.equal(got.headers['webhook-signature'], expectedSignature(hook.secret, got));
+      assert.throws(() =>
+        new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(
+          first!.body,
+          first!.headers as Record<string, string>,
+        ),
+      );
 
       assert.equal(envelope.event, 'video-ready');
       assert.equal(envelope.payload._id, id);
       const { mediainfo } = envelope.payload;
       assert.match(mediainfo.duration, /^\d+\.\d{3}$/);
-      assert.deepEqual(mediainfo.track.map((t: any) => t['@type']), ['General', 'Video', 'Audio']);
+      assert.deepEqual(
+        mediainfo.track.map((t: any) => t['@type']),
+        ['General', 'Video', 'Audio'],
+      );
       for (const track of mediainfo.track) {
         for (const field of FIELDS[track['@type'] as keyof typeof FIELDS]) {
           assert.equal(typeof track[field], 'string', `${track['@type']}.${field}`);
@@ -100,7 +130,8 @@ describe('webhooks: durable retries', () => {
     const id = await upload(first, token, await media('h264-aac-320p-4s.mp4'));
     await waitForVideo(first, token, id);
     const db = new Database(join(first.data, 'service.db'), { readonly: true });
-    const attempts = () => (db.prepare('SELECT attempts FROM webhook_deliveries').get() as { attempts: number } | undefined)?.attempts ?? 0;
+    const attempts = () =>
+      (db.prepare('SELECT attempts FROM webhook_deliveries').get() as { attempts: number } | undefined)?.attempts ?? 0;
     await until('the first attempt', async () => (attempts() >= 1 ? true : undefined));
     await first.kill();
 
@@ -119,11 +150,18 @@ describe('webhooks: durable retries', () => {
       assert.equal(got.headers['webhook-signature'], expectedSignature(hook.secret, got));
       // The service records the delivery once the receiver's answer is in.
       const row = await until('the delivery to be recorded', async () => {
-        const r = db.prepare('SELECT state, attempts, created_at FROM webhook_deliveries').get() as { state: string; attempts: number; created_at: number };
+        const r = db.prepare('SELECT state, attempts, created_at FROM webhook_deliveries').get() as {
+          state: string;
+          attempts: number;
+          created_at: number;
+        };
         return r.state === 'pending' ? undefined : r;
       });
       assert.deepEqual([row.state, row.attempts], ['delivered', 8]);
-      assert.ok(Number(got.headers['webhook-timestamp']) * 1000 - row.created_at >= 24 * HOUR, 'the last try came more than a day after the first');
+      assert.ok(
+        Number(got.headers['webhook-timestamp']) * 1000 - row.created_at >= 24 * HOUR,
+        'the last try came more than a day after the first',
+      );
     } finally {
       db.close();
       await service.stop();
@@ -139,9 +177,25 @@ describe('webhooks: what a stranger registers cannot reach inside (no --allow-pr
   after(() => service.stop());
 
   it('refuses loopback, private, link-local and metadata addresses in every spelling, naming why; others are still served', async () => {
-    for (const url of ['http://127.0.0.1:9/hook', 'http://2130706433/', 'http://0x7f.1/', 'http://0177.0.0.1/', 'http://127.1/', 'http://[::1]/',
-      'http://[::ffff:127.0.0.1]/', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://172.16.5.4/', 'http://192.168.1.1/',
-      'http://[fd00::1]/', 'http://[fe80::1]/', 'http://0.0.0.0/', 'http://localhost:9/', 'http://api.localhost/', 'https://user:pw@example.com/']) {
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://0177.0.0.1/',
+      'http://127.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+      'http://172.16.5.4/',
+      'http://192.168.1.1/',
+      'http://[fd00::1]/',
+      'http://[fe80::1]/',
+      'http://0.0.0.0/',
+      'http://localhost:9/',
+      'http://api.localhost/',
+      'https://user:pw@example.com/',
+    ]) {
       const r = await service.call('POST', '/webhooks', { token, body: { url } });
       assert.equal(r.status, 400, url);
       assert.equal(r.body.error.field, 'url');
@@ -165,7 +219,8 @@ describe('webhooks: what a stranger registers cannot reach inside (no --allow-pr
       const id = await upload(strict, laxToken, await media('h264-aac-320p-4s.mp4'));
       await waitForVideo(strict, laxToken, id);
       const row = await until('the first attempt', async () => {
-        const r = db.prepare('SELECT attempts, last_error FROM webhook_deliveries').get() as { attempts: number; last_error: string } | undefined;
+        const r = db.prepare('SELECT attempts, last_error FROM webhook_deliveries').get() as
+          { attempts: number; last_error: string } | undefined;
         return r && r.attempts >= 1 ? r : undefined;
       });
       assert.match(row.last_error, /^refused: 127\.0\.0\.1:\d+ is a loopback address/);
@@ -204,12 +259,24 @@ describe('webhooks: redirects, a limit, and slow receivers', () => {
 
   it('keeps at most 10 webhooks per organization and environment (409 naming the limit)', async () => {
     const token = await service.token('many-hooks');
-    for (let i = 0; i < 10; i++) assert.equal((await service.call('POST', '/webhooks', { token, body: { url: `http://127.0.0.1:9/hook-${i}` } })).status, 200);
+    for (let i = 0; i < 10; i++)
+      assert.equal(
+        (await service.call('POST', '/webhooks', { token, body: { url: `http://127.0.0.1:9/hook-${i}` } })).status,
+        200,
+      );
     const eleventh = await service.call('POST', '/webhooks', { token, body: { url: 'http://127.0.0.1:9/hook-10' } });
     assert.equal(eleventh.status, 409);
     assert.equal(eleventh.body.error.code, 'too_many_webhooks');
     assert.match(eleventh.body.error.message, /at most 10 webhooks/);
-    assert.equal((await service.call('POST', '/webhooks', { token: await service.token('many-hooks', 'sandbox'), body: { url: 'http://127.0.0.1:9/x' } })).status, 200);
+    assert.equal(
+      (
+        await service.call('POST', '/webhooks', {
+          token: await service.token('many-hooks', 'sandbox'),
+          body: { url: 'http://127.0.0.1:9/x' },
+        })
+      ).status,
+      200,
+    );
   });
 
   it("one organization's silent receivers do not delay another's delivery", async () => {
@@ -220,14 +287,21 @@ describe('webhooks: redirects, a limit, and slow receivers', () => {
     const db = new Database(join(service.data, 'service.db'), { readonly: true });
     try {
       // Ten webhooks that never answer, each held 15 s: more than the 8 delivery slots.
-      for (let i = 0; i < 10; i++) await service.call('POST', '/webhooks', { token: crowd, body: { url: `${silent.url}-${i}` } });
+      for (let i = 0; i < 10; i++)
+        await service.call('POST', '/webhooks', { token: crowd, body: { url: `${silent.url}-${i}` } });
       await service.call('POST', '/webhooks', { token: other, body: { url: prompt.url } });
       await waitForVideo(service, crowd, await upload(service, crowd, await media('h264-aac-320p-4s.mp4')));
-      await until('the silent receivers to be holding deliveries', async () => (silent.received.length >= 1 ? true : undefined));
+      await until('the silent receivers to be holding deliveries', async () =>
+        silent.received.length >= 1 ? true : undefined,
+      );
       await waitForVideo(service, other, await upload(service, other, await media('h264-aac-320p-4s.mp4')));
-      await until('the other organization\'s delivery', async () => (prompt.received.length >= 1 ? true : undefined));
+      await until("the other organization's delivery", async () => (prompt.received.length >= 1 ? true : undefined));
       // It arrived while the silent ones were still held: none of their attempts had ended yet.
-      const ended = db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE attempts > 0 AND webhook_id IN (SELECT id FROM webhooks WHERE url LIKE ?)').get(`${silent.url}%`) as { n: number };
+      const ended = db
+        .prepare(
+          'SELECT COUNT(*) AS n FROM webhook_deliveries WHERE attempts > 0 AND webhook_id IN (SELECT id FROM webhooks WHERE url LIKE ?)',
+        )
+        .get(`${silent.url}%`) as { n: number };
       assert.equal(ended.n, 0);
       assert.ok(silent.received.length <= 2, `at most 2 of one organization at once; got ${silent.received.length}`);
     } finally {

@@ -13,7 +13,11 @@ class Shared {
   };
 }
 
-const entry = (key: string, fingerprint = `fp-${key}`, expiresAt = Date.now() + 3_600_000): Omit<LedgerEntry, 'chunks'> => ({
+const entry = (
+  key: string,
+  fingerprint = `fp-${key}`,
+  expiresAt = Date.now() + 3_600_000,
+): Omit<LedgerEntry, 'chunks'> => ({
   fingerprint,
   baseUrl: 'https://api.example',
   videoId: `video-${key}`,
@@ -28,7 +32,13 @@ describe('chunk ledger (src/upload/ledger.ts)', () => {
     ledger.open(entry('k1'));
     ledger.record('k1', 2, '"b"');
     ledger.record('k1', 1, '"a"');
-    assert.deepEqual(ledger.parts('k1').sort((x, y) => x.PartNumber - y.PartNumber), [{ PartNumber: 1, ETag: '"a"' }, { PartNumber: 2, ETag: '"b"' }]);
+    assert.deepEqual(
+      ledger.parts('k1').sort((x, y) => x.PartNumber - y.PartNumber),
+      [
+        { PartNumber: 1, ETag: '"a"' },
+        { PartNumber: 2, ETag: '"b"' },
+      ],
+    );
     assert.equal(ledger.count('k1'), 2);
     assert.equal(ledger.find('fp-k1', 'https://api.example')?.videoId, 'video-k1');
     assert.equal(ledger.find('fp-k1', 'https://other.example'), undefined);
@@ -53,7 +63,10 @@ describe('chunk ledger (src/upload/ledger.ts)', () => {
     ledger.open(entry('recent', 'fp2', Date.now() - 24 * 3_600_000));
     ledger.discard('old');
     ledger.discard('recent');
-    assert.deepEqual(ledger.all('https://api.example').map((e) => e.session.key), ['recent']);
+    assert.deepEqual(
+      ledger.all('https://api.example').map((e) => e.session.key),
+      ['recent'],
+    );
     assert.equal(ledger.count('recent'), 0, 'a discarded upload keeps no chunk');
   });
 

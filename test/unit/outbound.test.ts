@@ -6,23 +6,66 @@ const strict = { allowPrivateNetwork: false };
 
 describe('outbound address guard (demo/service/net/outbound.ts)', () => {
   it('refuses loopback, private, link-local, unique-local, multicast, unspecified and mapped addresses', () => {
-    for (const address of ['127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-      '0.0.0.0', '224.0.0.1', '255.255.255.255', '::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe',
-      '64:ff9b::7f00:1', '2002:7f00:1::', '2001:0:4136:e378:8000:63bf:3fff:fdd2']) {
+    for (const address of [
+      '127.0.0.1',
+      '127.255.0.9',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::',
+      '::1',
+      'fc00::1',
+      'fd12:3456::1',
+      'fe80::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:a9fe:a9fe',
+      '64:ff9b::7f00:1',
+      '2002:7f00:1::',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    ]) {
       assert.ok(refusedAddress(address), `${address} is refused`);
     }
   });
 
   it('lets public addresses through', () => {
-    for (const address of ['93.184.215.14', '1.1.1.1', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e']) {
+    for (const address of [
+      '93.184.215.14',
+      '1.1.1.1',
+      '8.8.8.8',
+      '172.32.0.1',
+      '192.169.0.1',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001::200e',
+    ]) {
       assert.equal(refusedAddress(address), undefined, address);
     }
   });
 
   it('refuses 127.0.0.1 in every spelling the URL parser accepts', async () => {
-    for (const url of ['http://127.0.0.1:8080/', 'http://2130706433/', 'http://0x7f000001/', 'http://0x7f.1/', 'http://0177.0.0.1/', 'http://127.1/',
-      'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[0:0:0:0:0:0:0:1]/', 'http://localhost/', 'http://LOCALHOST./', 'http://api.localhost/',
-      'http://169.254.169.254/latest/meta-data/', 'http://[fd00::1]/', 'http://0/']) {
+    for (const url of [
+      'http://127.0.0.1:8080/',
+      'http://2130706433/',
+      'http://0x7f000001/',
+      'http://0x7f.1/',
+      'http://0177.0.0.1/',
+      'http://127.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[0:0:0:0:0:0:0:1]/',
+      'http://localhost/',
+      'http://LOCALHOST./',
+      'http://api.localhost/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fd00::1]/',
+      'http://0/',
+    ]) {
       await assert.rejects(checkUrl(url, strict), RefusedUrl, url);
     }
   });
@@ -35,14 +78,27 @@ describe('outbound address guard (demo/service/net/outbound.ts)', () => {
   });
 
   it('refuses a name any of whose addresses is internal, saying which, and pins the checked address', async () => {
-    const dns: Record<string, string[]> = { 'rebind.example': ['93.184.215.14', '10.0.0.5'], 'v6.example': ['fd00::7'], 'public.example': ['93.184.215.14'] };
+    const dns: Record<string, string[]> = {
+      'rebind.example': ['93.184.215.14', '10.0.0.5'],
+      'v6.example': ['fd00::7'],
+      'public.example': ['93.184.215.14'],
+    };
     const resolve = async (host: string) => {
       if (!dns[host]) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
       return dns[host]!.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
     };
-    await assert.rejects(checkUrl('https://rebind.example/hook', { ...strict, resolve }), /rebind\.example resolves to 10\.0\.0\.5, a private address/);
-    await assert.rejects(checkUrl('https://v6.example/hook', { ...strict, resolve }), /resolves to fd00::7, a unique-local/);
-    await assert.rejects(checkUrl('https://nowhere.example/', { ...strict, resolve }), /could not be resolved \(ENOTFOUND\)/);
+    await assert.rejects(
+      checkUrl('https://rebind.example/hook', { ...strict, resolve }),
+      /rebind\.example resolves to 10\.0\.0\.5, a private address/,
+    );
+    await assert.rejects(
+      checkUrl('https://v6.example/hook', { ...strict, resolve }),
+      /resolves to fd00::7, a unique-local/,
+    );
+    await assert.rejects(
+      checkUrl('https://nowhere.example/', { ...strict, resolve }),
+      /could not be resolved \(ENOTFOUND\)/,
+    );
     const target = await checkUrl('https://public.example/hook', { ...strict, resolve });
     assert.deepEqual([target.address, target.family, target.url.hostname], ['93.184.215.14', 4, 'public.example']);
   });

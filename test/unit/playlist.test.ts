@@ -15,13 +15,22 @@ const part = (seq: number, startedAt: number, ...durations: number[]): Part => (
 describe('recording playlists (demo/service/live/playlist.ts)', () => {
   it("reads the finished segments of a recorder's playlist, and none of a missing one", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'part-'));
-    await writeFile(join(dir, 'stream.m3u8'), '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.002,\nseg00000.ts\n#EXTINF:1.5,\nseg00001.ts\n#EXTINF:2.0,\n');
-    assert.deepEqual(await partSegments(dir), [{ duration: 2.002, file: 'seg00000.ts' }, { duration: 1.5, file: 'seg00001.ts' }]);
+    await writeFile(
+      join(dir, 'stream.m3u8'),
+      '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.002,\nseg00000.ts\n#EXTINF:1.5,\nseg00001.ts\n#EXTINF:2.0,\n',
+    );
+    assert.deepEqual(await partSegments(dir), [
+      { duration: 2.002, file: 'seg00000.ts' },
+      { duration: 1.5, file: 'seg00001.ts' },
+    ]);
     assert.deepEqual(await partSegments(join(dir, 'missing')), []);
   });
 
   it('lays parts one after another with a 0.2 s gap', () => {
-    assert.deepEqual(partStarts([part(1, T0, 2, 2), part(2, T0 + 60_000, 1.5), part(3, T0 + 90_000, 2)]), [0, 4.2, 5.9]);
+    assert.deepEqual(
+      partStarts([part(1, T0, 2, 2), part(2, T0 + 60_000, 1.5), part(3, T0 + 90_000, 2)]),
+      [0, 4.2, 5.9],
+    );
   });
 
   it('is an EVENT playlist while it can grow and VOD with an end once complete; a discontinuity where a publisher came back', () => {
@@ -34,11 +43,17 @@ describe('recording playlists (demo/service/live/playlist.ts)', () => {
     assert.equal(lines.at(-1), '#EXT-X-ENDLIST');
     assert.match(lines.join('\n'), /#EXT-X-PLAYLIST-TYPE:VOD/);
     assert.equal(lines.filter((l) => l === '#EXT-X-DISCONTINUITY').length, 1);
-    assert.deepEqual(lines.filter((l) => l.startsWith('#EXT-X-PROGRAM-DATE-TIME')), [
-      '#EXT-X-PROGRAM-DATE-TIME:2026-11-23T10:00:00.000Z',
-      '#EXT-X-PROGRAM-DATE-TIME:2026-11-23T10:00:02.000Z',
-      '#EXT-X-PROGRAM-DATE-TIME:2026-11-23T10:00:30.000Z',
-    ]);
-    assert.deepEqual(lines.filter((l) => l.endsWith('.ts')), ['part1/seg00000.ts', 'part1/seg00001.ts', 'part2/seg00000.ts']);
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith('#EXT-X-PROGRAM-DATE-TIME')),
+      [
+        '#EXT-X-PROGRAM-DATE-TIME:2026-11-23T10:00:00.000Z',
+        '#EXT-X-PROGRAM-DATE-TIME:2026-11-23T10:00:02.000Z',
+        '#EXT-X-PROGRAM-DATE-TIME:2026-11-23T10:00:30.000Z',
+      ],
+    );
+    assert.deepEqual(
+      lines.filter((l) => l.endsWith('.ts')),
+      ['part1/seg00000.ts', 'part1/seg00001.ts', 'part2/seg00000.ts'],
+    );
   });
 });

@@ -6,15 +6,23 @@ import { expiryMs } from '../../src/api/token.js';
 
 describe('retry policy (src/api/retry.ts)', () => {
   it('retries network errors, 408, 429 and 5xx gateway statuses, and nothing else', () => {
-    for (const status of [0, 408, 429, 500, 502, 503, 504]) assert.equal(isRetryableStatus(status), true, String(status));
-    for (const status of [200, 400, 401, 403, 404, 409, 410, 413, 422, 501, 505]) assert.equal(isRetryableStatus(status), false, String(status));
+    for (const status of [0, 408, 429, 500, 502, 503, 504])
+      assert.equal(isRetryableStatus(status), true, String(status));
+    for (const status of [200, 400, 401, 403, 404, 409, 410, 413, 422, 501, 505])
+      assert.equal(isRetryableStatus(status), false, String(status));
   });
 
   it('waits 1, 2, 4, 8, 16 s with 50-100 % jitter, never over 30 s', () => {
     const low = () => 0;
     const high = () => 0.999999;
-    assert.deepEqual([1, 2, 3, 4, 5].map((r) => retryDelayMs(r, undefined, low)), [500, 1000, 2000, 4000, 8000]);
-    assert.deepEqual([1, 2, 3, 4, 5].map((r) => retryDelayMs(r, undefined, high)), [1000, 2000, 4000, 8000, 16000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((r) => retryDelayMs(r, undefined, low)),
+      [500, 1000, 2000, 4000, 8000],
+    );
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((r) => retryDelayMs(r, undefined, high)),
+      [1000, 2000, 4000, 8000, 16000],
+    );
     assert.equal(retryDelayMs(10, undefined, high), 30_000);
   });
 
@@ -64,7 +72,11 @@ describe('retry policy (src/api/retry.ts)', () => {
 describe('wait() while the browser is offline', () => {
   // Node has no window: give it the two things wait() reads, navigator.onLine and the online event.
   const events = new EventTarget();
-  const browser = globalThis as unknown as { navigator: { onLine: boolean }; addEventListener: EventTarget['addEventListener']; removeEventListener: EventTarget['removeEventListener'] };
+  const browser = globalThis as unknown as {
+    navigator: { onLine: boolean };
+    addEventListener: EventTarget['addEventListener'];
+    removeEventListener: EventTarget['removeEventListener'];
+  };
   Object.defineProperty(globalThis, 'navigator', { value: { onLine: true }, configurable: true, writable: true });
   browser.addEventListener = events.addEventListener.bind(events);
   browser.removeEventListener = events.removeEventListener.bind(events);

@@ -26,7 +26,10 @@ describe('signed storage URLs (demo/service/storage/signing.ts)', () => {
     unsigned.searchParams.delete('signature');
     const altered = new URL(url);
     altered.searchParams.set('signature', `${url.searchParams.get('signature')!.slice(0, -1)}A`);
-    const foreign = new URL(new UrlSigner(Buffer.alloc(32, 8), () => 'http://127.0.0.1:4501').sign('/chunks/mpu_x/1', NOW + 60_000));
-    for (const bad of [other, later, unsigned, altered, foreign]) assert.throws(() => signer.verify(bad, NOW), refused('invalid_signature'), bad.href);
+    const foreign = new URL(
+      new UrlSigner(Buffer.alloc(32, 8), () => 'http://127.0.0.1:4501').sign('/chunks/mpu_x/1', NOW + 60_000),
+    );
+    for (const bad of [other, later, unsigned, altered, foreign])
+      assert.throws(() => signer.verify(bad, NOW), refused('invalid_signature'), bad.href);
   });
 });

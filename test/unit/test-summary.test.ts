@@ -5,7 +5,10 @@ import { closingLine, summarize, type Step } from '../../scripts/test-summary.js
 const tap = (pass: number, fail: number, cancelled = 0, skipped = 0) =>
   `TAP version 13\n# tests ${pass + fail + cancelled}\n# pass ${pass}\n# fail ${fail}\n# cancelled ${cancelled}\n# skipped ${skipped}\n# todo 0\n`;
 const playwright = (expected: number, unexpected: number, flaky = 0, errors: string[] = []) =>
-  JSON.stringify({ stats: { expected, unexpected, flaky, skipped: 0 }, errors: errors.map((message) => ({ message })) });
+  JSON.stringify({
+    stats: { expected, unexpected, flaky, skipped: 0 },
+    errors: errors.map((message) => ({ message })),
+  });
 const green: Step[] = [
   { name: 'typecheck', kind: 'check', exit: 0 },
   { name: 'build', kind: 'check', exit: 0 },
@@ -37,9 +40,14 @@ describe('the closing line of npm test (scripts/test-summary.ts)', () => {
   });
 
   it("counts Playwright's global errors and flaky tests as failed", () => {
-    assert.equal(line(replace('e2e', { exit: 1, results: playwright(0, 0, 0, ['globalSetup: demo exited with 1']) })), 'tests: 60 passed, 1 failed');
+    assert.equal(
+      line(replace('e2e', { exit: 1, results: playwright(0, 0, 0, ['globalSetup: demo exited with 1']) })),
+      'tests: 60 passed, 1 failed',
+    );
     assert.equal(line(replace('e2e', { exit: 1, results: playwright(35, 0, 1) })), 'tests: 95 passed, 1 failed');
-    const [e2e] = summarize([{ name: 'e2e', kind: 'playwright', exit: 1, results: playwright(0, 0, 0, ['globalSetup: boom\nstack']) }]);
+    const [e2e] = summarize([
+      { name: 'e2e', kind: 'playwright', exit: 1, results: playwright(0, 0, 0, ['globalSetup: boom\nstack']) },
+    ]);
     assert.deepEqual(e2e!.notes, ['global error: globalSetup: boom']);
   });
 

@@ -24,7 +24,11 @@ describe('token cache (src/api/token.ts)', () => {
   });
 
   it('renews a token 30 s before it expires, and reads expiresAt in ms, seconds or ISO 8601', async () => {
-    for (const expiresAt of [Date.now() + 20_000, Math.floor(Date.now() / 1000) + 20, new Date(Date.now() + 20_000).toISOString()]) {
+    for (const expiresAt of [
+      Date.now() + 20_000,
+      Math.floor(Date.now() / 1000) + 20,
+      new Date(Date.now() + 20_000).toISOString(),
+    ]) {
       const p = provider({ token: 'old', expiresAt }, { token: 'new', expiresAt: Date.now() + 3_600_000 });
       const cache = new TokenCache(p.get);
       assert.equal(await cache.get(), 'old');
@@ -43,8 +47,14 @@ describe('token cache (src/api/token.ts)', () => {
   });
 
   it('turns a failing or empty provider into a VideoServiceError that says so', async () => {
-    await assert.rejects(new TokenCache(provider(new Error('backend down')).get).get(), (e: VideoServiceError) => e.code === 'token' && e.retryable && /backend down/.test(e.message));
-    await assert.rejects(new TokenCache(provider('').get).get(), (e: VideoServiceError) => e.code === 'token' && !e.retryable && /no token/.test(e.message));
+    await assert.rejects(
+      new TokenCache(provider(new Error('backend down')).get).get(),
+      (e: VideoServiceError) => e.code === 'token' && e.retryable && /backend down/.test(e.message),
+    );
+    await assert.rejects(
+      new TokenCache(provider('').get).get(),
+      (e: VideoServiceError) => e.code === 'token' && !e.retryable && /no token/.test(e.message),
+    );
     await assert.rejects(new TokenCache(provider({ token: 't', expiresAt: 'soon' }).get).get(), /"soon" is not a date/);
   });
 });

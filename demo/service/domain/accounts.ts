@@ -29,14 +29,22 @@ export interface Caller {
 
 /** The 403 of a route the token's scope does not reach. */
 export const outOfScope = (caller: Caller, what: string) =>
-  new ServiceError('insufficient_scope', `A token of scope "${caller.scope}" cannot ${what}; use a key from the dashboard on your server.`);
+  new ServiceError(
+    'insufficient_scope',
+    `A token of scope "${caller.scope}" cannot ${what}; use a key from the dashboard on your server.`,
+  );
 
 /**
  * A row the caller may see: its organization's, in its environment. Anything else, missing or not, is the same
  * 404 (never a 403, which would tell that the id exists).
  */
-export function owned<T extends { organization_id: string; environment: string }>(caller: Caller, row: T | undefined, what: string): T {
-  if (!row || row.organization_id !== caller.organizationId || row.environment !== caller.environment) throw notFound(what);
+export function owned<T extends { organization_id: string; environment: string }>(
+  caller: Caller,
+  row: T | undefined,
+  what: string,
+): T {
+  if (!row || row.organization_id !== caller.organizationId || row.environment !== caller.environment)
+    throw notFound(what);
   return row;
 }
 
@@ -61,15 +69,18 @@ export class Accounts {
   createToken(orgName: string, environment: Environment = 'production'): string {
     const now = this.clock.now();
     return this.db.transaction(() => {
-      let org = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(orgName) as { id: string } | undefined;
+      let org = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(orgName) as
+        { id: string } | undefined;
       if (!org) {
         org = { id: newId() };
         this.db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run(org.id, orgName, now);
-        this.db.prepare('INSERT INTO users (id, organization_id, created_at) VALUES (?, ?, ?)').run(newId(), org.id, now);
+        this.db
+          .prepare('INSERT INTO users (id, organization_id, created_at) VALUES (?, ?, ?)')
+          .run(newId(), org.id, now);
       }
-      const user = this.db.prepare('SELECT id FROM users WHERE organization_id = ? ORDER BY created_at LIMIT 1').get(
-        org.id,
-      ) as { id: string };
+      const user = this.db
+        .prepare('SELECT id FROM users WHERE organization_id = ? ORDER BY created_at LIMIT 1')
+        .get(org.id) as { id: string };
       const token = newSecret('vsk_', 32);
       this.db
         .prepare('INSERT INTO tokens (hash, user_id, organization_id, environment, created_at) VALUES (?, ?, ?, ?, ?)')
@@ -88,7 +99,9 @@ export class Accounts {
 
   /** Makes a token stop working now, as if its lifetime had ended (test hooks). */
   expireToken(token: string): boolean {
-    const r = this.db.prepare('UPDATE tokens SET expires_at = ? WHERE hash = ?').run(this.clock.now(), hashToken(token));
+    const r = this.db
+      .prepare('UPDATE tokens SET expires_at = ? WHERE hash = ?')
+      .run(this.clock.now(), hashToken(token));
     return r.changes > 0;
   }
 
@@ -100,7 +113,9 @@ export class Accounts {
     const token = bareToken(header);
     if (!token) throw new ServiceError('unauthorized', 'The Authorization header is missing: send "Bearer <token>".');
     const row = this.db
-      .prepare('SELECT user_id, organization_id, environment, expires_at, revoked_at, parent_hash, scope, end_user, live_stream_id FROM tokens WHERE hash = ?')
+      .prepare(
+        'SELECT user_id, organization_id, environment, expires_at, revoked_at, parent_hash, scope, end_user, live_stream_id FROM tokens WHERE hash = ?',
+      )
       .get(hashToken(token)) as
       | {
           user_id: string;
@@ -117,8 +132,13 @@ export class Accounts {
     if (!row) throw new ServiceError('unauthorized', 'The access token is not known to this service.');
     if (row.revoked_at !== null) throw new ServiceError('unauthorized', 'The access token was revoked.');
     // Revoking a key revokes every token made from it.
-    const parent = row.parent_hash === null ? undefined : (this.db.prepare('SELECT revoked_at FROM tokens WHERE hash = ?').get(row.parent_hash) as { revoked_at: number | null } | undefined);
-    if (parent && parent.revoked_at !== null) throw new ServiceError('unauthorized', 'The access token was revoked: the key that made it was revoked.');
+    const parent =
+      row.parent_hash === null
+        ? undefined
+        : (this.db.prepare('SELECT revoked_at FROM tokens WHERE hash = ?').get(row.parent_hash) as
+            { revoked_at: number | null } | undefined);
+    if (parent && parent.revoked_at !== null)
+      throw new ServiceError('unauthorized', 'The access token was revoked: the key that made it was revoked.');
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
       throw new ServiceError('token_expired', 'The access token has expired.');
     }
@@ -139,14 +159,25 @@ export class Accounts {
    * organization, user and environment; revoking the key revokes it too. A clip token's stream must be one the
    * key sees (`findStream` answers 404 otherwise, as for any other id).
    */
-  mintToken(parent: Caller, parentHeader: string | undefined, input: TokenRequest, findStream: (caller: Caller, id: string) => { id: string }): Token {
+  mintToken(
+    parent: Caller,
+    parentHeader: string | undefined,
+    input: TokenRequest,
+    findStream: (caller: Caller, id: string) => { id: string },
+  ): Token {
     const { ttl_seconds = TOKEN_TTL.default, scope = 'upload', user, live_stream_id } = input;
     if (scope === 'clip' && user !== undefined) throw badField('user', 'user goes with scope "upload" only.');
     if ((scope === 'clip') !== (live_stream_id !== undefined)) {
-      throw badField('live_stream_id', scope === 'clip' ? 'A clip token needs the live_stream_id it is for.' : 'live_stream_id goes with scope "clip" only.');
+      throw badField(
+        'live_stream_id',
+        scope === 'clip'
+          ? 'A clip token needs the live_stream_id it is for.'
+          : 'live_stream_id goes with scope "clip" only.',
+      );
     }
     const stream = scope === 'clip' ? findStream(parent, live_stream_id!) : undefined;
-    if (parent.scope !== 'key') throw new ServiceError('forbidden', 'A short-lived token cannot create tokens; use the long-lived one.');
+    if (parent.scope !== 'key')
+      throw new ServiceError('forbidden', 'A short-lived token cannot create tokens; use the long-lived one.');
     const token = newSecret('vst_', 32);
     const now = this.clock.now();
     const expiresAt = now + ttl_seconds * 1000;
@@ -155,28 +186,48 @@ export class Accounts {
         `INSERT INTO tokens (hash, user_id, organization_id, environment, created_at, expires_at, parent_hash, scope, end_user, live_stream_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(hashToken(token), parent.userId, parent.organizationId, parent.environment, now, expiresAt, hashToken(bareToken(parentHeader)!), scope, user ?? null, stream?.id ?? null);
+      .run(
+        hashToken(token),
+        parent.userId,
+        parent.organizationId,
+        parent.environment,
+        now,
+        expiresAt,
+        hashToken(bareToken(parentHeader)!),
+        scope,
+        user ?? null,
+        stream?.id ?? null,
+      );
     return { token, expiresAt, scope };
   }
 
   /** The account owner's side of the plan (a dashboard's job, the command line's `plan`): its end and hosting-minute quota. */
   setPlan(orgName: string, change: { endAt?: number | null; quotaMinutes?: number | null }): Plan | undefined {
-    const org = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(orgName) as { id: string } | undefined;
+    const org = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(orgName) as
+      { id: string } | undefined;
     if (!org) return undefined;
     this.db.transaction(() => {
-      if (change.endAt !== undefined) this.db.prepare('UPDATE organizations SET plan_end_at = ?, purged_at = NULL WHERE id = ?').run(change.endAt, org.id);
-      if (change.quotaMinutes !== undefined) this.db.prepare('UPDATE organizations SET quota_minutes = ? WHERE id = ?').run(change.quotaMinutes, org.id);
+      if (change.endAt !== undefined)
+        this.db
+          .prepare('UPDATE organizations SET plan_end_at = ?, purged_at = NULL WHERE id = ?')
+          .run(change.endAt, org.id);
+      if (change.quotaMinutes !== undefined)
+        this.db.prepare('UPDATE organizations SET quota_minutes = ? WHERE id = ?').run(change.quotaMinutes, org.id);
     })();
     return this.plan(org.id);
   }
 
   plan(organizationId: string): Plan {
-    return this.db.prepare('SELECT id, plan_end_at, quota_minutes, purged_at FROM organizations WHERE id = ?').get(organizationId) as Plan;
+    return this.db
+      .prepare('SELECT id, plan_end_at, quota_minutes, purged_at FROM organizations WHERE id = ?')
+      .get(organizationId) as Plan;
   }
 
   /** Organizations whose plan ended at or before `at` and whose files are not deleted yet. */
   plansEndedBy(at: number): string[] {
-    const rows = this.db.prepare('SELECT id FROM organizations WHERE plan_end_at IS NOT NULL AND purged_at IS NULL AND plan_end_at <= ?').all(at) as { id: string }[];
+    const rows = this.db
+      .prepare('SELECT id FROM organizations WHERE plan_end_at IS NOT NULL AND purged_at IS NULL AND plan_end_at <= ?')
+      .all(at) as { id: string }[];
     return rows.map((r) => r.id);
   }
 

@@ -46,12 +46,20 @@ export class Exports {
   ) {}
 
   entries(recordingId: string): ExportEntry[] {
-    const rows = this.db.prepare('SELECT * FROM exports WHERE recording_id = ? ORDER BY created_at, rowid').all(recordingId) as ExportRow[];
+    const rows = this.db
+      .prepare('SELECT * FROM exports WHERE recording_id = ? ORDER BY created_at, rowid')
+      .all(recordingId) as ExportRow[];
     return rows.map((r) => this.entry(r));
   }
 
   private entry(row: ExportRow): ExportEntry {
-    const entry: ExportEntry = { from: iso(row.from_at), duration: row.duration, bytes: row.bytes, status: row.status, download_url: null };
+    const entry: ExportEntry = {
+      from: iso(row.from_at),
+      duration: row.duration,
+      bytes: row.bytes,
+      status: row.status,
+      download_url: null,
+    };
     if (row.status !== 'PROCESSING') entry.video_id = row.video_id;
     if (row.status === 'EXPORTED') entry.download_url = this.videos.downloadUrl(this.videos.row(row.video_id)!);
     return entry;
@@ -65,24 +73,40 @@ export class Exports {
     const stream = this.streams.find(caller, streamId);
     const recording = this.recordings.find(stream, recordingId);
     if (recording.state !== 'complete') {
-      throw new ServiceError('recording_not_complete',
-        `Temporary recording ${recording.id} is not complete: it is complete once the stream has stayed stopped for more than ${this.recordings.mergeWindowMs / 1000} s.`);
+      throw new ServiceError(
+        'recording_not_complete',
+        `Temporary recording ${recording.id} is not complete: it is complete once the stream has stayed stopped for more than ${this.recordings.mergeWindowMs / 1000} s.`,
+      );
     }
     const { from, duration } = body;
     let fromAt = recording.start_at;
     let offset = 0;
     let seconds = Math.round(recording.duration!);
     if (from !== undefined || duration !== undefined) {
-      if (from === undefined) throw badField('from', 'from is missing: a part needs both from (an ISO 8601 timestamp) and duration; send {} for the whole recording.');
-      if (duration === undefined) throw badField('duration', 'duration is missing: a part needs both from and duration (whole seconds); send {} for the whole recording.');
+      if (from === undefined)
+        throw badField(
+          'from',
+          'from is missing: a part needs both from (an ISO 8601 timestamp) and duration; send {} for the whole recording.',
+        );
+      if (duration === undefined)
+        throw badField(
+          'duration',
+          'duration is missing: a part needs both from and duration (whole seconds); send {} for the whole recording.',
+        );
       if (!ISO_8601.test(from) || !Number.isFinite(Date.parse(from))) {
-        throw badField('from', `from must be an ISO 8601 timestamp with a time zone, such as ${iso(recording.start_at)}; got ${show(from)}.`);
+        throw badField(
+          'from',
+          `from must be an ISO 8601 timestamp with a time zone, such as ${iso(recording.start_at)}; got ${show(from)}.`,
+        );
       }
       fromAt = Date.parse(from);
       offset = await this.offsetOf(recording, fromAt);
       const left = recording.duration! - offset;
       if (duration > left + 0.5) {
-        throw badField('duration', `duration ${duration} runs past the end of the recording: ${left.toFixed(1)} s are recorded after from.`);
+        throw badField(
+          'duration',
+          `duration ${duration} runs past the end of the recording: ${left.toFixed(1)} s are recorded after from.`,
+        );
       }
       seconds = duration;
     }
@@ -91,8 +115,10 @@ export class Exports {
     const id = newId();
     this.db.transaction(() => {
       this.db
-        .prepare(`INSERT INTO exports (id, recording_id, live_stream_id, video_id, from_at, offset, duration, status, created_at)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, 'PROCESSING', ?)`)
+        .prepare(
+          `INSERT INTO exports (id, recording_id, live_stream_id, video_id, from_at, offset, duration, status, created_at)
+                  VALUES (?, ?, ?, ?, ?, ?, ?, 'PROCESSING', ?)`,
+        )
         .run(id, recording.id, stream.id, video._id, fromAt, offset, seconds, this.clock.now());
       this.jobs.enqueue(EXPORT_RECORDING, { exportId: id }, undefined, caller.organizationId);
     })();
@@ -106,10 +132,14 @@ export class Exports {
     const spans: string[] = [];
     for (const [i, part] of parts.entries()) {
       const seconds = partSeconds(part);
-      if (at >= part.startedAt && at < part.startedAt + seconds * 1000) return starts[i]! + (at - part.startedAt) / 1000;
+      if (at >= part.startedAt && at < part.startedAt + seconds * 1000)
+        return starts[i]! + (at - part.startedAt) / 1000;
       spans.push(`${iso(part.startedAt)} to ${iso(part.startedAt + seconds * 1000)}`);
     }
-    throw badField('from', `from ${iso(at)} is not inside the recording, which has media from ${spans.join(' and from ')}.`);
+    throw badField(
+      'from',
+      `from ${iso(at)} is not inside the recording, which has media from ${spans.join(' and from ')}.`,
+    );
   }
 
   private row(id: string): ExportRow | undefined {
@@ -123,7 +153,14 @@ export class Exports {
     const source = this.files.source(row.video_id);
     try {
       await mkdir(join(source, '..'), { recursive: true });
-      await cutPart(join(this.files.recordingDir(row.recording_id), 'recording.mp4'), row.offset, row.duration, `${source}.mp4`, this.strategy, signal);
+      await cutPart(
+        join(this.files.recordingDir(row.recording_id), 'recording.mp4'),
+        row.offset,
+        row.duration,
+        `${source}.mp4`,
+        this.strategy,
+        signal,
+      );
       await rename(`${source}.mp4`, source);
     } catch (err) {
       if (signal.aborted) throw err;
@@ -140,7 +177,9 @@ export class Exports {
     if (!video) return;
     if (video.status === 'ready') {
       const { size: bytes } = await stat(this.files.media(videoId, 'download.mp4'));
-      this.db.prepare(`UPDATE exports SET status = 'EXPORTED', bytes = ? WHERE video_id = ? AND status = 'PROCESSING'`).run(bytes, videoId);
+      this.db
+        .prepare(`UPDATE exports SET status = 'EXPORTED', bytes = ? WHERE video_id = ? AND status = 'PROCESSING'`)
+        .run(bytes, videoId);
     } else if (video.status === 'failed') {
       this.db.prepare(`UPDATE exports SET status = 'FAILED' WHERE video_id = ? AND status = 'PROCESSING'`).run(videoId);
     }
@@ -149,7 +188,9 @@ export class Exports {
   /** Seconds of the organization's conversions under way, at the duration asked (hosting minutes, domain/usage.ts). */
   pendingSeconds(organizationId: string): number {
     const row = this.db
-      .prepare(`SELECT COALESCE(SUM(e.duration), 0) AS s FROM exports e JOIN videos v ON v.id = e.video_id WHERE v.organization_id = ? AND e.status = 'PROCESSING'`)
+      .prepare(
+        `SELECT COALESCE(SUM(e.duration), 0) AS s FROM exports e JOIN videos v ON v.id = e.video_id WHERE v.organization_id = ? AND e.status = 'PROCESSING'`,
+      )
       .get(organizationId) as { s: number };
     return row.s;
   }

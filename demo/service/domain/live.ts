@@ -59,7 +59,9 @@ export class LiveStreams {
   create(caller: Caller, name: string | null): LiveStream {
     const id = newId();
     this.db
-      .prepare(`INSERT INTO live_streams (id, organization_id, environment, user_id, name, stream_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .prepare(
+        `INSERT INTO live_streams (id, organization_id, environment, user_id, name, stream_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
       .run(id, caller.organizationId, caller.environment, caller.userId, name, newSecret('lv_', 18), this.clock.now());
     return this.object(this.find(caller, id));
   }
@@ -73,8 +75,14 @@ export class LiveStreams {
 
   /** A stream the caller may see; another organization's (or environment's), or for a clip token another stream, is a 404. */
   find(caller: Caller, id: string): StreamRow {
-    const row = isId(id) ? (this.db.prepare('SELECT * FROM live_streams WHERE id = ?').get(id) as StreamRow | undefined) : undefined;
-    return owned(caller, caller.scope === 'clip' && row?.id !== caller.liveStreamId ? undefined : row, `Live stream ${JSON.stringify(id)}`);
+    const row = isId(id)
+      ? (this.db.prepare('SELECT * FROM live_streams WHERE id = ?').get(id) as StreamRow | undefined)
+      : undefined;
+    return owned(
+      caller,
+      caller.scope === 'clip' && row?.id !== caller.liveStreamId ? undefined : row,
+      `Live stream ${JSON.stringify(id)}`,
+    );
   }
 
   get(caller: Caller, id: string): LiveStream {
@@ -114,7 +122,9 @@ export class LiveStreams {
       name: row.name,
       stream_key: row.stream_key,
       ingest: { server, url: `${server}/${row.stream_key}` },
-      status: this.db.prepare(`SELECT 1 FROM recordings WHERE live_stream_id = ? AND state = 'live'`).get(row.id) ? 'live' : 'idle',
+      status: this.db.prepare(`SELECT 1 FROM recordings WHERE live_stream_id = ? AND state = 'live'`).get(row.id)
+        ? 'live'
+        : 'idle',
       creation_time: iso(row.created_at),
     };
   }
@@ -148,15 +158,24 @@ export class Recordings {
       let seq = 1;
       if (last && last.state === 'stopped' && at - last.stopped_at! <= this.mergeWindowMs) {
         recordingId = last.id;
-        seq = (this.db.prepare('SELECT MAX(seq) AS n FROM recording_parts WHERE recording_id = ?').get(last.id) as { n: number }).n + 1;
+        seq =
+          (
+            this.db.prepare('SELECT MAX(seq) AS n FROM recording_parts WHERE recording_id = ?').get(last.id) as {
+              n: number;
+            }
+          ).n + 1;
         this.db.prepare(`UPDATE recordings SET state = 'live', stopped_at = NULL WHERE id = ?`).run(last.id);
       } else {
         recordingId = newId();
         this.db
-          .prepare(`INSERT INTO recordings (id, live_stream_id, organization_id, state, start_at) VALUES (?, ?, ?, 'live', ?)`)
+          .prepare(
+            `INSERT INTO recordings (id, live_stream_id, organization_id, state, start_at) VALUES (?, ?, ?, 'live', ?)`,
+          )
           .run(recordingId, stream.id, stream.organization_id, at);
       }
-      this.db.prepare('INSERT INTO recording_parts (recording_id, seq, started_at) VALUES (?, ?, ?)').run(recordingId, seq, at);
+      this.db
+        .prepare('INSERT INTO recording_parts (recording_id, seq, started_at) VALUES (?, ?, ?)')
+        .run(recordingId, seq, at);
       return { recordingId, seq, dir: join(this.files.recordingDir(recordingId), `part${seq}`) };
     })();
   }
@@ -164,8 +183,12 @@ export class Recordings {
   /** A publish ended (its recorder has stopped): the merge window starts now. */
   endPart(recordingId: string, seq: number, at: number): void {
     this.db.transaction(() => {
-      this.db.prepare('UPDATE recording_parts SET stopped_at = ? WHERE recording_id = ? AND seq = ?').run(at, recordingId, seq);
-      this.db.prepare(`UPDATE recordings SET state = 'stopped', stopped_at = ? WHERE id = ? AND state = 'live'`).run(at, recordingId);
+      this.db
+        .prepare('UPDATE recording_parts SET stopped_at = ? WHERE recording_id = ? AND seq = ?')
+        .run(at, recordingId, seq);
+      this.db
+        .prepare(`UPDATE recordings SET state = 'stopped', stopped_at = ? WHERE id = ? AND state = 'live'`)
+        .run(at, recordingId);
     })();
   }
 
@@ -179,13 +202,18 @@ export class Recordings {
   }
 
   list(stream: StreamRow): RecordingRow[] {
-    return this.db.prepare('SELECT * FROM recordings WHERE live_stream_id = ? ORDER BY start_at').all(stream.id) as RecordingRow[];
+    return this.db
+      .prepare('SELECT * FROM recordings WHERE live_stream_id = ? ORDER BY start_at')
+      .all(stream.id) as RecordingRow[];
   }
 
   /** A recording of this stream; a deleted one (retention) is a 404. */
   find(stream: StreamRow, id: string): RecordingRow {
-    const row = isId(id) ? (this.db.prepare('SELECT * FROM recordings WHERE id = ?').get(id) as RecordingRow | undefined) : undefined;
-    if (!row || row.live_stream_id !== stream.id) throw notFound(`Temporary recording ${JSON.stringify(id)} of live stream ${stream.id}`);
+    const row = isId(id)
+      ? (this.db.prepare('SELECT * FROM recordings WHERE id = ?').get(id) as RecordingRow | undefined)
+      : undefined;
+    if (!row || row.live_stream_id !== stream.id)
+      throw notFound(`Temporary recording ${JSON.stringify(id)} of live stream ${stream.id}`);
     return row;
   }
 
@@ -206,12 +234,15 @@ export class Recordings {
   /** A segment named by temporary_playback: `part<N>/seg<N>.ts`, and nothing else. */
   segment(id: string, part: string, segment: string): string {
     this.public(id);
-    if (!RECORDING_PART.test(part) || !RECORDING_SEGMENT.test(segment)) throw notFound(`The file ${JSON.stringify(segment)}`);
+    if (!RECORDING_PART.test(part) || !RECORDING_SEGMENT.test(segment))
+      throw notFound(`The file ${JSON.stringify(segment)}`);
     return join(this.files.recordingDir(id), part, segment);
   }
 
   ids(organizationId: string): string[] {
-    return (this.db.prepare('SELECT id FROM recordings WHERE organization_id = ?').all(organizationId) as { id: string }[]).map((r) => r.id);
+    return (
+      this.db.prepare('SELECT id FROM recordings WHERE organization_id = ?').all(organizationId) as { id: string }[]
+    ).map((r) => r.id);
   }
 
   row(id: string): RecordingRow | undefined {
@@ -220,12 +251,20 @@ export class Recordings {
 
   /** The parts with the segments their recorders have finished so far. */
   async parts(id: string): Promise<Part[]> {
-    const rows = this.db.prepare('SELECT seq, started_at FROM recording_parts WHERE recording_id = ? ORDER BY seq').all(id) as {
+    const rows = this.db
+      .prepare('SELECT seq, started_at FROM recording_parts WHERE recording_id = ? ORDER BY seq')
+      .all(id) as {
       seq: number;
       started_at: number;
     }[];
     const dir = this.files.recordingDir(id);
-    return Promise.all(rows.map(async (r) => ({ seq: r.seq, startedAt: r.started_at, segments: await partSegments(join(dir, `part${r.seq}`)) })));
+    return Promise.all(
+      rows.map(async (r) => ({
+        seq: r.seq,
+        startedAt: r.started_at,
+        segments: await partSegments(join(dir, `part${r.seq}`)),
+      })),
+    );
   }
 
   /** temporary_playback. */
@@ -287,14 +326,44 @@ export class Recordings {
       const list = join(dir, 'concat.txt');
       const starts = partStarts(parts);
       const length = (p: Part, i: number) => (starts[i + 1] ?? starts[i]! + partSeconds(p)) - starts[i]!;
-      await writeFile(list, parts.map((p, i) => `file '${join(dir, `part${p.seq}`, 'stream.m3u8')}'\nduration ${length(p, i).toFixed(6)}`).join('\n'));
-      await run('ffmpeg', ['-v', 'error', '-f', 'concat', '-safe', '0', '-i', list, '-map', '0:v?', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-y', `${mp4}.tmp.mp4`], signal);
+      await writeFile(
+        list,
+        parts
+          .map((p, i) => `file '${join(dir, `part${p.seq}`, 'stream.m3u8')}'\nduration ${length(p, i).toFixed(6)}`)
+          .join('\n'),
+      );
+      await run(
+        'ffmpeg',
+        [
+          '-v',
+          'error',
+          '-f',
+          'concat',
+          '-safe',
+          '0',
+          '-i',
+          list,
+          '-map',
+          '0:v?',
+          '-map',
+          '0:a?',
+          '-c',
+          'copy',
+          '-movflags',
+          '+faststart',
+          '-y',
+          `${mp4}.tmp.mp4`,
+        ],
+        signal,
+      );
       await rename(`${mp4}.tmp.mp4`, mp4);
       duration = Number((await probe(mp4, signal)).format.duration ?? 0);
       size = (await stat(mp4)).size;
     }
     this.db
-      .prepare(`UPDATE recordings SET state = 'complete', end_at = stopped_at, duration = ?, size = ? WHERE id = ? AND state = 'finishing'`)
+      .prepare(
+        `UPDATE recordings SET state = 'complete', end_at = stopped_at, duration = ?, size = ? WHERE id = ? AND state = 'finishing'`,
+      )
       .run(duration, size, id);
   }
 

@@ -10,7 +10,13 @@ import type { Webhooks } from './webhooks.js';
  * then a conversion that made it is settled, and the organization hears of it.
  * Decision: every video that becomes ready announces `video-ready`, uploaded or converted from a recording.
  */
-export function processVideo(deps: { videos: Videos; files: Files; exports: Exports; webhooks: Webhooks; limits: ProcessingLimits }) {
+export function processVideo(deps: {
+  videos: Videos;
+  files: Files;
+  exports: Exports;
+  webhooks: Webhooks;
+  limits: ProcessingLimits;
+}) {
   const { videos, files, exports, webhooks } = deps;
   return async (payload: Record<string, unknown>, signal: AbortSignal): Promise<void> => {
     const id = payload.videoId as string;
@@ -24,7 +30,10 @@ export function processVideo(deps: { videos: Videos; files: Files; exports: Expo
     await exports.videoDone(id);
     const row = videos.row(id);
     if (row?.status === 'ready') {
-      webhooks.emit(row.organization_id, row.environment, 'video-ready', { _id: id, mediainfo: videos.details(row).mediainfo });
+      webhooks.emit(row.organization_id, row.environment, 'video-ready', {
+        _id: id,
+        mediainfo: videos.details(row).mediainfo,
+      });
     }
   };
 }

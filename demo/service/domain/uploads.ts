@@ -102,7 +102,8 @@ export class Uploads {
     const session = this.session(caller, key, pathVideoId);
     this.assertOpen(session);
     if (this.clock.now() >= session.expires_at) {
-      throw new ServiceError('session_expired',
+      throw new ServiceError(
+        'session_expired',
         `The multipart session expired at ${iso(session.expires_at)}; no more chunks can be uploaded with it. ` +
           'Complete it with the chunks already uploaded, or abort it and begin a new one.',
       );
@@ -116,14 +117,16 @@ export class Uploads {
     this.assertOpen(session);
     const listed = inOrder(chunks);
     if (this.completing.has(session.video_id)) {
-      throw new ServiceError('session_completing', 'This video\'s multipart upload is already being completed.');
+      throw new ServiceError('session_completing', "This video's multipart upload is already being completed.");
     }
     this.completing.add(session.video_id);
     try {
       const stored = new Map(
-        (this.db.prepare('SELECT chunk_id, etag, size, file FROM chunks WHERE session_key = ?').all(session.key) as ChunkRow[]).map(
-          (c) => [c.chunk_id, c],
-        ),
+        (
+          this.db
+            .prepare('SELECT chunk_id, etag, size, file FROM chunks WHERE session_key = ?')
+            .all(session.key) as ChunkRow[]
+        ).map((c) => [c.chunk_id, c]),
       );
       const parts = listed.map((c, i) => {
         const chunk = stored.get(c.chunkId);
@@ -142,9 +145,12 @@ export class Uploads {
       await assertRoom(this.files.root, size, this.reserveBytes);
       const temp = `${source}${TEMP_MARK}${newId()}`;
       // flush: on disk (fsync) before the row that names it commits.
-      await pipeline(async function* (files: string[]) {
-        for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * 1024 * 1024 });
-      }(parts.map((p) => this.files.chunk(session.key, p.file))), createWriteStream(temp, { highWaterMark: 4 * 1024 * 1024, flush: true }));
+      await pipeline(
+        (async function* (files: string[]) {
+          for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * 1024 * 1024 });
+        })(parts.map((p) => this.files.chunk(session.key, p.file))),
+        createWriteStream(temp, { highWaterMark: 4 * 1024 * 1024, flush: true }),
+      );
       try {
         this.db.transaction(() => {
           this.assertWaiting(this.videos.row(session.video_id)!);
@@ -169,7 +175,10 @@ export class Uploads {
       throw new ServiceError('session_closed', 'This multipart session was completed; it can no longer be aborted.');
     }
     if (this.completing.has(session.video_id)) {
-      throw new ServiceError('session_completing', 'This multipart session is being completed; it can no longer be aborted.');
+      throw new ServiceError(
+        'session_completing',
+        'This multipart session is being completed; it can no longer be aborted.',
+      );
     }
     if (session.state === 'open') this.closeSession(session.key, 'aborted');
     await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
@@ -181,7 +190,8 @@ export class Uploads {
     const [, linkId] = url.pathname.match(LINK_PATH) ?? [];
     if (!linkId) throw notFound('This upload URL');
     this.signer.verify(url, this.clock.now());
-    const link = this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as { video_id: string } | undefined;
+    const link = this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as
+      { video_id: string } | undefined;
     if (!link) throw notFound('This upload link');
     this.assertWaiting(this.videos.row(link.video_id)!);
     const source = this.files.source(link.video_id);
@@ -223,9 +233,9 @@ export class Uploads {
     const replaced = this.db.transaction(() => {
       const now = this.sessionRow(key)!;
       if (now.state !== 'open') return null;
-      const old = this.db.prepare('SELECT file FROM chunks WHERE session_key = ? AND chunk_id = ?').get(key, chunkId) as
-        | { file: string }
-        | undefined;
+      const old = this.db
+        .prepare('SELECT file FROM chunks WHERE session_key = ? AND chunk_id = ?')
+        .get(key, chunkId) as { file: string } | undefined;
       this.db
         .prepare(
           `INSERT INTO chunks (session_key, chunk_id, etag, size, file, updated_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -247,7 +257,10 @@ export class Uploads {
   /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */
   private async exclusively<T>(target: string, write: () => Promise<T>): Promise<T> {
     if (this.writing.has(target)) {
-      throw new ServiceError('upload_in_progress', 'Another PUT to this URL is still sending its body; wait for it to end, or cancel it, then send again.');
+      throw new ServiceError(
+        'upload_in_progress',
+        'Another PUT to this URL is still sending its body; wait for it to end, or cancel it, then send again.',
+      );
     }
     this.writing.add(target);
     try {
@@ -289,10 +302,14 @@ export class Uploads {
   async purge(videoIds: string[]): Promise<void> {
     const where = `video_id IN (${videoIds.map(() => '?').join(', ')})`;
     if (videoIds.length === 0) return;
-    const sessions = this.db.prepare(`SELECT key FROM upload_sessions WHERE ${where}`).all(...videoIds) as { key: string }[];
+    const sessions = this.db.prepare(`SELECT key FROM upload_sessions WHERE ${where}`).all(...videoIds) as {
+      key: string;
+    }[];
     for (const s of sessions) await rm(this.files.chunkDir(s.key), { recursive: true, force: true });
     this.db.transaction(() => {
-      this.db.prepare(`DELETE FROM chunks WHERE session_key IN (SELECT key FROM upload_sessions WHERE ${where})`).run(...videoIds);
+      this.db
+        .prepare(`DELETE FROM chunks WHERE session_key IN (SELECT key FROM upload_sessions WHERE ${where})`)
+        .run(...videoIds);
       this.db.prepare(`DELETE FROM upload_sessions WHERE ${where}`).run(...videoIds);
       this.db.prepare(`DELETE FROM upload_links WHERE ${where}`).run(...videoIds);
     })();
@@ -302,7 +319,10 @@ export class Uploads {
   countFor(pathname: string, n: number): void {
     const key = CHUNK_PATH.exec(pathname)?.[1];
     const linkId = LINK_PATH.exec(pathname)?.[1];
-    const link = linkId ? (this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as { video_id: string } | undefined) : undefined;
+    const link = linkId
+      ? (this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as
+          { video_id: string } | undefined)
+      : undefined;
     const id = key ?? link?.video_id;
     if (id) this.count(id, n);
   }
@@ -321,19 +341,28 @@ export class Uploads {
     if (!session) throw new ServiceError('not_found', `No multipart session has the key ${show(key)}.`, 'key');
     this.videos.find(caller, session.video_id);
     if (pathVideoId !== undefined && pathVideoId !== session.video_id) {
-      throw new ServiceError('not_found', `The session ${show(key)} does not belong to video ${show(pathVideoId)}.`, 'key');
+      throw new ServiceError(
+        'not_found',
+        `The session ${show(key)} does not belong to video ${show(pathVideoId)}.`,
+        'key',
+      );
     }
     return session;
   }
 
   private closeSession(key: string, state: 'completed' | 'aborted'): void {
-    this.db.prepare('UPDATE upload_sessions SET state = ?, closed_at = ? WHERE key = ?').run(state, this.clock.now(), key);
+    this.db
+      .prepare('UPDATE upload_sessions SET state = ?, closed_at = ? WHERE key = ?')
+      .run(state, this.clock.now(), key);
     this.db.prepare('DELETE FROM chunks WHERE session_key = ?').run(key);
   }
 
   private assertOpen(session: SessionRow): void {
     if (session.state !== 'open') {
-      throw new ServiceError('session_closed', `This multipart session was ${session.state}; begin a new one to upload again.`);
+      throw new ServiceError(
+        'session_closed',
+        `This multipart session was ${session.state}; begin a new one to upload again.`,
+      );
     }
   }
 
@@ -346,13 +375,17 @@ export class Uploads {
 
 /** `chunks` of #6 (its schema checked each entry): chunkIds 1..N, in any order, with no gap and no duplicate. */
 function inOrder(list: ChunkDetail[]): ChunkDetail[] {
-  const sorted = list.map((c) => ({ chunkId: c.chunkId, eTag: c.eTag.toLowerCase() })).sort((a, b) => a.chunkId - b.chunkId);
+  const sorted = list
+    .map((c) => ({ chunkId: c.chunkId, eTag: c.eTag.toLowerCase() }))
+    .sort((a, b) => a.chunkId - b.chunkId);
   sorted.forEach((c, i) => {
     if (c.chunkId !== i + 1) {
       const dup = sorted[i - 1]?.chunkId === c.chunkId;
       throw badField(
         'chunks',
-        dup ? `chunkId ${c.chunkId} is listed twice.` : `chunkIds must run from 1 to ${list.length} with no gap; chunk ${i + 1} is missing.`,
+        dup
+          ? `chunkId ${c.chunkId} is listed twice.`
+          : `chunkIds must run from 1 to ${list.length} with no gap; chunk ${i + 1} is missing.`,
       );
     }
   });

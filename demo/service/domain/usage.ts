@@ -45,7 +45,10 @@ export class Usage {
   report(caller: Caller): UsageReport {
     const plan = this.plan(caller.organizationId);
     return {
-      hosting_minutes: { used: Math.round(this.minutesUsed(caller.organizationId) * 100) / 100, quota: plan.quota_minutes },
+      hosting_minutes: {
+        used: Math.round(this.minutesUsed(caller.organizationId) * 100) / 100,
+        quota: plan.quota_minutes,
+      },
       plan: {
         end_time: plan.plan_end_at === null ? null : iso(plan.plan_end_at),
         files_deleted_time: plan.plan_end_at === null ? null : iso(plan.plan_end_at + PLAN_GRACE_MS),
@@ -59,8 +62,10 @@ export class Usage {
     if (quota === null) return;
     const used = this.minutesUsed(organizationId);
     if (used + minutes > quota || used >= quota) {
-      throw new ServiceError('quota_exceeded',
-        `The organization's hosting-minute quota is used up: ${used.toFixed(2)} of ${quota} minutes are used${minutes > 0 ? ` and this needs ${minutes.toFixed(2)} more` : ''}.`);
+      throw new ServiceError(
+        'quota_exceeded',
+        `The organization's hosting-minute quota is used up: ${used.toFixed(2)} of ${quota} minutes are used${minutes > 0 ? ` and this needs ${minutes.toFixed(2)} more` : ''}.`,
+      );
     }
   }
 

@@ -50,7 +50,8 @@ export class Videos {
   mediaFile(id: string, rendition: string | undefined, name: string): string {
     const row = isId(id) ? this.row(id) : undefined;
     if (!row) throw notFound(`Video ${JSON.stringify(id)}`);
-    if (row.status !== 'ready') throw new ServiceError('not_ready', `Video ${id} is not ready yet (status ${row.status}).`);
+    if (row.status !== 'ready')
+      throw new ServiceError('not_ready', `Video ${id} is not ready yet (status ${row.status}).`);
     const ok = rendition === undefined ? FILE.test(name) : RENDITION.test(rendition) && RENDITION_FILE.test(name);
     if (!ok) throw notFound(`The file ${JSON.stringify(name)}`);
     return this.files.media(id, rendition === undefined ? name : `${rendition}/${name}`);
@@ -72,7 +73,18 @@ export class Videos {
         `INSERT INTO videos (id, organization_id, user_id, end_user, environment, status, file_name, live_stream_id, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, caller.organizationId, caller.userId, caller.endUser, caller.environment, liveStreamId ? 'processing' : 'waiting', fileName, liveStreamId, now, now);
+      .run(
+        id,
+        caller.organizationId,
+        caller.userId,
+        caller.endUser,
+        caller.environment,
+        liveStreamId ? 'processing' : 'waiting',
+        fileName,
+        liveStreamId,
+        now,
+        now,
+      );
     return this.object(this.row(id)!);
   }
 
@@ -83,17 +95,25 @@ export class Videos {
 
   /** #11. Decision: the permanent videos converted from the stream, as #8 shows them, oldest first. */
   convertedFrom(streamId: string): VideoDetails[] {
-    const rows = this.db.prepare('SELECT * FROM videos WHERE live_stream_id = ? ORDER BY created_at, id').all(streamId) as VideoRow[];
+    const rows = this.db
+      .prepare('SELECT * FROM videos WHERE live_stream_id = ? ORDER BY created_at, id')
+      .all(streamId) as VideoRow[];
     return rows.map((r) => this.details(r));
   }
 
   /** Seconds of the organization's ready videos (hosting minutes, domain/usage.ts). */
   readySeconds(organizationId: string): number {
-    return (this.db.prepare(`SELECT COALESCE(SUM(duration), 0) AS s FROM videos WHERE organization_id = ? AND status = 'ready'`).get(organizationId) as { s: number }).s;
+    return (
+      this.db
+        .prepare(`SELECT COALESCE(SUM(duration), 0) AS s FROM videos WHERE organization_id = ? AND status = 'ready'`)
+        .get(organizationId) as { s: number }
+    ).s;
   }
 
   ids(organizationId: string): string[] {
-    return (this.db.prepare('SELECT id FROM videos WHERE organization_id = ?').all(organizationId) as { id: string }[]).map((r) => r.id);
+    return (
+      this.db.prepare('SELECT id FROM videos WHERE organization_id = ?').all(organizationId) as { id: string }[]
+    ).map((r) => r.id);
   }
 
   /** Deletes the organization's video rows (their files and uploads are gone first: domain/usage.ts). */

@@ -17,7 +17,15 @@ export const DELIVER_WEBHOOK = 'deliver-webhook';
  * signed with the Standard Webhooks scheme, retried after these waits (about 27.6 hours in all, past
  * the day a receiver may be down), the same `webhook-id` every time. A 2xx answer is a delivery.
  */
-export const RETRY_WAITS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
+export const RETRY_WAITS_MS = [
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+  10 * 3_600_000,
+];
 const ATTEMPT_TIMEOUT_MS = 15_000;
 /** Decision: webhooks per organization and environment. */
 export const MAX_WEBHOOKS = 10;
@@ -31,7 +39,6 @@ interface WebhookRow {
   secret: string;
   created_at: number;
 }
-
 
 /** Webhook endpoints (decision: POST/GET/DELETE /webhooks) and the durable delivery of events to them. */
 export class Webhooks {
@@ -52,13 +59,26 @@ export class Webhooks {
       throw badField('url', `url ${show(url)} is refused: ${err.message}`);
     }
     if (this.list(caller).length >= MAX_WEBHOOKS) {
-      throw new ServiceError('too_many_webhooks', `An organization has at most ${MAX_WEBHOOKS} webhooks in an environment; delete one first.`);
+      throw new ServiceError(
+        'too_many_webhooks',
+        `An organization has at most ${MAX_WEBHOOKS} webhooks in an environment; delete one first.`,
+      );
     }
     const id = newId();
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
     this.db
-      .prepare('INSERT INTO webhooks (id, organization_id, environment, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(id, caller.organizationId, caller.environment, parsed.href, JSON.stringify([...new Set(events)]), secret, this.clock.now());
+      .prepare(
+        'INSERT INTO webhooks (id, organization_id, environment, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        caller.organizationId,
+        caller.environment,
+        parsed.href,
+        JSON.stringify([...new Set(events)]),
+        secret,
+        this.clock.now(),
+      );
     return { ...this.object(this.find(caller, id)), secret };
   }
 
@@ -70,7 +90,9 @@ export class Webhooks {
   }
 
   find(caller: Caller, id: string): WebhookRow {
-    const row = isId(id) ? (this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as WebhookRow | undefined) : undefined;
+    const row = isId(id)
+      ? (this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as WebhookRow | undefined)
+      : undefined;
     return owned(caller, row, `Webhook ${JSON.stringify(id)}`);
   }
 
@@ -82,18 +104,27 @@ export class Webhooks {
   }
 
   private object(row: WebhookRow): Webhook {
-    return { _id: row.id, url: row.url, events: JSON.parse(row.events) as WebhookEvent[], creation_time: iso(row.created_at) };
+    return {
+      _id: row.id,
+      url: row.url,
+      events: JSON.parse(row.events) as WebhookEvent[],
+      creation_time: iso(row.created_at),
+    };
   }
 
   /** Queues the event to every webhook of the organization and environment that takes it (one transaction). */
   emit(organizationId: string, environment: string, event: WebhookEvent, payload: unknown): void {
-    const hooks = this.db.prepare('SELECT * FROM webhooks WHERE organization_id = ? AND environment = ?').all(organizationId, environment) as WebhookRow[];
+    const hooks = this.db
+      .prepare('SELECT * FROM webhooks WHERE organization_id = ? AND environment = ?')
+      .all(organizationId, environment) as WebhookRow[];
     const body = JSON.stringify({ event, payload });
     this.db.transaction(() => {
       for (const hook of hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(event))) {
         const id = newSecret('msg_', 18);
         this.db
-          .prepare(`INSERT INTO webhook_deliveries (id, webhook_id, event, body, state, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`)
+          .prepare(
+            `INSERT INTO webhook_deliveries (id, webhook_id, event, body, state, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`,
+          )
           .run(id, hook.id, event, body, this.clock.now());
         this.jobs.enqueue(DELIVER_WEBHOOK, { deliveryId: id }, undefined, organizationId);
       }
@@ -103,9 +134,10 @@ export class Webhooks {
   /** The DELIVER_WEBHOOK job: one attempt; a failure asks the job runner to come back after the next wait. */
   async deliver(deliveryId: string, signal: AbortSignal): Promise<void> {
     const delivery = this.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(deliveryId) as
-      | { id: string; webhook_id: string; body: string; state: string; attempts: number }
-      | undefined;
-    const hook = delivery && (this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(delivery.webhook_id) as WebhookRow | undefined);
+      { id: string; webhook_id: string; body: string; state: string; attempts: number } | undefined;
+    const hook =
+      delivery &&
+      (this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(delivery.webhook_id) as WebhookRow | undefined);
     if (!delivery || delivery.state !== 'pending' || !hook) return;
     const timestamp = Math.floor(this.clock.now() / 1000);
     const attempts = delivery.attempts + 1;
@@ -114,13 +146,18 @@ export class Webhooks {
     try {
       // Checked again at each attempt (a name may resolve elsewhere now), and connected to the address checked.
       const target = await checkUrl(hook.url, this.outbound);
-      status = await post(target, delivery.body, {
-        'content-type': 'application/json',
-        'user-agent': 'video-service-webhooks/1',
-        'webhook-id': delivery.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': sign(hook.secret, delivery.id, timestamp, delivery.body),
-      }, AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]));
+      status = await post(
+        target,
+        delivery.body,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'video-service-webhooks/1',
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': sign(hook.secret, delivery.id, timestamp, delivery.body),
+        },
+        AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
+      );
       if (status < 200 || status > 299) error = `answered ${status}`;
     } catch (err) {
       if (signal.aborted) throw err;
@@ -129,7 +166,9 @@ export class Webhooks {
     const wait = RETRY_WAITS_MS[attempts - 1];
     const state = error === null ? 'delivered' : wait === undefined ? 'failed' : 'pending';
     this.db
-      .prepare('UPDATE webhook_deliveries SET attempts = ?, last_status = ?, last_error = ?, state = ?, delivered_at = ? WHERE id = ?')
+      .prepare(
+        'UPDATE webhook_deliveries SET attempts = ?, last_status = ?, last_error = ?, state = ?, delivered_at = ? WHERE id = ?',
+      )
       .run(attempts, status, error, state, state === 'delivered' ? this.clock.now() : null, delivery.id);
     if (state === 'pending') throw new RetryAt(this.clock.now() + wait!, `webhook ${hook.url} ${error}`);
   }

@@ -37,10 +37,14 @@ const API_CORS = {
 const isTestHook = (url: string | undefined) => url?.startsWith('/__test__/') ?? false;
 
 /** A component of the document, named by reference: validated and serialized by it, typed as it. */
-export const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref((schema as { $id?: string }).$id!));
+export const ref = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T>>(Type.Ref((schema as { $id?: string }).$id!));
 /** The 200 answer of a file route: its media types, documented; the body is a file, never serialized. */
 export const fileAnswer = (description: string, types: string[]) =>
-  Type.Unsafe<unknown>({ description, content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' } }])) });
+  Type.Unsafe<unknown>({
+    description,
+    content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' } }])),
+  });
 /** Path parameters, all strings: a malformed id is a 404 from the domain, as for any unknown id. */
 export const params = <K extends string>(...names: K[]) =>
   Type.Object(Object.fromEntries(names.map((n) => [n, Type.String()]))) as TObject<Record<K, TString>>;
@@ -64,11 +68,18 @@ export interface Operation<B extends TSchema, P extends TSchema, R extends TSche
 }
 
 /** The route options of one operation: its schema (documented errors included) and, unless public, its token check. */
-export function op<B extends TSchema = TObject<Record<never, never>>, P extends TSchema = TObject<Record<never, never>>, R extends TSchema = TSchema>(accounts: Accounts, o: Operation<B, P, R>) {
+export function op<
+  B extends TSchema = TObject<Record<never, never>>,
+  P extends TSchema = TObject<Record<never, never>>,
+  R extends TSchema = TSchema,
+>(accounts: Accounts, o: Operation<B, P, R>) {
   const scopes = o.scopes ?? ['key'];
   // Any path can carry bad percent-encoding.
   const codes = new Set<ErrorCode>(['invalid_path', ...(o.errors ?? [])]);
-  if (scopes !== 'public') ['unauthorized', 'token_expired', ...(scopes.length < 3 ? ['insufficient_scope' as const] : [])].forEach((c) => codes.add(c as ErrorCode));
+  if (scopes !== 'public')
+    ['unauthorized', 'token_expired', ...(scopes.length < 3 ? ['insufficient_scope' as const] : [])].forEach((c) =>
+      codes.add(c as ErrorCode),
+    );
   if (o.body) ['invalid_json', 'invalid_field', 'payload_too_large'].forEach((c) => codes.add(c as ErrorCode));
   const schema = {
     operationId: o.operationId,
@@ -102,7 +113,10 @@ function errorResponses(codes: ErrorCode[]): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERRORS[code][0], [...(byStatus.get(ERRORS[code][0]) ?? []), code]);
   return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [status, Type.Ref('Error', { description: list.map((c) => `\`${c}\`: ${ERRORS[c][1]}`).join(' ') })]),
+    [...byStatus].map(([status, list]) => [
+      status,
+      Type.Ref('Error', { description: list.map((c) => `\`${c}\`: ${ERRORS[c][1]}`).join(' ') }),
+    ]),
   );
 }
 
@@ -121,8 +135,10 @@ interface FrameworkError {
 function fromFramework(err: FrameworkError, body: unknown): unknown {
   if (err instanceof ServiceError) return err;
   if (err.validation?.[0]) return fieldError(err.validation[0], err.validationContext ?? 'body', body);
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ServiceError('payload_too_large', `A JSON body may have at most ${MAX_JSON_BYTES} bytes.`);
-  if (err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new ServiceError('invalid_json', 'The body is not valid JSON.');
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new ServiceError('payload_too_large', `A JSON body may have at most ${MAX_JSON_BYTES} bytes.`);
+  if (err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return new ServiceError('invalid_json', 'The body is not valid JSON.');
   return err;
 }
 
@@ -136,31 +152,64 @@ interface ValidationError {
 
 /** An Ajv error as `invalid_field`: the field in the client's spelling (`chunks[2].eTag`), what it must be, and the value sent. */
 function fieldError(e: ValidationError, context: string, body: unknown): ServiceError {
-  const path = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (e.keyword === 'required') path.push(String(e.params.missingProperty));
   // An item of a list of values is named by its list (`events`); the message says which item.
   const item = /^\d+$/.test(path.at(-1) ?? '') && e.parentSchema?.type !== 'object' ? path.pop() : undefined;
-  const field = path.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
+  const field = path.reduce(
+    (name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part),
+    '',
+  );
   if (field === '') return new ServiceError('invalid_json', `The ${context} must be a JSON object; got ${show(body)}.`);
   if (e.keyword === 'required') return new ServiceError('invalid_field', `${field} is missing.`, field);
   const name = item === undefined ? field : `${field}[${item}]`;
-  return new ServiceError('invalid_field', `${name} must be ${describe(e.parentSchema ?? {})}; got ${show(e.data)}.`, field);
+  return new ServiceError(
+    'invalid_field',
+    `${name} must be ${describe(e.parentSchema ?? {})}; got ${show(e.data)}.`,
+    field,
+  );
 }
 
 /** What a value of `schema` is, in words. */
 export function describe(schema: Record<string, unknown>): string {
-  const s = schema as { type?: string; enum?: unknown[]; const?: unknown; anyOf?: Record<string, unknown>[]; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; minItems?: number; pattern?: string; description?: string };
+  const s = schema as {
+    type?: string;
+    enum?: unknown[];
+    const?: unknown;
+    anyOf?: Record<string, unknown>[];
+    minimum?: number;
+    maximum?: number;
+    minLength?: number;
+    maxLength?: number;
+    minItems?: number;
+    pattern?: string;
+    description?: string;
+  };
   if (s.anyOf) return s.anyOf.map(describe).join(' or ');
   if (s.const !== undefined) return JSON.stringify(s.const);
   if (s.enum) return `one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   if (s.type === 'integer') {
-    const range = s.minimum !== undefined && s.maximum !== undefined ? ` from ${s.minimum} to ${s.maximum}` : s.minimum !== undefined ? `, ${s.minimum} or more` : '';
+    const range =
+      s.minimum !== undefined && s.maximum !== undefined
+        ? ` from ${s.minimum} to ${s.maximum}`
+        : s.minimum !== undefined
+          ? `, ${s.minimum} or more`
+          : '';
     return `a whole number${range}`;
   }
   if (s.type === 'number') return s.minimum !== undefined ? `a number, ${s.minimum} or more` : 'a number';
   if (s.type === 'string') {
-    if (s.pattern) return s.description ? `a string: ${s.description[0]!.toLowerCase()}${s.description.slice(1).replace(/\.$/, '')}` : `a string matching ${s.pattern}`;
-    const parts = [s.minLength ? 'non-empty' : '', s.maxLength !== undefined ? `of at most ${s.maxLength} characters` : ''];
+    if (s.pattern)
+      return s.description
+        ? `a string: ${s.description[0]!.toLowerCase()}${s.description.slice(1).replace(/\.$/, '')}`
+        : `a string matching ${s.pattern}`;
+    const parts = [
+      s.minLength ? 'non-empty' : '',
+      s.maxLength !== undefined ? `of at most ${s.maxLength} characters` : '',
+    ];
     return `a ${parts[0] ? `${parts[0]} ` : ''}string${parts[1] ? ` ${parts[1]}` : ''}`;
   }
   if (s.type === 'array') return s.minItems ? 'a non-empty array' : 'an array';
@@ -190,7 +239,12 @@ export async function createApi({ faults, origin }: ApiOptions): Promise<Api> {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true } },
     frameworkErrors: (err, req, res) => {
       if (!(faults && isTestHook(req.url))) res.headers(API_CORS);
-      replyError(res, err.code === 'FST_ERR_BAD_URL' ? new ServiceError('invalid_path', `The path ${show(req.url)} is not valid percent-encoding (UTF-8).`) : err);
+      replyError(
+        res,
+        err.code === 'FST_ERR_BAD_URL'
+          ? new ServiceError('invalid_path', `The path ${show(req.url)} is not valid percent-encoding (UTF-8).`)
+          : err,
+      );
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -212,13 +266,15 @@ export async function createApi({ faults, origin }: ApiOptions): Promise<Api> {
     } catch {
       return done(new ServiceError('invalid_json', 'The body is not valid JSON.'), undefined);
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return done(new ServiceError('invalid_json', 'The body must be a JSON object.'), undefined);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return done(new ServiceError('invalid_json', 'The body must be a JSON object.'), undefined);
     done(null, value);
   });
 
   app.addHook('onRoute', (route) => {
     const source = route.url.replace(/[.]/g, '\\.').replace(/:(\w+)/g, '[^/]+');
-    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, pattern: new RegExp(`^${source}$`) });
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD') routes.push({ method, pattern: new RegExp(`^${source}$`) });
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -253,13 +309,32 @@ export async function createApi({ faults, origin }: ApiOptions): Promise<Api> {
     const allow = [...new Set(routes.filter((r) => r.pattern.test(pathname)).map((r) => r.method))];
     if (allow.length === 0) return replyError(reply, new ServiceError('not_found', `No endpoint at ${pathname}.`));
     const list = allow.join(', ');
-    return replyError(reply, new ServiceError('method_not_allowed', `${req.method} is not allowed here; use ${list}.`, undefined, { allow: list }));
+    return replyError(
+      reply,
+      new ServiceError('method_not_allowed', `${req.method} is not allowed here; use ${list}.`, undefined, {
+        allow: list,
+      }),
+    );
   });
 
-  app.get('/openapi.json', { schema: { operationId: 'getOpenApiDocument', summary: 'This document (OpenAPI 3.1)', security: [], response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1' }), ...errorResponses(['invalid_path']) } } }, () => ({
-    ...app.swagger(),
-    servers: [{ url: origin(), description: 'This service' }],
-    ...DOCUMENT.extensions,
-  }));
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This document (OpenAPI 3.1)',
+        security: [],
+        response: {
+          200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1' }),
+          ...errorResponses(['invalid_path']),
+        },
+      },
+    },
+    () => ({
+      ...app.swagger(),
+      servers: [{ url: origin(), description: 'This service' }],
+      ...DOCUMENT.extensions,
+    }),
+  );
   return app;
 }

@@ -27,14 +27,23 @@ export const DOCUMENT = {
             `a non-2xx answer, an error or no answer in 15 s is retried after ${RETRY_WAITS_MS.map((ms) => `${ms / 1000} s`).join(', ')} ` +
             '(about 27.6 hours in all); deliveries are kept in the database, so a restart loses none.',
           security: [],
-          requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/VideoReadyEvent' } } } },
-          responses: { 200: { description: 'Any 2xx is a delivery' }, 400: { description: 'Any other answer is retried' } },
+          requestBody: {
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/VideoReadyEvent' } } },
+          },
+          responses: {
+            200: { description: 'Any 2xx is a delivery' },
+            400: { description: 'Any other answer is retried' },
+          },
         },
       },
     },
   },
   securitySchemes: {
-    bearer: { type: 'http', scheme: 'bearer', description: 'Decision: `Authorization: Bearer <token>`; the bare token is accepted too.' },
+    bearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Decision: `Authorization: Bearer <token>`; the bare token is accepted too.',
+    },
   },
   extensions: {
     'x-rtmp-ingest': {

@@ -4,7 +4,10 @@ import { ServiceError } from '../domain/errors.js';
 
 /** The answer to a failure: the one mapping of domain errors to statuses (the contract's ERRORS table). Anything else is a 500, logged. */
 export function errorAnswer(err: unknown): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
-  const e = err instanceof ServiceError ? err : new ServiceError('internal', 'The service failed on this request; it was logged.');
+  const e =
+    err instanceof ServiceError
+      ? err
+      : new ServiceError('internal', 'The service failed on this request; it was logged.');
   if (!(err instanceof ServiceError)) console.error(err);
   const status = ERRORS[e.code][0];
   const body: ApiErrorBody = { error: { status, code: e.code, message: e.message } };

@@ -15,7 +15,12 @@ const TYPES: Record<string, string> = {
  * Sends a file through `@fastify/send`: Range (players seek in the MP4 download), `ETag` with `If-None-Match`,
  * `Last-Modified` with `If-Modified-Since`, and HEAD. A file that is not there is the service's 404.
  */
-export async function sendFile(req: FastifyRequest, reply: FastifyReply, path: string, cacheControl: string): Promise<FastifyReply> {
+export async function sendFile(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  cacheControl: string,
+): Promise<FastifyReply> {
   const { statusCode, headers, stream, type } = await send(req.raw, `/${encodeURIComponent(basename(path))}`, {
     root: dirname(path),
     index: false,

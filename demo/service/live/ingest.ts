@@ -63,7 +63,8 @@ export class Ingest {
 
   /** Ends the stream's publish, if any (the stream is being deleted); resolves once its recording is on disk. */
   async disconnect(streamId: string): Promise<void> {
-    if (![...this.publishes.values()].some((p) => p.streamId === streamId && p.endedAt === undefined) || !this.worker) return;
+    if (![...this.publishes.values()].some((p) => p.streamId === streamId && p.endedAt === undefined) || !this.worker)
+      return;
     await new Promise<void>((resolve) => {
       this.disconnecting.set(streamId, resolve);
       this.tell({ type: 'disconnect', streamId });

@@ -65,7 +65,11 @@ export function composePlaylist(parts: Part[], complete: boolean): string {
     if (i > 0 && part.segments.length > 0) lines.push('#EXT-X-DISCONTINUITY');
     let at = part.startedAt;
     for (const segment of part.segments) {
-      lines.push(`#EXT-X-PROGRAM-DATE-TIME:${iso(at)}`, `#EXTINF:${segment.duration.toFixed(6)},`, `part${part.seq}/${segment.file}`);
+      lines.push(
+        `#EXT-X-PROGRAM-DATE-TIME:${iso(at)}`,
+        `#EXTINF:${segment.duration.toFixed(6)},`,
+        `part${part.seq}/${segment.file}`,
+      );
       at += segment.duration * 1000;
     }
   });

@@ -37,13 +37,51 @@ export class Recorder {
     await mkdir(dir, { recursive: true });
     const codecs = copy
       ? ['-c', 'copy']
-      : ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-force_key_frames', `expr:gte(t,n_forced*${SEGMENT_SECONDS})`, '-c:a', 'aac', '-b:a', '160k'];
-    const child = spawn('ffmpeg', [
-      '-hide_banner', '-v', 'error', '-f', 'flv', '-i', 'pipe:0',
-      '-map', '0:v?', '-map', '0:a?', ...codecs,
-      '-f', 'hls', '-hls_time', String(SEGMENT_SECONDS), '-hls_list_size', '0', '-hls_playlist_type', 'event',
-      '-hls_flags', 'independent_segments', '-hls_segment_filename', join(dir, 'seg%05d.ts'), join(dir, 'stream.m3u8'),
-    ], { stdio: ['pipe', 'ignore', 'pipe'] });
+      : [
+          '-c:v',
+          'libx264',
+          '-preset',
+          'veryfast',
+          '-pix_fmt',
+          'yuv420p',
+          '-force_key_frames',
+          `expr:gte(t,n_forced*${SEGMENT_SECONDS})`,
+          '-c:a',
+          'aac',
+          '-b:a',
+          '160k',
+        ];
+    const child = spawn(
+      'ffmpeg',
+      [
+        '-hide_banner',
+        '-v',
+        'error',
+        '-f',
+        'flv',
+        '-i',
+        'pipe:0',
+        '-map',
+        '0:v?',
+        '-map',
+        '0:a?',
+        ...codecs,
+        '-f',
+        'hls',
+        '-hls_time',
+        String(SEGMENT_SECONDS),
+        '-hls_list_size',
+        '0',
+        '-hls_playlist_type',
+        'event',
+        '-hls_flags',
+        'independent_segments',
+        '-hls_segment_filename',
+        join(dir, 'seg%05d.ts'),
+        join(dir, 'stream.m3u8'),
+      ],
+      { stdio: ['pipe', 'ignore', 'pipe'] },
+    );
     this.child = child;
     child.stdin.on('error', () => {}); // ffmpeg gone: its exit says why
     child.stderr.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-2000)));

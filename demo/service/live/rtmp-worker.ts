@@ -62,14 +62,21 @@ const nms = new NodeRtmpServer();
 function guard(socket: Socket): void {
   const on = socket.on.bind(socket);
   socket.on = ((event: string, listener: (...args: unknown[]) => void) =>
-    on(event, event !== 'data' ? listener : (...args: unknown[]) => {
-      try {
-        listener(...args);
-      } catch (err) {
-        console.warn(`RTMP: closed a connection from ${socket.remoteAddress} whose message could not be read: ${(err as Error).message}`);
-        socket.destroy();
-      }
-    })) as Socket['on'];
+    on(
+      event,
+      event !== 'data'
+        ? listener
+        : (...args: unknown[]) => {
+            try {
+              listener(...args);
+            } catch (err) {
+              console.warn(
+                `RTMP: closed a connection from ${socket.remoteAddress} whose message could not be read: ${(err as Error).message}`,
+              );
+              socket.destroy();
+            }
+          },
+    )) as Socket['on'];
 }
 
 const server = createServer((socket) => {
@@ -81,7 +88,9 @@ const server = createServer((socket) => {
   nms.handleRequest(socket);
 });
 server.maxConnections = options.maxConnections;
-server.listen(options.port, options.host, () => send({ type: 'listening', port: (server.address() as { port: number }).port }));
+server.listen(options.port, options.host, () =>
+  send({ type: 'listening', port: (server.address() as { port: number }).port }),
+);
 
 Context.eventEmitter.on('prePlay', (session: NmsSession) => session.socket?.destroy());
 
@@ -91,7 +100,13 @@ Context.eventEmitter.on('prePublish', (session: NmsSession) => {
   // Subscribed now, before the publisher sends a byte, so the recording misses nothing while the service
   // decides (the broadcast would only replay the last keyframe's group to a late player).
   const recorder = new Recorder(session.id);
-  const tap = { id: `recorder-${session.id}`, ip: '', protocol: 'flv', streamPath: session.streamPath, sendBuffer: recorder.write } as const;
+  const tap = {
+    id: `recorder-${session.id}`,
+    ip: '',
+    protocol: 'flv',
+    streamPath: session.streamPath,
+    sendBuffer: recorder.write,
+  } as const;
   session.broadcast.postPlay(tap);
   publishes.set(session.id, { session, tap, recorder, started: Promise.resolve() });
   send({ type: 'publish', sid: session.id, app: session.streamApp, key: session.streamName });
@@ -126,13 +141,16 @@ process.on('message', (message: ToWorker) => {
     publish.streamId = message.streamId;
     publish.started = (async () => {
       // Metadata (onMetaData) names the codecs; it comes right after the publish command.
-      for (let i = 0; i < 40 && !publish.session.videoCodec && !publish.session.audioCodec; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 40 && !publish.session.videoCodec && !publish.session.audioCodec; i++)
+        await new Promise((r) => setTimeout(r, 50));
       await publish.recorder.start(message.dir, copyable(publish.session.videoCodec, publish.session.audioCodec));
     })();
   } else if (message.type === 'refuse') {
     const publish = publishes.get(message.sid);
     if (!publish) return;
-    console.warn(`RTMP: refused a publish to /${publish.session.streamApp}/${publish.session.streamName.slice(0, 5)}…: ${message.why}`);
+    console.warn(
+      `RTMP: refused a publish to /${publish.session.streamApp}/${publish.session.streamName.slice(0, 5)}…: ${message.why}`,
+    );
     publishes.delete(message.sid);
     publish.session.broadcast.donePlay(publish.tap);
     publish.session.socket?.destroy();

@@ -86,7 +86,8 @@ export async function checkUrl(raw: unknown, policy: OutboundPolicy): Promise<Ch
   } catch {
     throw new RefusedUrl(`${JSON.stringify(raw)} is not an absolute URL.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedUrl(`${url.protocol} is not http or https.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new RefusedUrl(`${url.protocol} is not http or https.`);
   if (url.username || url.password) throw new RefusedUrl('a URL with a user name or password is not accepted.');
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   const literal = isIP(host);
@@ -99,13 +100,18 @@ export async function checkUrl(raw: unknown, policy: OutboundPolicy): Promise<Ch
     try {
       addresses = await (policy.resolve ?? systemResolve)(host);
     } catch (err) {
-      throw new RefusedUrl(`${url.host} could not be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+      throw new RefusedUrl(
+        `${url.host} could not be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`,
+      );
     }
   }
   if (!policy.allowPrivateNetwork) {
     for (const { address } of addresses) {
       const why = refusedAddress(address);
-      if (why) throw new RefusedUrl(`${url.host}${literal ? ' is' : ` resolves to ${address},`} ${why}; the service does not connect to internal addresses.`);
+      if (why)
+        throw new RefusedUrl(
+          `${url.host}${literal ? ' is' : ` resolves to ${address},`} ${why}; the service does not connect to internal addresses.`,
+        );
     }
   }
   const first = addresses[0];
@@ -117,7 +123,12 @@ export async function checkUrl(raw: unknown, policy: OutboundPolicy): Promise<Ch
  * POSTs `body` to a checked target, connecting to its checked address (the Host header and TLS name stay the
  * URL's). Resolves with the status; the answer's body is read and dropped. No redirect is followed.
  */
-export function post(target: CheckedTarget, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<number> {
+export function post(
+  target: CheckedTarget,
+  body: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<number> {
   const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request(
@@ -128,7 +139,10 @@ export function post(target: CheckedTarget, body: string, headers: Record<string
         signal,
         // The checked address, whatever the DNS says now.
         lookup: (_host, options, callback) => {
-          if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+          if ((options as { all?: boolean }).all)
+            (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
+              { address: target.address, family: target.family },
+            ]);
           else (callback as (e: null, a: string, f: number) => void)(null, target.address, target.family);
         },
       },

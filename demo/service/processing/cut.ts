@@ -23,7 +23,14 @@ export const AAC = ['-c:a', 'aac', '-b:a', '160k'];
 const at = (seconds: number) => seconds.toFixed(6);
 
 /** Writes seconds [offset, offset + duration) of `source` (an H.264/AAC MP4) to `out` as MP4. */
-export async function cutPart(source: string, offset: number, duration: number, out: string, strategy: CutStrategy, signal?: AbortSignal): Promise<void> {
+export async function cutPart(
+  source: string,
+  offset: number,
+  duration: number,
+  out: string,
+  strategy: CutStrategy,
+  signal?: AbortSignal,
+): Promise<void> {
   const work = `${out}.cut`;
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
@@ -32,7 +39,8 @@ export async function cutPart(source: string, offset: number, duration: number, 
     const video = info.streams.find((s) => s.codec_type === 'video');
     const hasAudio = info.streams.some((s) => s.codec_type === 'audio');
     const end = offset + duration;
-    const { keys, delay } = strategy === 'edges' && video ? await keyframes(source, offset, end, signal) : { keys: [], delay: 0 };
+    const { keys, delay } =
+      strategy === 'edges' && video ? await keyframes(source, offset, end, signal) : { keys: [], delay: 0 };
     const frame = 1 / frameRate(video, 30);
     // An edge shorter than this is not worth an encode: the cut moves to the keyframe, within a frame or so.
     const EDGE = 0.05;
@@ -42,7 +50,30 @@ export async function cutPart(source: string, offset: number, duration: number, 
     // B-frames, has two frames of it. A source that delays more would make decode timestamps step back
     // where head and middle meet, so it is encoded whole, as is a part with no keyframe-aligned middle.
     if (k1 === undefined || k2 === undefined || k2 - k1 < 0.5 || delay > 2 * frame + 0.001) {
-      await run('ffmpeg', ['-v', 'error', '-ss', at(offset), '-i', source, '-t', at(duration), '-map', '0:v?', '-map', '0:a?', ...X264, ...AAC, '-movflags', '+faststart', '-y', out], signal);
+      await run(
+        'ffmpeg',
+        [
+          '-v',
+          'error',
+          '-ss',
+          at(offset),
+          '-i',
+          source,
+          '-t',
+          at(duration),
+          '-map',
+          '0:v?',
+          '-map',
+          '0:a?',
+          ...X264,
+          ...AAC,
+          '-movflags',
+          '+faststart',
+          '-y',
+          out,
+        ],
+        signal,
+      );
       return;
     }
     const middleEnd = end - k2 < EDGE ? end : k2;
@@ -50,7 +81,27 @@ export async function cutPart(source: string, offset: number, duration: number, 
     // timestamps each one starts from.
     const pieces: string[] = [];
     const piece = async (from: number, to: number, name: string, codec: string[], stop = to - from - 0.001) => {
-      await run('ffmpeg', ['-v', 'error', '-ss', at(from), '-i', source, '-t', at(stop), '-map', '0:v:0', ...codec, '-f', 'mpegts', '-y', join(work, name)], signal);
+      await run(
+        'ffmpeg',
+        [
+          '-v',
+          'error',
+          '-ss',
+          at(from),
+          '-i',
+          source,
+          '-t',
+          at(stop),
+          '-map',
+          '0:v:0',
+          ...codec,
+          '-f',
+          'mpegts',
+          '-y',
+          join(work, name),
+        ],
+        signal,
+      );
       pieces.push(`file '${join(work, name)}'\nduration ${at(to - from)}`);
     };
     if (k1 - offset >= EDGE) await piece(offset, k1, 'head.ts', X264);
@@ -61,10 +112,30 @@ export async function cutPart(source: string, offset: number, duration: number, 
     const list = join(work, 'video.txt');
     await writeFile(list, pieces.join('\n'));
     const audio = hasAudio ? ['-ss', at(offset), '-t', at(duration), '-i', source] : [];
-    await run('ffmpeg', [
-      '-v', 'error', '-f', 'concat', '-safe', '0', '-i', list, ...audio,
-      '-map', '0:v:0', ...(hasAudio ? ['-map', '1:a:0', ...AAC] : []), '-c:v', 'copy', '-movflags', '+faststart', '-y', out,
-    ], signal);
+    await run(
+      'ffmpeg',
+      [
+        '-v',
+        'error',
+        '-f',
+        'concat',
+        '-safe',
+        '0',
+        '-i',
+        list,
+        ...audio,
+        '-map',
+        '0:v:0',
+        ...(hasAudio ? ['-map', '1:a:0', ...AAC] : []),
+        '-c:v',
+        'copy',
+        '-movflags',
+        '+faststart',
+        '-y',
+        out,
+      ],
+      signal,
+    );
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -74,9 +145,29 @@ export async function cutPart(source: string, offset: number, duration: number, 
  * Keyframe times (seconds) of the first video stream around [from, to], and its decode delay (how far a
  * keyframe's decode timestamp runs ahead of its presentation, from B-frames): packets only, nothing decoded.
  */
-async function keyframes(source: string, from: number, to: number, signal?: AbortSignal): Promise<{ keys: number[]; delay: number }> {
-  const csv = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-read_intervals', `${at(Math.max(0, from - 1))}%${at(to + 1)}`,
-    '-show_entries', 'packet=pts_time,dts_time,flags', '-of', 'csv=p=0', source], signal);
+async function keyframes(
+  source: string,
+  from: number,
+  to: number,
+  signal?: AbortSignal,
+): Promise<{ keys: number[]; delay: number }> {
+  const csv = await run(
+    'ffprobe',
+    [
+      '-v',
+      'error',
+      '-select_streams',
+      'v:0',
+      '-read_intervals',
+      `${at(Math.max(0, from - 1))}%${at(to + 1)}`,
+      '-show_entries',
+      'packet=pts_time,dts_time,flags',
+      '-of',
+      'csv=p=0',
+      source,
+    ],
+    signal,
+  );
   const packets = csv
     .split('\n')
     .map((line) => line.split(','))

@@ -18,7 +18,35 @@ export class MediaError extends Error {
  * and every other demuxer that opens further files or URLs named inside the upload, which would let a text
  * file turn a file of the server into a "video". Raw elementary streams (h264, hevc, m4v) are in: they open nothing.
  */
-const UPLOAD_DEMUXERS = ['mov', 'matroska', 'avi', 'mpegts', 'mpeg', 'flv', 'asf', 'mxf', 'ogg', 'wav', 'mp3', 'aac', 'flac', 'dv', 'h264', 'hevc', 'm4v', 'mpegvideo', 'ivf', 'nut', 'gxf', 'w64', 'amr', 'ac3', 'eac3', 'caf', 'aiff'];
+const UPLOAD_DEMUXERS = [
+  'mov',
+  'matroska',
+  'avi',
+  'mpegts',
+  'mpeg',
+  'flv',
+  'asf',
+  'mxf',
+  'ogg',
+  'wav',
+  'mp3',
+  'aac',
+  'flac',
+  'dv',
+  'h264',
+  'hevc',
+  'm4v',
+  'mpegvideo',
+  'ivf',
+  'nut',
+  'gxf',
+  'w64',
+  'amr',
+  'ac3',
+  'eac3',
+  'caf',
+  'aiff',
+];
 
 /** Input options before `-i` of an uploaded file: only those demuxers, and no protocol but the file itself. */
 export const UNTRUSTED_INPUT = ['-protocol_whitelist', 'file', '-format_whitelist', UPLOAD_DEMUXERS.join(',')];
@@ -28,9 +56,17 @@ export const UNTRUSTED_INPUT = ['-protocol_whitelist', 'file', '-format_whitelis
  * runs it at a lower CPU priority (nice 10): a long encode then yields the cores to short jobs, such as
  * another organization's upload that only needs its streams copied.
  */
-export function run(command: 'ffmpeg' | 'ffprobe', args: string[], signal?: AbortSignal, { background = false } = {}): Promise<string> {
+export function run(
+  command: 'ffmpeg' | 'ffprobe',
+  args: string[],
+  signal?: AbortSignal,
+  { background = false } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, ['-hide_banner', ...(command === 'ffmpeg' ? ['-nostdin'] : []), ...args], { stdio: ['ignore', 'pipe', 'pipe'], signal });
+    const child = spawn(command, ['-hide_banner', ...(command === 'ffmpeg' ? ['-nostdin'] : []), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      signal,
+    });
     if (background && child.pid) {
       try {
         setPriority(child.pid, 10);
@@ -47,7 +83,9 @@ export function run(command: 'ffmpeg' | 'ffprobe', args: string[], signal?: Abor
     child.on('error', (e: NodeJS.ErrnoException) =>
       reject(
         e.code === 'ENOENT'
-          ? new Error(`${command} is not installed (Debian package: ffmpeg). Run "npm start" or "apt-get install ffmpeg".`)
+          ? new Error(
+              `${command} is not installed (Debian package: ffmpeg). Run "npm start" or "apt-get install ffmpeg".`,
+            )
           : e,
       ),
     );
@@ -96,14 +134,31 @@ export interface Probe {
 export async function probe(file: string, signal?: AbortSignal, { untrusted = false } = {}): Promise<Probe> {
   try {
     return JSON.parse(
-      await run('ffprobe', ['-v', 'error', ...(untrusted ? UNTRUSTED_INPUT : []), '-print_format', 'json', '-show_format', '-show_streams', file], signal),
+      await run(
+        'ffprobe',
+        [
+          '-v',
+          'error',
+          ...(untrusted ? UNTRUSTED_INPUT : []),
+          '-print_format',
+          'json',
+          '-show_format',
+          '-show_streams',
+          file,
+        ],
+        signal,
+      ),
     ) as Probe;
   } catch (err) {
     if (!(err instanceof MediaError)) throw err;
     const refused = /\[(\w+) @ [^\]]+\] Format not on whitelist/.exec(err.stderr)?.[1];
     if (refused) {
-      throw new MediaError(`The file is not a video container: it was read as "${refused}" (a playlist or a list of other files), which uploads may not be.`);
+      throw new MediaError(
+        `The file is not a video container: it was read as "${refused}" (a playlist or a list of other files), which uploads may not be.`,
+      );
     }
-    throw new MediaError(`The file could not be read as video or audio (ffprobe: ${err.message.replace(/^.*?: /, '')}).`);
+    throw new MediaError(
+      `The file could not be read as video or audio (ffprobe: ${err.message.replace(/^.*?: /, '')}).`,
+    );
   }
 }

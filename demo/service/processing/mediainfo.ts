@@ -26,7 +26,9 @@ type TrackType = keyof typeof FIELDS;
 
 /** MediaInfo leaves OverallBitRate_Mode out of most MP4s: CBR when every stream says CBR, otherwise VBR. */
 const overallMode = (tracks: Record<string, string>[]) =>
-  tracks.filter((t) => t['@type'] === 'Video' || t['@type'] === 'Audio').every((t) => t.BitRate_Mode === 'CBR') ? 'CBR' : 'VBR';
+  tracks.filter((t) => t['@type'] === 'Video' || t['@type'] === 'Audio').every((t) => t.BitRate_Mode === 'CBR')
+    ? 'CBR'
+    : 'VBR';
 
 /**
  * The spec's `mediainfo`: General, Video and Audio tracks with exactly the spec's fields, every value a

@@ -39,19 +39,29 @@ export function spoken(seconds: number): string {
 }
 
 /** Refuses media past the limits, naming the limit and the file's value. */
-function assertWithin(info: Awaited<ReturnType<typeof probe>>, video: ProbeStream | undefined, limits: ProcessingLimits): void {
+function assertWithin(
+  info: Awaited<ReturnType<typeof probe>>,
+  video: ProbeStream | undefined,
+  limits: ProcessingLimits,
+): void {
   const duration = Number(info.format.duration ?? 0);
   if (duration > limits.maxDurationSeconds) {
-    throw new MediaError(`The video is ${spoken(duration)} long; videos up to ${spoken(limits.maxDurationSeconds)} are accepted.`);
+    throw new MediaError(
+      `The video is ${spoken(duration)} long; videos up to ${spoken(limits.maxDurationSeconds)} are accepted.`,
+    );
   }
   if (!video) return;
   const [w, h] = [video.width ?? 0, video.height ?? 0];
   if (Math.max(w, h) > limits.maxLongSide || Math.min(w, h) > limits.maxShortSide) {
-    throw new MediaError(`The video is ${w}×${h}; pictures up to ${limits.maxLongSide}×${limits.maxShortSide} (either way up) are accepted.`);
+    throw new MediaError(
+      `The video is ${w}×${h}; pictures up to ${limits.maxLongSide}×${limits.maxShortSide} (either way up) are accepted.`,
+    );
   }
   const fps = frameRate(video);
   if (fps > limits.maxFrameRate + 0.01) {
-    throw new MediaError(`The video has ${Math.round(fps * 100) / 100} frames per second; up to ${limits.maxFrameRate} are accepted.`);
+    throw new MediaError(
+      `The video has ${Math.round(fps * 100) / 100} frames per second; up to ${limits.maxFrameRate} are accepted.`,
+    );
   }
 }
 
@@ -76,12 +86,18 @@ const SEGMENT_SECONDS = 4;
  * Audio-only sources are accepted: AAC audio in HLS and in download.mp4, no poster.
  * Idempotent: everything is written to a fresh `outDir.tmp` and moved into place at the end.
  */
-export async function processMedia(source: string, outDir: string, stop: AbortSignal, limits: ProcessingLimits = DEFAULT_LIMITS): Promise<Processed> {
+export async function processMedia(
+  source: string,
+  outDir: string,
+  stop: AbortSignal,
+  limits: ProcessingLimits = DEFAULT_LIMITS,
+): Promise<Processed> {
   // The upload is a stranger's bytes: opened only as a media container (ffmpeg.ts, UNTRUSTED_INPUT).
   const info = await probe(source, stop, { untrusted: true });
   const video = info.streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
   const audio = info.streams.find((s) => s.codec_type === 'audio');
-  if (!video && !audio) throw new MediaError(`The file has no video or audio stream (it was read as ${info.format.format_name}).`);
+  if (!video && !audio)
+    throw new MediaError(`The file has no video or audio stream (it was read as ${info.format.format_name}).`);
   assertWithin(info, video, limits);
   // A time limit scaled to the media: a file that takes far longer than its length (a hostile one, say) stops.
   const allowed = limits.baseSeconds + limits.secondsPerMediaSecond * Number(info.format.duration ?? 0);
@@ -91,7 +107,9 @@ export async function processMedia(source: string, outDir: string, stop: AbortSi
     return await transcode(source, outDir, info, video, audio, signal);
   } catch (err) {
     if (timeUp.aborted && !stop.aborted) {
-      throw new MediaError(`Processing took longer than the ${spoken(allowed)} allowed for ${spoken(Number(info.format.duration ?? 0))} of media, so it was stopped.`);
+      throw new MediaError(
+        `Processing took longer than the ${spoken(allowed)} allowed for ${spoken(Number(info.format.duration ?? 0))} of media, so it was stopped.`,
+      );
     }
     throw err;
   }
@@ -111,11 +129,35 @@ async function transcode(
   const mp4 = join(work, 'download.mp4');
   const encodeVideo = video !== undefined && !browserPlaysAsIs(video);
   // Encodes are the long jobs: they run in the background, so copies (short) keep their speed beside them.
-  await run('ffmpeg', ['-v', 'error', ...UNTRUSTED_INPUT, '-i', source, ...mp4Args(video, audio), '-movflags', '+faststart', '-y', mp4], signal, { background: encodeVideo });
-  await run('ffmpeg', ['-v', 'error', '-i', mp4, ...hlsArgs(video, audio, encodeVideo, work)], signal, { background: encodeVideo });
+  await run(
+    'ffmpeg',
+    ['-v', 'error', ...UNTRUSTED_INPUT, '-i', source, ...mp4Args(video, audio), '-movflags', '+faststart', '-y', mp4],
+    signal,
+    { background: encodeVideo },
+  );
+  await run('ffmpeg', ['-v', 'error', '-i', mp4, ...hlsArgs(video, audio, encodeVideo, work)], signal, {
+    background: encodeVideo,
+  });
   if (video) {
     const duration = Number(info.format.duration ?? 0);
-    await run('ffmpeg', ['-v', 'error', '-ss', String(Math.min(1, duration / 3)), '-i', mp4, '-frames:v', '1', '-q:v', '3', '-y', join(work, 'poster.jpg')], signal);
+    await run(
+      'ffmpeg',
+      [
+        '-v',
+        'error',
+        '-ss',
+        String(Math.min(1, duration / 3)),
+        '-i',
+        mp4,
+        '-frames:v',
+        '1',
+        '-q:v',
+        '3',
+        '-y',
+        join(work, 'poster.jpg'),
+      ],
+      signal,
+    );
   }
   const mediainfo = await readMediaInfo(mp4);
   await rm(outDir, { recursive: true, force: true });
@@ -159,8 +201,14 @@ function mp4Args(video: ProbeStream | undefined, audio: ProbeStream | undefined)
   return args;
 }
 
-function hlsArgs(video: ProbeStream | undefined, audio: ProbeStream | undefined, encoded: boolean, work: string): string[] {
-  const low = video !== undefined && encoded && Math.min(video.width ?? 0, video.height ?? 0) > LOW_RUNG_HEIGHT * (4 / 3);
+function hlsArgs(
+  video: ProbeStream | undefined,
+  audio: ProbeStream | undefined,
+  encoded: boolean,
+  work: string,
+): string[] {
+  const low =
+    video !== undefined && encoded && Math.min(video.width ?? 0, video.height ?? 0) > LOW_RUNG_HEIGHT * (4 / 3);
   const maps: string[] = [];
   const variants: string[] = [];
   const rungs = low ? 2 : 1;
@@ -178,18 +226,33 @@ function hlsArgs(video: ProbeStream | undefined, audio: ProbeStream | undefined,
   }
   const codecs = ['-c', 'copy'];
   if (low) {
-    codecs.push('-filter:v:1', `scale=-2:${LOW_RUNG_HEIGHT}`, '-c:v:1', 'libx264', '-preset', 'veryfast', '-b:v:1', '800k');
+    codecs.push(
+      '-filter:v:1',
+      `scale=-2:${LOW_RUNG_HEIGHT}`,
+      '-c:v:1',
+      'libx264',
+      '-preset',
+      'veryfast',
+      '-b:v:1',
+      '800k',
+    );
     codecs.push('-maxrate:v:1', '900k', '-bufsize:v:1', '1600k', '-force_key_frames:v:1', 'expr:gte(t,n_forced*2)');
   }
   return [
     ...maps,
     ...codecs,
-    '-f', 'hls',
-    '-hls_time', String(SEGMENT_SECONDS),
-    '-hls_playlist_type', 'vod',
-    '-hls_segment_filename', join(work, '%v', 'seg%04d.ts'),
-    '-master_pl_name', 'index.m3u8',
-    '-var_stream_map', variants.join(' '),
+    '-f',
+    'hls',
+    '-hls_time',
+    String(SEGMENT_SECONDS),
+    '-hls_playlist_type',
+    'vod',
+    '-hls_segment_filename',
+    join(work, '%v', 'seg%04d.ts'),
+    '-master_pl_name',
+    'index.m3u8',
+    '-var_stream_map',
+    variants.join(' '),
     join(work, '%v', 'stream.m3u8'),
   ];
 }

@@ -10,108 +10,161 @@ import { sendFile } from '../http/static.js';
 const CLIP = ['key', 'clip'] as const;
 
 /** Live streams (decision), #9 temporary recordings, #10 conversion, #11 converted videos, and recording playback. */
-export function liveRoutes(app: Api, deps: { accounts: Accounts; streams: LiveStreams; recordings: Recordings; exports: Exports }): void {
+export function liveRoutes(
+  app: Api,
+  deps: { accounts: Accounts; streams: LiveStreams; recordings: Recordings; exports: Exports },
+): void {
   const { accounts, streams, recordings, exports } = deps;
 
-  app.post('/live_streams', op(accounts, {
-    operationId: 'createLiveStream',
-    summary: 'Create a live stream',
-    description: 'Decision. Optional body `{name}`. Publish to `ingest.url` (RTMP); a publish with an unknown key is refused.',
-    body: C.CreateLiveStreamRequest,
-    ok: ref(C.LiveStream),
-  }), (req) => streams.create(req.caller, req.body.name ?? null));
+  app.post(
+    '/live_streams',
+    op(accounts, {
+      operationId: 'createLiveStream',
+      summary: 'Create a live stream',
+      description:
+        'Decision. Optional body `{name}`. Publish to `ingest.url` (RTMP); a publish with an unknown key is refused.',
+      body: C.CreateLiveStreamRequest,
+      ok: ref(C.LiveStream),
+    }),
+    (req) => streams.create(req.caller, req.body.name ?? null),
+  );
 
-  app.get('/live_streams', op(accounts, {
-    operationId: 'listLiveStreams',
-    summary: 'List live streams',
-    description: 'Oldest first.',
-    ok: Type.Array(ref(C.LiveStream)),
-  }), (req) => streams.list(req.caller));
+  app.get(
+    '/live_streams',
+    op(accounts, {
+      operationId: 'listLiveStreams',
+      summary: 'List live streams',
+      description: 'Oldest first.',
+      ok: Type.Array(ref(C.LiveStream)),
+    }),
+    (req) => streams.list(req.caller),
+  );
 
-  app.get('/live_streams/:id', op(accounts, {
-    operationId: 'getLiveStream',
-    summary: 'Get a live stream',
-    params: params('id'),
-    ok: ref(C.LiveStream),
-    errors: ['not_found'],
-  }), (req) => streams.get(req.caller, req.params.id));
+  app.get(
+    '/live_streams/:id',
+    op(accounts, {
+      operationId: 'getLiveStream',
+      summary: 'Get a live stream',
+      params: params('id'),
+      ok: ref(C.LiveStream),
+      errors: ['not_found'],
+    }),
+    (req) => streams.get(req.caller, req.params.id),
+  );
 
-  app.delete('/live_streams/:id', op(accounts, {
-    operationId: 'deleteLiveStream',
-    summary: 'Delete a live stream',
-    description: 'Decision: ends its publish and deletes its temporary recordings; videos converted from it stay.',
-    params: params('id'),
-    ok: ref(C.Success),
-    errors: ['not_found'],
-  }), async (req) => (await streams.delete(req.caller, req.params.id), { success: true }));
+  app.delete(
+    '/live_streams/:id',
+    op(accounts, {
+      operationId: 'deleteLiveStream',
+      summary: 'Delete a live stream',
+      description: 'Decision: ends its publish and deletes its temporary recordings; videos converted from it stay.',
+      params: params('id'),
+      ok: ref(C.Success),
+      errors: ['not_found'],
+    }),
+    async (req) => (await streams.delete(req.caller, req.params.id), { success: true }),
+  );
 
-  app.get('/live_streams/:id/temporary_recordings', op(accounts, {
-    operationId: 'listTemporaryRecordings',
-    summary: '#9 List temporary recordings',
-    description:
-      'Oldest first, listed as soon as a publish begins. A publisher back within the merge window (1 minute) continues the same ' +
-      'recording; a recording is complete once the stream has stayed stopped for more than the window. Deleted 3 days after its end.',
-    scopes: CLIP,
-    what: "read another stream's recordings",
-    params: params('id'),
-    ok: Type.Array(ref(C.TemporaryRecording)),
-    errors: ['not_found'],
-  }), (req) => streams.temporaryRecordings(req.caller, req.params.id));
+  app.get(
+    '/live_streams/:id/temporary_recordings',
+    op(accounts, {
+      operationId: 'listTemporaryRecordings',
+      summary: '#9 List temporary recordings',
+      description:
+        'Oldest first, listed as soon as a publish begins. A publisher back within the merge window (1 minute) continues the same ' +
+        'recording; a recording is complete once the stream has stayed stopped for more than the window. Deleted 3 days after its end.',
+      scopes: CLIP,
+      what: "read another stream's recordings",
+      params: params('id'),
+      ok: Type.Array(ref(C.TemporaryRecording)),
+      errors: ['not_found'],
+    }),
+    (req) => streams.temporaryRecordings(req.caller, req.params.id),
+  );
 
-  app.post('/live_streams/:id/temporary_recordings/:recordingId', op(accounts, {
-    operationId: 'convertTemporaryRecording',
-    summary: '#10 Convert a recording (or a part) into a permanent video',
-    description:
-      'Cut frame-accurately, then the normal processing; `video-ready` when done. Several conversions may run at once. The answer ' +
-      'is the export entry: PROCESSING, bytes 0, download_url null, no video_id.',
-    scopes: CLIP,
-    what: "convert another stream's recordings",
-    params: params('id', 'recordingId'),
-    body: C.ConversionRequest,
-    ok: ref(C.ExportEntry),
-    errors: ['not_found', 'recording_not_complete', 'quota_exceeded'],
-  }), (req) => exports.convert(req.caller, req.params.id, req.params.recordingId, req.body));
+  app.post(
+    '/live_streams/:id/temporary_recordings/:recordingId',
+    op(accounts, {
+      operationId: 'convertTemporaryRecording',
+      summary: '#10 Convert a recording (or a part) into a permanent video',
+      description:
+        'Cut frame-accurately, then the normal processing; `video-ready` when done. Several conversions may run at once. The answer ' +
+        'is the export entry: PROCESSING, bytes 0, download_url null, no video_id.',
+      scopes: CLIP,
+      what: "convert another stream's recordings",
+      params: params('id', 'recordingId'),
+      body: C.ConversionRequest,
+      ok: ref(C.ExportEntry),
+      errors: ['not_found', 'recording_not_complete', 'quota_exceeded'],
+    }),
+    (req) => exports.convert(req.caller, req.params.id, req.params.recordingId, req.body),
+  );
 
-  app.get('/live_streams/:id/recordings', op(accounts, {
-    operationId: 'listConvertedVideos',
-    summary: '#11 List permanent videos converted from the stream',
-    description: 'Decision: #8 video objects, oldest first, whatever their status.',
-    scopes: CLIP,
-    what: "read another stream's videos",
-    params: params('id'),
-    ok: Type.Array(ref(C.VideoDetails)),
-    errors: ['not_found'],
-  }), (req) => streams.convertedVideos(req.caller, req.params.id));
+  app.get(
+    '/live_streams/:id/recordings',
+    op(accounts, {
+      operationId: 'listConvertedVideos',
+      summary: '#11 List permanent videos converted from the stream',
+      description: 'Decision: #8 video objects, oldest first, whatever their status.',
+      scopes: CLIP,
+      what: "read another stream's videos",
+      params: params('id'),
+      ok: Type.Array(ref(C.VideoDetails)),
+      errors: ['not_found'],
+    }),
+    (req) => streams.convertedVideos(req.caller, req.params.id),
+  );
 
   // temporary_playback and download_url of a recording: like video playback, no token (the ids are unguessable).
-  app.get('/recordings/:id/index.m3u8', op(accounts, {
-    operationId: 'getRecordingPlaylist',
-    summary: 'temporary_playback of a recording',
-    scopes: 'public',
-    params: params('id'),
-    ok: fileAnswer('HLS playlist: EVENT while it can grow, VOD once complete', ['application/vnd.apple.mpegurl']),
-    errors: ['not_found'],
-  }), async (req, reply) => {
-    return reply.type('application/vnd.apple.mpegurl').header('cache-control', 'no-cache').send(await recordings.playlist(req.params.id));
-  });
+  app.get(
+    '/recordings/:id/index.m3u8',
+    op(accounts, {
+      operationId: 'getRecordingPlaylist',
+      summary: 'temporary_playback of a recording',
+      scopes: 'public',
+      params: params('id'),
+      ok: fileAnswer('HLS playlist: EVENT while it can grow, VOD once complete', ['application/vnd.apple.mpegurl']),
+      errors: ['not_found'],
+    }),
+    async (req, reply) => {
+      return reply
+        .type('application/vnd.apple.mpegurl')
+        .header('cache-control', 'no-cache')
+        .send(await recordings.playlist(req.params.id));
+    },
+  );
 
-  app.get('/recordings/:id/download.mp4', op(accounts, {
-    operationId: 'downloadRecording',
-    summary: 'download_url of a complete recording',
-    description: 'Range, If-None-Match and If-Modified-Since are honoured.',
-    scopes: 'public',
-    params: params('id'),
-    ok: fileAnswer('MP4 (206 for a range)', ['video/mp4']),
-    errors: ['not_found'],
-  }), (req, reply) => sendFile(req, reply, recordings.download(req.params.id), 'public, max-age=60'));
+  app.get(
+    '/recordings/:id/download.mp4',
+    op(accounts, {
+      operationId: 'downloadRecording',
+      summary: 'download_url of a complete recording',
+      description: 'Range, If-None-Match and If-Modified-Since are honoured.',
+      scopes: 'public',
+      params: params('id'),
+      ok: fileAnswer('MP4 (206 for a range)', ['video/mp4']),
+      errors: ['not_found'],
+    }),
+    (req, reply) => sendFile(req, reply, recordings.download(req.params.id), 'public, max-age=60'),
+  );
 
-  app.get('/recordings/:id/:part/:segment', op(accounts, {
-    operationId: 'getRecordingSegment',
-    summary: 'A segment of a recording',
-    description: 'The names temporary_playback lists: `part<N>/seg<N>.ts`.',
-    scopes: 'public',
-    params: params('id', 'part', 'segment'),
-    ok: fileAnswer('MPEG-TS segment', ['video/mp2t']),
-    errors: ['not_found'],
-  }), (req, reply) => sendFile(req, reply, recordings.segment(req.params.id, req.params.part, req.params.segment), 'public, max-age=3600'));
+  app.get(
+    '/recordings/:id/:part/:segment',
+    op(accounts, {
+      operationId: 'getRecordingSegment',
+      summary: 'A segment of a recording',
+      description: 'The names temporary_playback lists: `part<N>/seg<N>.ts`.',
+      scopes: 'public',
+      params: params('id', 'part', 'segment'),
+      ok: fileAnswer('MPEG-TS segment', ['video/mp2t']),
+      errors: ['not_found'],
+    }),
+    (req, reply) =>
+      sendFile(
+        req,
+        reply,
+        recordings.segment(req.params.id, req.params.part, req.params.segment),
+        'public, max-age=3600',
+      ),
+  );
 }

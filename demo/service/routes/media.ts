@@ -14,50 +14,68 @@ const CACHE = 'public, max-age=60';
 export function mediaRoutes(app: Api, { accounts, videos }: { accounts: Accounts; videos: Videos }): void {
   const playback = { scopes: 'public', errors: ['not_found', 'not_ready'] } as const;
 
-  app.get('/media/:id/:file', op(accounts, {
-    ...playback,
-    operationId: 'getMediaFile',
-    summary: 'HLS master playlist, download MP4 or poster of a ready video',
-    description: 'Decision: playback addresses need no token (ids are unguessable) and allow any origin. `file`: index.m3u8, download.mp4 or poster.jpg. Range, If-None-Match and If-Modified-Since are honoured.',
-    params: params('id', 'file'),
-    ok: fileAnswer('The file (206 for a range)', ['application/vnd.apple.mpegurl', 'video/mp4', 'image/jpeg']),
-  }), (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, undefined, req.params.file), CACHE));
+  app.get(
+    '/media/:id/:file',
+    op(accounts, {
+      ...playback,
+      operationId: 'getMediaFile',
+      summary: 'HLS master playlist, download MP4 or poster of a ready video',
+      description:
+        'Decision: playback addresses need no token (ids are unguessable) and allow any origin. `file`: index.m3u8, download.mp4 or poster.jpg. Range, If-None-Match and If-Modified-Since are honoured.',
+      params: params('id', 'file'),
+      ok: fileAnswer('The file (206 for a range)', ['application/vnd.apple.mpegurl', 'video/mp4', 'image/jpeg']),
+    }),
+    (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, undefined, req.params.file), CACHE),
+  );
 
-  app.get('/media/:id/:rendition/:file', op(accounts, {
-    ...playback,
-    operationId: 'getRenditionFile',
-    summary: 'A rendition playlist or segment',
-    description: "Renditions: `main` (the MP4's streams, ≤1080p) and, for encoded sources above 480p, `360p`; `file`: stream.m3u8 or its segments.",
-    params: params('id', 'rendition', 'file'),
-    ok: fileAnswer('The file', ['application/vnd.apple.mpegurl', 'video/mp2t']),
-  }), (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, req.params.rendition, req.params.file), CACHE));
+  app.get(
+    '/media/:id/:rendition/:file',
+    op(accounts, {
+      ...playback,
+      operationId: 'getRenditionFile',
+      summary: 'A rendition playlist or segment',
+      description:
+        "Renditions: `main` (the MP4's streams, ≤1080p) and, for encoded sources above 480p, `360p`; `file`: stream.m3u8 or its segments.",
+      params: params('id', 'rendition', 'file'),
+      ok: fileAnswer('The file', ['application/vnd.apple.mpegurl', 'video/mp2t']),
+    }),
+    (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, req.params.rendition, req.params.file), CACHE),
+  );
 
   // embed_url: a page that plays the video with hls.js, made to live in an iframe on any site.
-  app.get('/embed/hls.min.js', op(accounts, {
-    operationId: 'getEmbedScript',
-    summary: 'hls.js for the embed page',
-    scopes: 'public',
-    ok: fileAnswer('JavaScript', ['text/javascript']),
-  }), (req, reply) => sendFile(req, reply, hlsJs, 'public, max-age=86400'));
+  app.get(
+    '/embed/hls.min.js',
+    op(accounts, {
+      operationId: 'getEmbedScript',
+      summary: 'hls.js for the embed page',
+      scopes: 'public',
+      ok: fileAnswer('JavaScript', ['text/javascript']),
+    }),
+    (req, reply) => sendFile(req, reply, hlsJs, 'public, max-age=86400'),
+  );
 
-  app.get('/embed/:id', op(accounts, {
-    operationId: 'getEmbedPage',
-    summary: 'embed_url: a page that plays the video with hls.js',
-    description: 'Sent with `Content-Security-Policy: frame-ancestors *` so it works in an iframe on any site.',
-    scopes: 'public',
-    params: params('id'),
-    ok: fileAnswer('HTML page', ['text/html']),
-    errors: ['not_found'],
-  }), (req, reply) => {
-    const { hlsUrl, status } = videos.embed(req.params.id);
-    return reply
-      .type('text/html; charset=utf-8')
-      .header(
-        'content-security-policy',
-        "frame-ancestors *; default-src 'self'; media-src 'self' blob:; img-src 'self'; style-src 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
-      )
-      .send(embedPage(hlsUrl, status));
-  });
+  app.get(
+    '/embed/:id',
+    op(accounts, {
+      operationId: 'getEmbedPage',
+      summary: 'embed_url: a page that plays the video with hls.js',
+      description: 'Sent with `Content-Security-Policy: frame-ancestors *` so it works in an iframe on any site.',
+      scopes: 'public',
+      params: params('id'),
+      ok: fileAnswer('HTML page', ['text/html']),
+      errors: ['not_found'],
+    }),
+    (req, reply) => {
+      const { hlsUrl, status } = videos.embed(req.params.id);
+      return reply
+        .type('text/html; charset=utf-8')
+        .header(
+          'content-security-policy',
+          "frame-ancestors *; default-src 'self'; media-src 'self' blob:; img-src 'self'; style-src 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
+        )
+        .send(embedPage(hlsUrl, status));
+    },
+  );
 }
 
 function embedPage(hlsUrl: string, status: string): string {

@@ -21,84 +21,143 @@ const COMPLETE = {
 };
 
 /** #1–#4, #6–#8 of the spec, and POST /tokens. Every one needs a token (spec: Authentication 1). */
-export function videoRoutes(app: Api, { accounts, videos, uploads, streams }: { accounts: Accounts; videos: Videos; uploads: Uploads; streams: LiveStreams }): void {
+export function videoRoutes(
+  app: Api,
+  {
+    accounts,
+    videos,
+    uploads,
+    streams,
+  }: { accounts: Accounts; videos: Videos; uploads: Uploads; streams: LiveStreams },
+): void {
   const upload = { scopes: UPLOADS, what: 'upload' } as const;
 
-  app.post('/videos', op(accounts, {
-    operationId: 'createVideo',
-    summary: '#1 Create a video',
-    description: "Decision: an optional body `{file_name}` records the uploaded file's name.",
-    scopes: UPLOADS,
-    what: 'create videos',
-    body: C.CreateVideoRequest,
-    ok: ref(C.Video),
-  }), (req) => videos.create(req.caller, req.body.file_name ?? null));
+  app.post(
+    '/videos',
+    op(accounts, {
+      operationId: 'createVideo',
+      summary: '#1 Create a video',
+      description: "Decision: an optional body `{file_name}` records the uploaded file's name.",
+      scopes: UPLOADS,
+      what: 'create videos',
+      body: C.CreateVideoRequest,
+      ok: ref(C.Video),
+    }),
+    (req) => videos.create(req.caller, req.body.file_name ?? null),
+  );
 
-  app.get('/videos/:id', op(accounts, {
-    operationId: 'getVideo',
-    summary: '#8 Get a video',
-    description: 'A clip token sees the videos converted from its stream; an upload token those of its end user.',
-    scopes: ['key', 'upload', 'clip'],
-    params: params('id'),
-    ok: ref(C.VideoDetails),
-    errors: ['not_found'],
-  }), (req) => videos.get(req.caller, req.params.id));
+  app.get(
+    '/videos/:id',
+    op(accounts, {
+      operationId: 'getVideo',
+      summary: '#8 Get a video',
+      description: 'A clip token sees the videos converted from its stream; an upload token those of its end user.',
+      scopes: ['key', 'upload', 'clip'],
+      params: params('id'),
+      ok: ref(C.VideoDetails),
+      errors: ['not_found'],
+    }),
+    (req) => videos.get(req.caller, req.params.id),
+  );
 
-  app.post('/videos/:id/uploads', op(accounts, {
+  app.post(
+    '/videos/:id/uploads',
+    op(accounts, {
+      ...upload,
+      operationId: 'getUploadUrl',
+      summary: '#2 Get a signed link for a single upload',
+      description:
+        'Valid 6 hours (then its PUT gets 403). Refused once the video has its file, and once the hosting-minute quota is used up.',
+      params: params('id'),
+      ok: ref(C.UploadUrl),
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+    }),
+    (req) => uploads.createLink(req.caller, req.params.id),
+  );
+
+  app.post(
+    '/videos/:id/multipart-upload/begin',
+    op(accounts, {
+      ...upload,
+      operationId: 'beginMultipartUpload',
+      summary: '#3 Begin a multipart upload',
+      description: 'The session lives 6 hours; the quota as for #2.',
+      params: params('id'),
+      ok: ref(C.MultipartSession),
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+    }),
+    (req) => uploads.begin(req.caller, req.params.id),
+  );
+
+  const chunkUrl = {
     ...upload,
-    operationId: 'getUploadUrl',
-    summary: '#2 Get a signed link for a single upload',
-    description: 'Valid 6 hours (then its PUT gets 403). Refused once the video has its file, and once the hosting-minute quota is used up.',
-    params: params('id'),
+    ...CHUNK_URL,
+    body: C.ChunkUrlRequest,
     ok: ref(C.UploadUrl),
-    errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
-  }), (req) => uploads.createLink(req.caller, req.params.id));
+    errors: ['not_found', 'session_closed', 'session_expired'],
+  } as const;
+  app.post(
+    '/videos/:id/multipart-upload/get-chunk-upload-url',
+    op(accounts, { ...chunkUrl, operationId: 'getChunkUploadUrlOfVideo', params: params('id') }),
+    (req) => uploads.chunkUrl(req.caller, req.body, req.params.id),
+  );
+  app.post(
+    '/videos/multipart-upload/get-chunk-upload-url',
+    op(accounts, { ...chunkUrl, operationId: 'getChunkUploadUrl' }),
+    (req) => uploads.chunkUrl(req.caller, req.body),
+  );
 
-  app.post('/videos/:id/multipart-upload/begin', op(accounts, {
+  const complete = {
     ...upload,
-    operationId: 'beginMultipartUpload',
-    summary: '#3 Begin a multipart upload',
-    description: 'The session lives 6 hours; the quota as for #2.',
-    params: params('id'),
-    ok: ref(C.MultipartSession),
-    errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
-  }), (req) => uploads.begin(req.caller, req.params.id));
+    ...COMPLETE,
+    body: C.CompleteRequest,
+    ok: ref(C.CompleteResponse),
+    errors: ['not_found', 'session_closed', 'session_completing', 'already_uploaded', 'insufficient_storage'],
+  } as const;
+  app.post(
+    '/videos/:id/multipart-upload/complete',
+    op(accounts, { ...complete, operationId: 'completeMultipartUploadOfVideo', params: params('id') }),
+    (req) => uploads.complete(req.caller, req.body, req.params.id),
+  );
+  app.post(
+    '/videos/multipart-upload/complete',
+    op(accounts, { ...complete, operationId: 'completeMultipartUpload' }),
+    (req) => uploads.complete(req.caller, req.body),
+  );
 
-  const chunkUrl = { ...upload, ...CHUNK_URL, body: C.ChunkUrlRequest, ok: ref(C.UploadUrl), errors: ['not_found', 'session_closed', 'session_expired'] } as const;
-  app.post('/videos/:id/multipart-upload/get-chunk-upload-url', op(accounts, { ...chunkUrl, operationId: 'getChunkUploadUrlOfVideo', params: params('id') }),
-    (req) => uploads.chunkUrl(req.caller, req.body, req.params.id));
-  app.post('/videos/multipart-upload/get-chunk-upload-url', op(accounts, { ...chunkUrl, operationId: 'getChunkUploadUrl' }),
-    (req) => uploads.chunkUrl(req.caller, req.body));
+  app.post(
+    '/videos/multipart-upload/abort',
+    op(accounts, {
+      ...upload,
+      operationId: 'abortMultipartUpload',
+      summary: '#7 Abort a multipart upload',
+      description:
+        'Deletes the chunks; later chunk URLs, chunk PUTs and completes get 409. Accepted after expiry. Decision: aborting twice succeeds.',
+      body: C.AbortRequest,
+      ok: ref(C.Success),
+      errors: ['not_found', 'session_closed', 'session_completing'],
+    }),
+    (req) => uploads.abort(req.caller, req.body),
+  );
 
-  const complete = { ...upload, ...COMPLETE, body: C.CompleteRequest, ok: ref(C.CompleteResponse), errors: ['not_found', 'session_closed', 'session_completing', 'already_uploaded', 'insufficient_storage'] } as const;
-  app.post('/videos/:id/multipart-upload/complete', op(accounts, { ...complete, operationId: 'completeMultipartUploadOfVideo', params: params('id') }),
-    (req) => uploads.complete(req.caller, req.body, req.params.id));
-  app.post('/videos/multipart-upload/complete', op(accounts, { ...complete, operationId: 'completeMultipartUpload' }),
-    (req) => uploads.complete(req.caller, req.body));
-
-  app.post('/videos/multipart-upload/abort', op(accounts, {
-    ...upload,
-    operationId: 'abortMultipartUpload',
-    summary: '#7 Abort a multipart upload',
-    description: 'Deletes the chunks; later chunk URLs, chunk PUTs and completes get 409. Accepted after expiry. Decision: aborting twice succeeds.',
-    body: C.AbortRequest,
-    ok: ref(C.Success),
-    errors: ['not_found', 'session_closed', 'session_completing'],
-  }), (req) => uploads.abort(req.caller, req.body));
-
-  app.post('/tokens', op(accounts, {
-    operationId: 'createToken',
-    summary: 'Create a short-lived, scoped token (for a browser)',
-    description:
-      'Decision (token lifetime, scopes and refresh: not shown): a key (from the dashboard, or `npm run service -- token`) ' +
-      'trades for a short-lived token of the same organization and environment, which a backend hands to the browser. ' +
-      'Scopes: `upload` (the default) reaches #1–#8 only, on the videos of the end user `user` names (videos it creates carry ' +
-      'that `user`; tokens minted for the same user share them; without `user`, the videos created without one); `clip` is ' +
-      'bound to `live_stream_id` and reaches #9, #10 and #11 of that stream and #8 of the videos converted from it. Any ' +
-      "other route answers 403 `insufficient_scope`; another user's or stream's objects are 404. Only a key creates tokens. " +
-      'Revoking a key revokes the tokens made from it.',
-    body: C.TokenRequest,
-    ok: ref(C.Token),
-    errors: ['not_found'],
-  }), (req) => accounts.mintToken(req.caller, req.headers.authorization, req.body, (caller, id) => streams.find(caller, id)));
+  app.post(
+    '/tokens',
+    op(accounts, {
+      operationId: 'createToken',
+      summary: 'Create a short-lived, scoped token (for a browser)',
+      description:
+        'Decision (token lifetime, scopes and refresh: not shown): a key (from the dashboard, or `npm run service -- token`) ' +
+        'trades for a short-lived token of the same organization and environment, which a backend hands to the browser. ' +
+        'Scopes: `upload` (the default) reaches #1–#8 only, on the videos of the end user `user` names (videos it creates carry ' +
+        'that `user`; tokens minted for the same user share them; without `user`, the videos created without one); `clip` is ' +
+        'bound to `live_stream_id` and reaches #9, #10 and #11 of that stream and #8 of the videos converted from it. Any ' +
+        "other route answers 403 `insufficient_scope`; another user's or stream's objects are 404. Only a key creates tokens. " +
+        'Revoking a key revokes the tokens made from it.',
+      body: C.TokenRequest,
+      ok: ref(C.Token),
+      errors: ['not_found'],
+    }),
+    (req) =>
+      accounts.mintToken(req.caller, req.headers.authorization, req.body, (caller, id) => streams.find(caller, id)),
+  );
 }

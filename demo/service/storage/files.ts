@@ -35,7 +35,10 @@ export async function assertRoom(dir: string, incoming: number, reserve: number)
   const fs = await statfs(dir);
   const free = fs.bavail * fs.bsize;
   if (free - incoming < reserve) {
-    throw new ServiceError('insufficient_storage', `The storage is too full to take ${incoming} more bytes now; try again later.`);
+    throw new ServiceError(
+      'insufficient_storage',
+      `The storage is too full to take ${incoming} more bytes now; try again later.`,
+    );
   }
 }
 
@@ -56,7 +59,10 @@ export async function writeBody(
 ): Promise<Written> {
   const declared = Number(req.headers['content-length']);
   if (declared >= limit) {
-    throw new ServiceError('payload_too_large', `The body has ${declared} bytes; it must be smaller than ${limit} bytes.`);
+    throw new ServiceError(
+      'payload_too_large',
+      `The body has ${declared} bytes; it must be smaller than ${limit} bytes.`,
+    );
   }
   const dir = join(target, '..');
   await mkdir(dir, { recursive: true });
@@ -71,7 +77,8 @@ export async function writeBody(
         done(new ServiceError('payload_too_large', `The body must be smaller than ${limit} bytes.`));
         return;
       }
-      if (corrupt && size === chunk.length && chunk.length > 0) chunk = Buffer.concat([Buffer.from([chunk[0]! ^ 0xff]), chunk.subarray(1)]);
+      if (corrupt && size === chunk.length && chunk.length > 0)
+        chunk = Buffer.concat([Buffer.from([chunk[0]! ^ 0xff]), chunk.subarray(1)]);
       md5.update(chunk);
       done(null, chunk);
     },

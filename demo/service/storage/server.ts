@@ -21,11 +21,19 @@ export interface StorageRequest {
   status?: number;
 }
 
-export function storageHandler(uploads: Uploads, hooks: { log?: (entry: StorageRequest) => void; faults?: Faults } = {}) {
+export function storageHandler(
+  uploads: Uploads,
+  hooks: { log?: (entry: StorageRequest) => void; faults?: Faults } = {},
+) {
   const { log, faults } = hooks;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (log) {
-      const entry: StorageRequest = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, authorization: req.headers.authorization !== undefined, startedAt: Date.now() };
+      const entry: StorageRequest = {
+        method: req.method ?? '',
+        path: (req.url ?? '').split('?')[0]!,
+        authorization: req.headers.authorization !== undefined,
+        startedAt: Date.now(),
+      };
       res.once('finish', () => Object.assign(entry, { endedAt: Date.now(), status: res.statusCode }));
       // A request the client gave up on (a pause, a cut connection) ends without an answer: status 0.
       res.once('close', () => entry.endedAt === undefined && Object.assign(entry, { endedAt: Date.now(), status: 0 }));
@@ -47,15 +55,23 @@ export function storageHandler(uploads: Uploads, hooks: { log?: (entry: StorageR
       const url = requestUrl(req.url);
       if (req.method !== 'PUT') {
         res.writeHead(405, { allow: 'PUT, OPTIONS', 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { status: 405, code: 'method_not_allowed', message: 'The storage accepts PUT only.' } }));
+        res.end(
+          JSON.stringify({
+            error: { status: 405, code: 'method_not_allowed', message: 'The storage accepts PUT only.' },
+          }),
+        );
         req.resume();
         return;
       }
       const chunk = url.pathname.startsWith('/chunks/');
-      const fault = faults ? await faults.apply(chunk ? 'chunk-put' : 'single-put', req, res, (n) => uploads.countFor(url.pathname, n)) : false;
+      const fault = faults
+        ? await faults.apply(chunk ? 'chunk-put' : 'single-put', req, res, (n) => uploads.countFor(url.pathname, n))
+        : false;
       if (fault === true) return;
       const corrupt = fault === 'corrupt';
-      const { etag } = chunk ? await uploads.receiveChunk(url, req, corrupt) : await uploads.receiveSingle(url, req, corrupt);
+      const { etag } = chunk
+        ? await uploads.receiveChunk(url, req, corrupt)
+        : await uploads.receiveSingle(url, req, corrupt);
       res.writeHead(200, { etag, 'content-length': '0' });
       res.end();
     } catch (err) {

@@ -32,7 +32,8 @@ export class UrlSigner {
       throw new ServiceError('invalid_signature', 'The upload URL signature is missing or does not match this URL.');
     }
     if (now >= expires) {
-      throw new ServiceError('signature_expired',
+      throw new ServiceError(
+        'signature_expired',
         `The upload URL expired at ${new Date(expires).toISOString()}; ask the service for a new one.`,
       );
     }
