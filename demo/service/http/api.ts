@@ -235,7 +235,7 @@ export async function createApi({ faults, origin }: ApiOptions): Promise<Api> {
     keepAliveTimeout: 5_000,
     bodyLimit: MAX_JSON_BYTES,
     // A long id is an unknown id (404 from the domain), not a framework error; Node bounds the whole target anyway.
-    maxParamLength: 16 * 1024,
+    routerOptions: { maxParamLength: 16 * 1024 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true } },
     frameworkErrors: (err, req, res) => {
       if (!(faults && isTestHook(req.url))) res.headers(API_CORS);
