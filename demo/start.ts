@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { createServer } from 'vite';
 import { startBackend } from './backend/server.js';
 import { startService } from './service/app.js';
+import { portInUse } from './service/ports.js';
 
 const { values } = parseArgs({
   options: {
@@ -20,6 +21,18 @@ const { values } = parseArgs({
   },
 });
 
+const ports = {
+  port: Number(values.port),
+  'service-port': Number(values['service-port']),
+  'storage-port': Number(values['storage-port']),
+  'rtmp-port': Number(values['rtmp-port']),
+};
+/** A port already taken (a second npm start, say) is one line that names it and its flag, not a stack trace. */
+function failed(err: unknown): never {
+  console.error(`npm start: ${portInUse(err, ports) ?? (err as Error).message}`);
+  process.exit(1);
+}
+
 const service = await startService({
   dataDir: values.data,
   port: Number(values['service-port']),
@@ -28,7 +41,7 @@ const service = await startService({
   testHooks: values['test-hooks'],
   // The demo is local development: webhooks to a receiver on this machine are fine here.
   allowPrivateNetwork: true,
-});
+}).catch(failed);
 console.log(service.readyLine(values.data));
 const backend = await startBackend({
   serviceUrl: service.apiOrigin,
@@ -40,7 +53,11 @@ const page = await createServer({
   server: { port: Number(values.port), strictPort: values.port !== '0', proxy: { '/api': backend.url } },
   logLevel: 'warn',
 });
-await page.listen();
+await page.listen().catch(async (err: unknown) => {
+  backend.server.close();
+  await service.close();
+  failed(err);
+});
 console.log(`Demo: ${page.resolvedUrls!.local[0]}`);
 
 const stop = async () => {

@@ -174,9 +174,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       server.once('error', reject);
       server.listen(port, host, () => resolve(`http://${host}:${(server.address() as AddressInfo).port}`));
     });
-  origins.api = await listen(app.server, options.port ?? 0);
-  origins.storage = await listen(storage, options.storagePort ?? 0);
-  origins.rtmp = await ingest.listen(host, options.rtmpPort ?? 0);
+  try {
+    origins.api = await listen(app.server, options.port ?? 0);
+    origins.storage = await listen(storage, options.storagePort ?? 0);
+    origins.rtmp = await ingest.listen(host, options.rtmpPort ?? 0);
+  } catch (err) {
+    // A port was taken: what did open closes, and the caller says which port (ports.ts).
+    for (const server of [app.server, storage]) server.close();
+    await ingest.close();
+    db.close();
+    throw err;
+  }
   await uploads.sweepOrphans();
   recordings.interrupted();
   jobs.start();

@@ -22,6 +22,7 @@ import { Accounts } from './domain/accounts.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
 import { DEFAULT_INGEST_LIMITS } from './live/ingest.js';
 import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
+import { portInUse } from './ports.js';
 import { readFileSync } from 'node:fs';
 
 const DEFAULT_DATA = fileURLToPath(new URL('../../.data/service', import.meta.url));
@@ -191,11 +192,10 @@ if (command === 'token') {
       idleMs: positive('rtmp-idle-seconds') * 1000,
       publishWithinMs: positive('rtmp-publish-within-seconds') * 1000,
     },
-  }).catch((err: NodeJS.ErrnoException) =>
+  }).catch((err: unknown) =>
     fail(
-      err.code === 'EADDRINUSE'
-        ? `a port is in use (${err.message}); pick another with --port / --storage-port / --rtmp-port.`
-        : String(err),
+      portInUse(err, { port: port('port'), 'storage-port': port('storage-port'), 'rtmp-port': port('rtmp-port') }) ??
+        String(err),
     ),
   );
   console.log(service.readyLine(values.data));

@@ -94,6 +94,8 @@ export class Ingest {
         if (message.type === 'listening') {
           this.port = message.port;
           resolve();
+        } else if (message.type === 'listen-error') {
+          reject(Object.assign(new Error(message.message), { code: message.code, port: this.port }));
         } else this.receive(message);
       });
       worker.once('exit', (code, signal) => {
@@ -107,7 +109,8 @@ export class Ingest {
     if (this.worker !== worker) return;
     this.worker = undefined;
     this.endAll();
-    if (this.closing) return;
+    // Never listened (its port was taken): the service does not start, so there is nothing to restart.
+    if (this.closing || !this.origin) return;
     const now = Date.now();
     this.restarts = [...this.restarts.filter((t) => now - t < 60_000), now];
     if (this.restarts.length > 20) {

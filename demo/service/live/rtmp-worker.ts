@@ -34,6 +34,7 @@ export type ToWorker =
 /** This process → the service. `unpublished` is when a publish ended; `finished`, when its recording is whole on disk. */
 export type FromWorker =
   | { type: 'listening'; port: number }
+  | { type: 'listen-error'; code: string; message: string }
   | { type: 'publish'; sid: string; app: string; key: string }
   | { type: 'unpublished'; sid: string }
   | { type: 'finished'; sid: string }
@@ -88,6 +89,11 @@ const server = createServer((socket) => {
   nms.handleRequest(socket);
 });
 server.maxConnections = options.maxConnections;
+// A port it cannot take is the supervisor's to report (a line naming the port), not a stack trace here.
+server.once('error', (err: NodeJS.ErrnoException) => {
+  send({ type: 'listen-error', code: err.code ?? 'ERROR', message: err.message });
+  process.exit(3);
+});
 server.listen(options.port, options.host, () =>
   send({ type: 'listening', port: (server.address() as { port: number }).port }),
 );
