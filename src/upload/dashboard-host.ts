@@ -1,0 +1,64 @@
+import Uppy, { type Body, type UppyFile } from '@uppy/core';
+import Dashboard from '@uppy/dashboard';
+import type { Locale } from '../locale/en.js';
+import type { VideoMeta } from './aws-s3-options.js';
+import { trapFocusInShadow } from './focus.js';
+
+type File = UppyFile<VideoMeta, Body>;
+
+export interface DashboardHostOptions {
+  /** The element's id: Uppy's id is made from it, so that Golden Retriever finds this element's files again. */
+  hostId: string;
+  /** Where the Dashboard mounts: an element of the host's shadow root. */
+  target: HTMLElement;
+  locale: Locale;
+  autoProceed: boolean;
+  restrictions: { maxFileSize: number | null; maxNumberOfFiles: number | null; allowedFileTypes: string[] | null };
+  onBeforeFileAdded: (file: File) => File | boolean;
+  /** Ends the page listeners (beforeunload, focus) when the host goes. */
+  signal: AbortSignal;
+}
+
+/**
+ * The Uppy instance with its Dashboard inline in the host's shadow root: disabled until the uploader is
+ * installed (plugins.ts), focus kept inside its overlays, and a question before leaving a page that uploads.
+ */
+export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
+  const uppy = new Uppy<VideoMeta, Body>({
+    id: `video-uploader${o.hostId ? `:${o.hostId}` : ''}`,
+    autoProceed: o.autoProceed,
+    restrictions: o.restrictions,
+    locale: { strings: o.locale.uppy, pluralize: (n: number) => (n === 1 ? 0 : 1) },
+    onBeforeFileAdded: o.onBeforeFileAdded,
+  });
+  uppy.use(Dashboard, {
+    inline: true,
+    target: o.target,
+    width: '100%',
+    height: 380,
+    proudlyDisplayPoweredByUppy: false,
+    note: o.locale.dashboardNote,
+    theme: 'light',
+    disabled: true,
+  });
+  window.addEventListener(
+    'beforeunload',
+    (event) => {
+      if (!uppy.getFiles().some((f) => f.progress.uploadStarted && !f.progress.uploadComplete && !f.error)) return;
+      event.preventDefault();
+      event.returnValue = o.locale.leaveWhileUploading;
+    },
+    { signal: o.signal },
+  );
+  trapFocusInShadow(
+    o.target,
+    () => uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.getPluginState().activeOverlayType ?? null,
+    o.signal,
+  );
+  return uppy;
+}
+
+/** The Dashboard takes files again (the uploader is installed). */
+export function enableDashboard(uppy: Uppy<VideoMeta, Body>): void {
+  uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.setOptions({ disabled: false });
+}

@@ -1,0 +1,60 @@
+import type AwsS3 from '@uppy/aws-s3';
+import type Uppy from '@uppy/core';
+import type { Body } from '@uppy/core';
+import { awsS3Options, type VideoMeta, type WiringDeps } from './aws-s3-options.js';
+
+/** Golden Retriever keeps files up to this size in IndexedDB across a reload; bigger ones are asked for again. */
+const KEEP_FILES_UP_TO = 64 * 1024 * 1024;
+
+/**
+ * @uppy/aws-s3 and Golden Retriever, loaded with import() right after the Dashboard appears: they are needed to
+ * upload and to keep files, not to show anything (measured in bench/widget.bench.ts). Resolves once both are
+ * installed and Golden Retriever's restore has landed. When it finds saved state, it later replaces Uppy's files
+ * and uploads wholesale, dropping any file added meanwhile: so the caller keeps the Dashboard disabled until then
+ * (at once when nothing was saved, after 5 s at worst). False when `current()` says the instance was replaced.
+ */
+export async function installPlugins(
+  uppy: Uppy<VideoMeta, Body>,
+  hooks: WiringDeps,
+  parallelUploads: number,
+  current: () => boolean,
+): Promise<boolean> {
+  const [{ default: AwsS3 }, { default: GoldenRetriever }] = await Promise.all([
+    import('@uppy/aws-s3'),
+    import('@uppy/golden-retriever'),
+  ]);
+  if (!current()) return false;
+  uppy.use(AwsS3, awsS3Options(hooks, parallelUploads));
+  const saved = (() => {
+    try {
+      // Golden Retriever 5.x keeps its metadata under this key (its MetaDataStore, `uppyState:<uppy id>`).
+      return localStorage.getItem(`uppyState:${uppy.getID()}`) !== null;
+    } catch {
+      return false;
+    }
+  })();
+  const restored = new Promise<void>((resolve) => {
+    if (!saved) return resolve();
+    // Golden Retriever 5.x restores by one setState whose patch has `recoveredState`; no event says it landed.
+    const landed = (_prev: unknown, _next: unknown, patch?: Record<string, unknown>) => {
+      if (patch && 'recoveredState' in patch) done();
+    };
+    const done = () => (uppy.off('state-update', landed), clearTimeout(timer), resolve());
+    const timer = setTimeout(done, 5000);
+    uppy.on('state-update', landed);
+  });
+  // Golden Retriever 5.x spreads `indexedDB` into its IndexedDBStore, so the size limits reach it, though
+  // GoldenRetrieverOptions does not declare them.
+  const keep = { maxFileSize: KEEP_FILES_UP_TO, maxTotalSize: 4 * KEEP_FILES_UP_TO } as { name?: string };
+  uppy.use(GoldenRetriever, { serviceWorker: false, indexedDB: keep });
+  await restored;
+  return true;
+}
+
+/**
+ * A new `parallel-uploads` for an installed @uppy/aws-s3. Its 5.x reads `limit` once, into the RateLimitedQueue
+ * it keeps as `requests`; setOptions does not resize that queue, so its limit is set where the queue reads it.
+ */
+export function setParallelUploads(s3: AwsS3<VideoMeta, Body> | undefined, limit: number): void {
+  if (s3) (s3 as unknown as { requests: { limit: number } }).requests.limit = limit;
+}

@@ -1,0 +1,77 @@
+import type Uppy from '@uppy/core';
+import type { Body, UppyFile } from '@uppy/core';
+import { isAbort, VideoServiceError } from '../api/errors.js';
+import type { Emit, UploadFileInfo } from '../events.js';
+import type { Locale } from '../locale/en.js';
+import type { VideoMeta } from './aws-s3-options.js';
+import type { ChunkLedger } from './ledger.js';
+
+type File = UppyFile<VideoMeta, Body>;
+
+export const fileInfo = (file: File): UploadFileInfo => ({
+  id: file.id,
+  name: file.name ?? '',
+  size: file.size ?? 0,
+  type: file.type,
+  data: file.data instanceof Blob ? file.data : undefined,
+});
+
+/**
+ * Uppy's events, translated: into the element's events, into the chunk ledger, and into what the person is
+ * told. Registered before any upload starts, so they run before @uppy/aws-s3's own handlers abort a session.
+ */
+export function translateEvents(
+  uppy: Uppy<VideoMeta, Body>,
+  deps: {
+    emit: Emit;
+    locale: Locale;
+    ledger: ChunkLedger;
+    /** Files the person removed or cancelled: only their sessions are aborted (#7). */
+    cancelled: Set<string>;
+    onUploaded: (videoId: string, name: string) => void;
+  },
+): void {
+  const { emit, locale, ledger, cancelled } = deps;
+  uppy.on('file-removed', (file) => cancelled.add(file.id));
+  uppy.on('cancel-all', () => uppy.getFiles().forEach((f) => cancelled.add(f.id)));
+  // A single-link upload cannot resume (spec): say so when it is paused, alone or with the rest.
+  const warnIfSingle = (files: File[]) => {
+    for (const f of files) {
+      if (f.progress.uploadStarted && !f.progress.uploadComplete && f.meta.uploadPlan?.method === 'single') {
+        uppy.info(locale.singleRestarts(f.name ?? ''), 'warning', 6000);
+      }
+    }
+  };
+  uppy.on('upload-pause', (file, isPaused) => file && isPaused && warnIfSingle([uppy.getFile(file.id)]));
+  uppy.on('pause-all', () => warnIfSingle(uppy.getFiles()));
+  uppy.on('s3-multipart:part-uploaded', (file, part) => {
+    // @uppy/aws-s3 5.x passes no upload id with this event; it keeps the one createMultipartUpload returned
+    // (our session key) on the file as `s3Multipart.uploadId`, which UppyFile does not declare.
+    const sessionKey = (uppy.getFile(file.id) as File & { s3Multipart?: { uploadId?: string } }).s3Multipart?.uploadId;
+    if (sessionKey) ledger.record(sessionKey, part.PartNumber, part.ETag);
+  });
+  uppy.on('upload-progress', (file, progress) => {
+    if (file)
+      emit('upload-progress', {
+        file: fileInfo(file),
+        bytesSent: progress.bytesUploaded,
+        bytesTotal: progress.bytesTotal ?? file.size ?? 0,
+      });
+  });
+  uppy.on('upload-success', (file) => {
+    const current = file && uppy.getFile(file.id);
+    if (current?.meta.session?.key) ledger.forget(current.meta.session.key);
+    const videoId = current?.meta.videoId;
+    if (!file || !videoId) return;
+    emit('upload-success', { file: fileInfo(file), videoId });
+    deps.onUploaded(videoId, file.name ?? '');
+  });
+  uppy.on('upload-error', (file, error) => {
+    if (!file || isAbort(error)) return;
+    emit('upload-error', {
+      file: fileInfo(file),
+      error,
+      retryable: !(error instanceof VideoServiceError) || error.retryable,
+    });
+  });
+}
