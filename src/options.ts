@@ -82,8 +82,8 @@ export function parseSize(attribute: string, value: string): number {
   return bytes;
 }
 
-export function parseCount(attribute: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 1 || Number(value) > max) {
+export function parseCount(attribute: string, value: string | number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\s*\d+\s*$/.test(String(value)) || Number(value) < 1 || Number(value) > max) {
     throw new OptionError(attribute, value, `use a whole number from 1 to ${max}`);
   }
   return Number(value);
@@ -121,9 +121,10 @@ export function resolveOptions(attributes: {
   baseUrl?: string;
   multipartThreshold?: string;
   chunkSize?: string;
-  parallelUploads?: string;
+  /** A number, or the attribute's text when it is not one (so the message shows what was written). */
+  parallelUploads?: number | string;
   maxFileSize?: string;
-  maxFiles?: string;
+  maxFiles?: number | string;
   accept?: string;
   verifyChunks?: boolean;
 }): UploaderOptions {
@@ -147,11 +148,12 @@ export function resolveOptions(attributes: {
       ? parseSize('multipart-threshold', attributes.multipartThreshold)
       : DEFAULT_MULTIPART_THRESHOLD,
     chunkSize,
-    parallelUploads: attributes.parallelUploads
-      ? parseCount('parallel-uploads', attributes.parallelUploads, 32)
-      : DEFAULT_PARALLEL_UPLOADS,
+    parallelUploads:
+      attributes.parallelUploads !== undefined
+        ? parseCount('parallel-uploads', attributes.parallelUploads, 32)
+        : DEFAULT_PARALLEL_UPLOADS,
     maxFileSize: attributes.maxFileSize ? parseSize('max-file-size', attributes.maxFileSize) : null,
-    maxFiles: attributes.maxFiles ? parseCount('max-files', attributes.maxFiles) : null,
+    maxFiles: attributes.maxFiles !== undefined ? parseCount('max-files', attributes.maxFiles) : null,
     accept: accept?.length ? accept : DEFAULT_ACCEPT,
     verifyChunks: attributes.verifyChunks ?? false,
   };

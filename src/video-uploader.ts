@@ -33,6 +33,21 @@ import { styles } from './video-uploader.styles.js';
  * @cssprop --video-uploader-accent - Accent colour of the previews' status line.
  * @cssprop --video-uploader-radius - Corner radius of the previews.
  */
+/** The properties that configure uploads: a change to any of them resolves the options again. */
+const CONFIG = [
+  'baseUrl',
+  'tokenUrl',
+  'tokenProvider',
+  'multipartThreshold',
+  'chunkSize',
+  'parallelUploads',
+  'maxFileSize',
+  'maxFiles',
+  'accept',
+  'verifyChunks',
+  'autoProceed',
+] as const;
+
 @customElement('video-uploader')
 export class VideoUploader extends LitElement {
   static override styles = styles;
@@ -50,13 +65,13 @@ export class VideoUploader extends LitElement {
   @property({ attribute: 'chunk-size' }) chunkSize?: string;
 
   /** How many chunk requests are in flight at once (across files). Default 4. */
-  @property({ attribute: 'parallel-uploads' }) parallelUploads?: string;
+  @property({ type: Number, attribute: 'parallel-uploads' }) parallelUploads?: number;
 
   /** Largest file accepted, e.g. `20GB`. No limit by default. */
   @property({ attribute: 'max-file-size' }) maxFileSize?: string;
 
   /** How many files may be added. No limit by default. */
-  @property({ attribute: 'max-files' }) maxFiles?: string;
+  @property({ type: Number, attribute: 'max-files' }) maxFiles?: number;
 
   /** Accepted types: MIME types and extensions, comma-separated. Default: video files, .mkv, .ts, .avi and the like. */
   @property() accept?: string;
@@ -103,6 +118,8 @@ export class VideoUploader extends LitElement {
   private readonly previews = new PreviewController(this, () => this.client, this.emit);
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // Options are resolved, and Uppy reconfigured, only when one of them changed (a preview's render is not one).
+    if (this.hasUpdated && !CONFIG.some((name) => changed.has(name))) return;
     if (changed.has('tokenProvider') || changed.has('tokenUrl')) {
       const provider =
         this.tokenProvider ?? (this.tokenUrl ? tokenFromUrl(new URL(this.tokenUrl, document.baseURI).href) : undefined);
@@ -110,7 +127,11 @@ export class VideoUploader extends LitElement {
     }
     const previous = this.configError?.message;
     try {
-      this.options = resolveOptions(this);
+      this.options = resolveOptions({
+        ...this.configuration(),
+        parallelUploads: this.count('parallel-uploads', this.parallelUploads),
+        maxFiles: this.count('max-files', this.maxFiles),
+      });
       if (!this.tokens) throw new OptionError('token-url', this.tokenUrl ?? '', this.locale.noToken);
       this.configError = undefined;
       if (this.client?.baseUrl !== this.options.baseUrl || changed.has('tokenProvider') || changed.has('tokenUrl')) {
@@ -125,6 +146,16 @@ export class VideoUploader extends LitElement {
         this.emit('config-error', { attribute: err.attribute, value: err.value, message: err.message });
     }
     this.uploads.configure(this.options, this.autoProceed);
+  }
+
+  private configuration() {
+    const { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks } = this;
+    return { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks };
+  }
+
+  /** A count as its number, or, when the attribute is not a number, the attribute's text for the message. */
+  private count(attribute: string, value: number | undefined): number | string | undefined {
+    return value !== undefined && Number.isNaN(value) ? (this.getAttribute(attribute) ?? String(value)) : value;
   }
 
   protected override firstUpdated(): void {

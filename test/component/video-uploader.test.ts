@@ -25,6 +25,32 @@ describe('<video-uploader>', () => {
     await expect(el).to.be.accessible();
   });
 
+  it('reads counts as numbers, and names the text of one that is not', async () => {
+    const el = await uploader({ 'parallel-uploads': '3', 'max-files': '2' });
+    expect(el.parallelUploads).to.equal(3);
+    expect(el.maxFiles).to.equal(2);
+    const event = nextEvent(el, 'config-error');
+    el.setAttribute('parallel-uploads', 'four');
+    const { detail } = await event;
+    expect(detail.value).to.equal('four');
+    expect(detail.message).to.contain('parallel-uploads="four"');
+  });
+
+  it('resolves its options, and reconfigures Uppy, only when a configuration property changes', async () => {
+    const el = await uploader();
+    // The controller is private; counting its configure() calls is the only way to see a reconfiguration.
+    const controller = (el as unknown as { uploads: { configure: (...args: unknown[]) => void } }).uploads;
+    const configure = controller.configure.bind(controller);
+    let calls = 0;
+    controller.configure = (...args) => (calls++, configure(...args));
+    el.requestUpdate();
+    await el.updateComplete;
+    expect(calls, 'a render that changes no option').to.equal(0);
+    el.setAttribute('chunk-size', '16MB');
+    await el.updateComplete;
+    expect(calls).to.equal(1);
+  });
+
   it('shows a message naming a bad attribute and its value, and fires config-error', async () => {
     const el = await uploader();
     const event = nextEvent(el, 'config-error');
