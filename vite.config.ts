@@ -3,14 +3,13 @@ import { defineConfig, type Plugin } from 'vite';
 
 /**
  * Uppy's CSS, as adopted into the shadow root, without its inline source map and without the rules
- * <video-uploader> never uses: the Dashboard is inline (not modal), light, takes local files only (no
+ * <video-uploader> never uses: the Dashboard is inline (not modal), takes local files only (no
  * remote-provider browser, no source tabs) and edits no metadata (no file card). Dropping them is measured by
  * `npm run bench` (bench/widget.bench.ts, initial bundle size); a selector list loses only the matching
  * selectors, and a rule goes only when none is left.
  */
 const UNUSED_UPPY_SELECTORS = [
   /\.uppy-(ProviderBrowser|Provider-|SearchProvider|ProviderIconBg|DashboardTab)/,
-  /\[data-uppy-theme=["']?dark/,
   /\.uppy-Dashboard--modal|\.uppy-Dashboard-overlay|\.uppy-Dashboard-close/,
   // No metaFields and no acquirer plugins: no file card, no edit button, no list of sources.
   /\.uppy-Dashboard-FileCard|\.uppy-Dashboard-Item-action--edit|\.uppy-Dashboard-AddFiles-list/,

@@ -114,7 +114,12 @@ export interface UploaderOptions {
   maxFiles: number | null;
   accept: string[];
   verifyChunks: boolean;
+  theme: Theme;
 }
+
+/** `theme`: Uppy's light or dark Dashboard and the element's colours; `auto` follows `prefers-color-scheme`. */
+export const THEMES = ['light', 'dark', 'auto'] as const;
+export type Theme = (typeof THEMES)[number];
 
 /** The element's attributes, as strings, turned into checked options; the first bad one throws. */
 export function resolveOptions(attributes: {
@@ -127,7 +132,10 @@ export function resolveOptions(attributes: {
   maxFiles?: number | string;
   accept?: string;
   verifyChunks?: boolean;
+  theme?: string;
 }): UploaderOptions {
+  const theme = attributes.theme ?? 'light';
+  if (!(THEMES as readonly string[]).includes(theme)) throw new OptionError('theme', theme, 'use light, dark or auto');
   const chunkSize = attributes.chunkSize ? parseSize('chunk-size', attributes.chunkSize) : DEFAULT_CHUNK_SIZE;
   if (chunkSize >= MAX_PART_BYTES)
     throw new OptionError('chunk-size', attributes.chunkSize, 'each chunk must be smaller than 5GB');
@@ -156,5 +164,6 @@ export function resolveOptions(attributes: {
     maxFiles: attributes.maxFiles !== undefined ? parseCount('max-files', attributes.maxFiles) : null,
     accept: accept?.length ? accept : DEFAULT_ACCEPT,
     verifyChunks: attributes.verifyChunks ?? false,
+    theme: theme as Theme,
   };
 }

@@ -12,6 +12,31 @@ export const styles = [
       font-family: system-ui, sans-serif;
       --video-uploader-accent: #1269cf;
       --video-uploader-radius: 8px;
+      --video-uploader-text: #333;
+      --video-uploader-border: #ddd;
+      --video-uploader-error-text: #8a1010;
+      --video-uploader-error-background: #fdecec;
+      --video-uploader-note: #595959;
+      color: var(--video-uploader-text);
+    }
+    /* Dark, chosen or (auto) the system's: colours that keep WCAG AA contrast on Uppy's dark Dashboard (#1f1f1f). */
+    :host([theme='dark']) {
+      --video-uploader-accent: #6eb1ff;
+      --video-uploader-text: #e8e8e8;
+      --video-uploader-border: #4a4a4a;
+      --video-uploader-error-text: #ffb4b4;
+      --video-uploader-error-background: #4a1414;
+      --video-uploader-note: #c8c8c8;
+    }
+    @media (prefers-color-scheme: dark) {
+      :host([theme='auto']) {
+        --video-uploader-accent: #6eb1ff;
+        --video-uploader-text: #e8e8e8;
+        --video-uploader-border: #4a4a4a;
+        --video-uploader-error-text: #ffb4b4;
+        --video-uploader-error-background: #4a1414;
+        --video-uploader-note: #c8c8c8;
+      }
     }
     :host([hidden]) {
       display: none;
@@ -28,14 +53,14 @@ export const styles = [
     }
     /* Uppy's note is #757575 on #f4f4f4, 4.18:1; WCAG AA asks 4.5:1 for text this size. */
     .uppy-Dashboard-note {
-      color: #595959;
+      color: var(--video-uploader-note);
     }
     .error {
       margin: 0 0 0.75rem;
       padding: 0.75rem 1rem;
       border-radius: var(--video-uploader-radius);
-      background: #fdecec;
-      color: #8a1010;
+      background: var(--video-uploader-error-background);
+      color: var(--video-uploader-error-text);
     }
     .previews {
       list-style: none;
@@ -45,20 +70,20 @@ export const styles = [
       gap: 1rem;
     }
     .preview {
-      border: 1px solid #ddd;
+      border: 1px solid var(--video-uploader-border);
       border-radius: var(--video-uploader-radius);
       padding: 0.75rem;
     }
     .status {
       margin: 0 0 0.5rem;
-      color: #333;
+      color: var(--video-uploader-text);
       display: flex;
       align-items: center;
       gap: 0.5rem;
       overflow-wrap: anywhere;
     }
     .preview[data-state='failed'] .status {
-      color: #8a1010;
+      color: var(--video-uploader-error-text);
     }
     video {
       width: 100%;
@@ -70,7 +95,7 @@ export const styles = [
       width: 1em;
       height: 1em;
       flex: none;
-      border: 2px solid #ccc;
+      border: 2px solid var(--video-uploader-border);
       border-top-color: var(--video-uploader-accent);
       border-radius: 50%;
       animation: spin 0.8s linear infinite;

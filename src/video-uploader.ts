@@ -30,8 +30,14 @@ import { styles } from './video-uploader.styles.js';
  * @csspart preview - One uploaded video.
  * @csspart video - The preview's <video>.
  *
- * @cssprop --video-uploader-accent - Accent colour of the previews' status line.
- * @cssprop --video-uploader-radius - Corner radius of the previews.
+ * @cssprop --video-uploader-accent - Accent colour (the processing spinner).
+ * @cssprop --video-uploader-radius - Corner radius of the previews and the message.
+ * @cssprop --video-uploader-text - Text of the previews' status lines.
+ * @cssprop --video-uploader-border - Borders of the previews and the spinner's track.
+ * @cssprop --video-uploader-error-text - Text of the configuration message and of a failed preview.
+ * @cssprop --video-uploader-error-background - Background of the configuration message.
+ * @cssprop --video-uploader-note - The Dashboard's note under the drop area.
+ * Each has a light and a dark value (`theme`); set one on the element to override both.
  */
 /** The properties that configure uploads: a change to any of them resolves the options again. */
 const CONFIG = [
@@ -46,6 +52,7 @@ const CONFIG = [
   'accept',
   'verifyChunks',
   'autoProceed',
+  'theme',
 ] as const;
 
 @customElement('video-uploader')
@@ -85,6 +92,9 @@ export class VideoUploader extends LitElement {
    * default, for its cost in throughput (measured by `npm run bench`; the README has the figure).
    */
   @property({ type: Boolean, attribute: 'verify-chunks' }) verifyChunks = false;
+
+  /** `light` (the default), `dark`, or `auto`: as the system's `prefers-color-scheme` says. Uppy's own dark Dashboard. */
+  @property({ reflect: true }) theme: 'light' | 'dark' | 'auto' = 'light';
 
   /** Start uploading as soon as a file is added, without the Upload button. */
   @property({ type: Boolean, attribute: 'auto-proceed' }) autoProceed = false;
@@ -149,8 +159,8 @@ export class VideoUploader extends LitElement {
   }
 
   private configuration() {
-    const { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks } = this;
-    return { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks };
+    const { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme } = this;
+    return { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme };
   }
 
   /** A count as its number, or, when the attribute is not a number, the attribute's text for the message. */

@@ -1,6 +1,7 @@
 import Uppy, { type Body, type UppyFile } from '@uppy/core';
 import Dashboard from '@uppy/dashboard';
 import type { Locale } from '../locale/en.js';
+import type { Theme } from '../options.js';
 import type { VideoMeta } from './aws-s3-options.js';
 import { trapFocusInShadow } from './focus.js';
 
@@ -13,6 +14,7 @@ export interface DashboardHostOptions {
   target: HTMLElement;
   locale: Locale;
   autoProceed: boolean;
+  theme: Theme;
   restrictions: { maxFileSize: number | null; maxNumberOfFiles: number | null; allowedFileTypes: string[] | null };
   onBeforeFileAdded: (file: File) => File | boolean;
   /** Ends the page listeners (beforeunload, focus) when the host goes. */
@@ -38,7 +40,7 @@ export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
     height: 380,
     proudlyDisplayPoweredByUppy: false,
     note: o.locale.dashboardNote,
-    theme: 'light',
+    theme: o.theme,
     disabled: true,
   });
   window.addEventListener(
@@ -56,6 +58,11 @@ export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
     o.signal,
   );
   return uppy;
+}
+
+/** Uppy's light or dark Dashboard; `auto` is its own: it follows `prefers-color-scheme`. */
+export function setTheme(uppy: Uppy<VideoMeta, Body>, theme: Theme): void {
+  uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.setOptions({ theme });
 }
 
 /** The Dashboard takes files again (the uploader is installed). */

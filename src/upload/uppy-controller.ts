@@ -8,7 +8,7 @@ import type { Emit } from '../events.js';
 import type { Locale } from '../locale/en.js';
 import type { UploaderOptions } from '../options.js';
 import type { VideoMeta } from './aws-s3-options.js';
-import { enableDashboard, hostDashboard } from './dashboard-host.js';
+import { enableDashboard, hostDashboard, setTheme } from './dashboard-host.js';
 import { fingerprint } from './fingerprint.js';
 import { ChunkLedger } from './ledger.js';
 import { installPlugins, setParallelUploads } from './plugins.js';
@@ -64,6 +64,7 @@ export class UppyController implements ReactiveController {
     this.autoProceed = autoProceed;
     if (!this.uppy) return;
     this.uppy.setOptions({ autoProceed, restrictions: this.restrictions() });
+    if (options) setTheme(this.uppy, options.theme);
     if (options)
       setParallelUploads(this.uppy.getPlugin<AwsS3<VideoMeta, Body>>('AwsS3Multipart'), options.parallelUploads);
     void this.reconcile();
@@ -96,6 +97,7 @@ export class UppyController implements ReactiveController {
       locale: this.deps.locale,
       autoProceed: this.autoProceed,
       restrictions: this.restrictions(),
+      theme: this.options?.theme ?? 'light',
       onBeforeFileAdded: (file) => this.planFile(file),
       signal: this.listeners.signal,
     });

@@ -1,4 +1,5 @@
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { emulateMedia } from '@web/test-runner-commands';
 import type { VideoUploader } from '../../src/index.js';
 import { bytes, env, nextEvent, pick, shortLivedTokens, uploader, video } from './helpers.js';
 
@@ -23,6 +24,38 @@ describe('<video-uploader>', () => {
   it('is accessible', async () => {
     const el = await uploader();
     await expect(el).to.be.accessible();
+  });
+
+  it('has a dark theme, and one that follows the system, each accessible, contrast included', async () => {
+    const dashboardTheme = (el: VideoUploader) =>
+      el.shadowRoot!.querySelector('.uppy-Dashboard')!.getAttribute('data-uppy-theme');
+    const el = await uploader({ theme: 'dark' });
+    expect(dashboardTheme(el)).to.equal('dark');
+    const background = () => getComputedStyle(el.shadowRoot!.querySelector('.uppy-Dashboard-inner')!).backgroundColor;
+    const dark = background();
+    await expect(el).to.be.accessible();
+    el.theme = 'light';
+    await el.updateComplete;
+    expect(dashboardTheme(el)).to.equal('light');
+    expect(background(), "Uppy's dark rules are in the build").not.to.equal(dark);
+    expect(el.getAttribute('theme'), 'reflected, for the CSS').to.equal('light');
+    await emulateMedia({ colorScheme: 'dark' });
+    try {
+      const auto = await uploader({ theme: 'auto' });
+      await waitUntil(() => dashboardTheme(auto) === 'dark', 'auto follows prefers-color-scheme');
+      expect(getComputedStyle(auto).getPropertyValue('--video-uploader-text').trim()).to.equal('#e8e8e8');
+      await expect(auto).to.be.accessible();
+    } finally {
+      await emulateMedia({ colorScheme: 'light' });
+    }
+  });
+
+  it('names a theme it does not have', async () => {
+    const el = await uploader();
+    const event = nextEvent(el, 'config-error');
+    el.setAttribute('theme', 'blue');
+    const { detail } = await event;
+    expect(detail.message).to.contain('theme="blue"');
   });
 
   it('reads counts as numbers, and names the text of one that is not', async () => {
