@@ -43,21 +43,38 @@ export function pruneUppyCss(): Plugin {
  * loads with import() when a preview is shown, so it stays out of the entry chunk.
  * `vite` (serve): the demo page in demo/, which imports the element from src/.
  */
-export default defineConfig(({ command }) =>
-  command === 'build'
+export default defineConfig(({ command, mode }) =>
+  command === 'build' && mode === 'cdn'
     ? {
+        // `vite build --mode cdn`: dist/cdn/video-uploader.js for a page without a bundler or an import map, with
+        // lit, Uppy and its CSS inside, and hls.js, @uppy/aws-s3 and Golden Retriever as lazy chunks beside it.
         plugins: [pruneUppyCss()],
+        define: { 'process.env.NODE_ENV': JSON.stringify('production') },
         build: {
           target: 'es2022',
-          outDir: 'dist',
+          outDir: 'dist/cdn',
           emptyOutDir: true,
           sourcemap: true,
-          lib: { entry: 'src/index.ts', formats: ['es'], fileName: 'index' },
-          rollupOptions: {
-            external: (id) => /^(lit|@lit\/|@uppy\/|hls\.js)/.test(id) && !id.endsWith('?inline'),
-            output: { chunkFileNames: '[name]-[hash].js' },
-          },
+          lib: { entry: 'src/index.ts', formats: ['es'], fileName: 'video-uploader' },
+          // The entry may export more than src/index.ts does, so the code the lazy chunks share stays in it
+          // (one module to load) instead of going to a shared chunk of its own.
+          rollupOptions: { preserveEntrySignatures: 'allow-extension', output: { chunkFileNames: '[name]-[hash].js' } },
         },
       }
-    : { root: 'demo', plugins: [pruneUppyCss()], server: { host: '127.0.0.1' }, clearScreen: false },
+    : command === 'build'
+      ? {
+          plugins: [pruneUppyCss()],
+          build: {
+            target: 'es2022',
+            outDir: 'dist',
+            emptyOutDir: true,
+            sourcemap: true,
+            lib: { entry: 'src/index.ts', formats: ['es'], fileName: 'index' },
+            rollupOptions: {
+              external: (id) => /^(lit|@lit\/|@uppy\/|hls\.js)/.test(id) && !id.endsWith('?inline'),
+              output: { chunkFileNames: '[name]-[hash].js' },
+            },
+          },
+        }
+      : { root: 'demo', plugins: [pruneUppyCss()], server: { host: '127.0.0.1' }, clearScreen: false },
 );

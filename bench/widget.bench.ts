@@ -6,11 +6,13 @@
  *   - gzip size of the element's initial JS+CSS and of its preview chunk, beside @mux/mux-uploader and
  *     @uppy/core + @uppy/dashboard + @uppy/aws-s3 (with their CSS), built with the same Vite settings.
  */
+import { execFile } from 'node:child_process';
 import { chromium } from 'playwright';
 import { mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build, createServer } from 'vite';
 import { chromiumLaunchOptions } from '../test/helpers/browser.js';
@@ -20,6 +22,7 @@ import { pruneUppyCss } from '../vite.config.js';
 import { interleaved, median, table } from './stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const run = promisify(execFile);
 const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_MIB ?? 512) * MiB;
 
@@ -229,6 +232,28 @@ export async function consumerSizes(): Promise<string[][]> {
   return rows;
 }
 
+/**
+ * dist/cdn, as `npm run build` makes it (the benchmark builds it first): the file a page loads with
+ * `<script type="module" src>`, and each lazy chunk beside it, gzip -9.
+ */
+export async function cdnSizes(): Promise<string[][]> {
+  await run('npx', ['vite', 'build', '--mode', 'cdn', '--logLevel', 'error'], { cwd: ROOT });
+  const dir = join(ROOT, 'dist/cdn');
+  const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`;
+  const rows: string[][] = [];
+  for (const f of (await readdir(dir))
+    .filter((f) => f.endsWith('.js'))
+    .sort((a, b) => (a === 'video-uploader.js' ? -1 : b === 'video-uploader.js' ? 1 : a.localeCompare(b)))) {
+    const gz = gzipSync(await readFile(join(dir, f)), { level: 9 }).length;
+    rows.push([
+      f === 'video-uploader.js' ? 'dist/cdn/video-uploader.js (the page loads this)' : `dist/cdn/${f} (lazy)`,
+      kb(gz),
+      f === 'video-uploader.js' ? '≤ 110 KB' : '',
+    ]);
+  }
+  return rows;
+}
+
 /** `node --import tsx bench/widget.bench.ts [throughput|sizes]` runs one part; no argument runs both. */
 export async function main(only = process.argv[2]): Promise<void> {
   if (!only || only === 'throughput') {
@@ -241,6 +266,8 @@ export async function main(only = process.argv[2]): Promise<void> {
     console.log(table([['bundle', 'gzip', 'target'], ...(await sizes())]));
     console.log('\nBundle sizes as consumers build them, gzip -9 (npm pack, installed and built for production)');
     console.log(table([['bundle', 'gzip', 'target'], ...(await consumerSizes())]));
+    console.log('\nThe CDN file and its chunks, gzip -9 (for pages without a bundler)');
+    console.log(table([['file', 'gzip', 'target'], ...(await cdnSizes())]));
   }
 }
 

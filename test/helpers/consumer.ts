@@ -14,10 +14,10 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
 /** The page and the JS entry of every app: the README's snippet, and a log of the element's events. */
-const INDEX_HTML = (script: string) => `<!doctype html>
+export const INDEX_HTML = (script: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>consumer</title></head>
 <body><video-uploader token-url="/api/video-token"></video-uploader><ol id="events"></ol>${script}</body></html>`;
-const MAIN_JS = `import 'video-uploader';
+export const MAIN_JS = `import 'video-uploader';
 
 const uploader = document.querySelector('video-uploader');
 const log = document.querySelector('#events');
