@@ -69,9 +69,13 @@ export default defineConfig(({ command, mode }) =>
             outDir: 'dist',
             emptyOutDir: true,
             sourcemap: true,
-            lib: { entry: 'src/index.ts', formats: ['es'], fileName: 'index' },
+            lib: {
+              entry: { index: 'src/index.ts', react: 'src/react.ts' },
+              formats: ['es'],
+              fileName: (_format, name) => `${name}.js`,
+            },
             rollupOptions: {
-              external: (id) => /^(lit|@lit\/|@uppy\/|hls\.js)/.test(id) && !id.endsWith('?inline'),
+              external: (id) => /^(lit|@lit\/|@uppy\/|hls\.js|react)/.test(id) && !id.endsWith('?inline'),
               output: { chunkFileNames: '[name]-[hash].js' },
             },
           },

@@ -222,7 +222,12 @@ export async function consumerSizes(): Promise<string[][]> {
     const sizes = { initial: 0, later: 0 };
     for (const f of files)
       sizes[named.has(f) ? 'initial' : 'later'] += gzipSync(await readFile(join(dist, f)), { level: 9 }).length;
-    rows.push([`${app.name} app, production build: initial JS+CSS`, kb(sizes.initial), '≤ 110 KB']);
+    // The React app's page carries React itself as well: the target is the element's.
+    rows.push([
+      `${app.name} app, production build: initial JS+CSS`,
+      kb(sizes.initial),
+      app.name === 'react' ? '(React included)' : '≤ 110 KB',
+    ]);
     rows.push([
       `${app.name} app, production build: chunks loaded later (aws-s3, Golden Retriever, hls.js, MD5 worker)`,
       kb(sizes.later),

@@ -47,6 +47,40 @@ uploader.noSuchProperty = 1;
 export const id: number = (null as unknown as HTMLElementEventMap['video-created']).detail.videoId;
 `;
 
+/** A React page that uses the wrapper: typed props, and an `on…` prop for each event it logs. */
+const REACT_JS = `import { createElement, useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { VideoUploader } from 'video-uploader/react';
+
+const replacer = (key, value) => (key === 'data' ? undefined : value instanceof Error ? value.message : value);
+function App() {
+  const [baseUrl, setBaseUrl] = useState(null);
+  const [events, setEvents] = useState([]);
+  useEffect(() => void fetch('/api/config').then((r) => r.json()).then((config) => setBaseUrl(config.baseUrl)), []);
+  const log = (name) => (event) => setEvents((list) => [...list, name + ' ' + JSON.stringify(event.detail, replacer)]);
+  return createElement('div', null,
+    createElement(VideoUploader, {
+      baseUrl: baseUrl ?? undefined,
+      tokenUrl: '/api/video-token',
+      onUploadSuccess: log('upload-success'),
+      onUploadError: log('upload-error'),
+      onVideoReady: log('video-ready'),
+      onPreviewPlaying: log('preview-playing'),
+    }),
+    createElement('ol', { id: 'events' }, events.map((text, i) => createElement('li', { key: i, 'data-event': text.split(' ')[0] }, text))),
+  );
+}
+createRoot(document.getElementById('root')).render(createElement(App));
+`;
+
+/** The wrapper rendered on the server, as Next.js or Remix would: it must not touch the DOM. */
+const REACT_SSR = `import { createElement } from 'react';
+import { renderToString } from 'react-dom/server';
+import { VideoUploader } from 'video-uploader/react';
+
+console.log(renderToString(createElement(VideoUploader, { baseUrl: 'https://api.example.com', tokenUrl: '/api/video-token', onVideoReady: () => {} })));
+`;
+
 export interface App {
   name: string;
   /** Its package.json's devDependencies, at the versions this repository uses. */
@@ -88,6 +122,16 @@ export const APPS: App[] = [
         },
         include: ['src/typed.ts'],
       }),
+    },
+    build: ['npx', 'vite', 'build'],
+  },
+  {
+    name: 'react',
+    tools: ['vite', 'react', 'react-dom'],
+    files: {
+      'index.html': `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>react</title></head>\n<body><div id="root"></div><script type="module" src="/src/main.js"></script></body></html>`,
+      'src/main.js': REACT_JS,
+      'ssr.mjs': REACT_SSR,
     },
     build: ['npx', 'vite', 'build'],
   },

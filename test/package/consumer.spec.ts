@@ -30,6 +30,14 @@ for (const app of APPS) {
         await promisify(execFile)('npx', ['tsc', '-p', '.'], { cwd: dir });
       });
     }
+    if (app.name === 'react') {
+      test('renders the wrapper on the server (react-dom/server) without error', async () => {
+        // The tag, ready for the browser: @lit/react sets the element's properties once it runs there.
+        const { stdout, stderr } = await promisify(execFile)('node', ['ssr.mjs'], { cwd: dir });
+        expect(stdout.trim()).toBe('<video-uploader></video-uploader>');
+        expect(stderr).toBe('');
+      });
+    }
     test.afterAll(() => served.get(app.name)?.server.close());
 
     test('uploads by the single link and previews', async ({ page }) => {
