@@ -81,6 +81,37 @@ import { VideoUploader } from 'video-uploader/react';
 console.log(renderToString(createElement(VideoUploader, { baseUrl: 'https://api.example.com', tokenUrl: '/api/video-token', onVideoReady: () => {} })));
 `;
 
+/** Vue and Svelte users' templates see the tag's attributes and events through the package's typings (tsc, not run). */
+const TYPED_VUE = `import type { GlobalComponents } from 'vue';
+import type {} from 'video-uploader/vue';
+
+type Props = InstanceType<GlobalComponents['video-uploader']>['$props'];
+export const ok: Props = {
+  'base-url': 'https://api.example.com',
+  theme: 'dark',
+  'parallel-uploads': 4,
+  onVideoReady: (event) => console.log(event.detail.video.playback.hls_url),
+};
+// @ts-expect-error: the element has no such theme
+export const badTheme: Props = { theme: 'blue' };
+// @ts-expect-error: an event's detail is typed, so a videoId is no number
+export const badEvent: Props = { onUploadSuccess: (event: CustomEvent<{ videoId: number }>) => event };
+`;
+const TYPED_SVELTE = `import type { SvelteHTMLElements } from 'svelte/elements';
+import type {} from 'video-uploader/svelte';
+
+type Attributes = SvelteHTMLElements['video-uploader'];
+export const ok: Attributes = {
+  'base-url': 'https://api.example.com',
+  theme: 'auto',
+  'onvideo-ready': (event) => console.log(event.detail.video.playback.hls_url),
+};
+// @ts-expect-error: the element has no such theme
+export const badTheme: Attributes = { theme: 'blue' };
+// @ts-expect-error: an event's detail is typed, so a videoId is no number
+export const badEvent: Attributes = { 'onupload-success': (event: CustomEvent<{ videoId: number }>) => event };
+`;
+
 export interface App {
   name: string;
   /** Its package.json's devDependencies, at the versions this repository uses. */
@@ -105,11 +136,13 @@ export const APPS: App[] = [
   {
     name: 'vite',
     // TypeScript too: its users get the element's and its events' types from the package (README).
-    tools: ['vite', 'typescript'],
+    tools: ['vite', 'typescript', 'vue', 'svelte'],
     files: {
       'index.html': INDEX_HTML('<script type="module" src="/src/main.js"></script>'),
       'src/main.js': MAIN_JS,
       'src/typed.ts': TYPED_TS,
+      'src/typed-vue.ts': TYPED_VUE,
+      'src/typed-svelte.ts': TYPED_SVELTE,
       'tsconfig.json': JSON.stringify({
         compilerOptions: {
           strict: true,
@@ -120,7 +153,7 @@ export const APPS: App[] = [
           noEmit: true,
           skipLibCheck: true,
         },
-        include: ['src/typed.ts'],
+        include: ['src/typed.ts', 'src/typed-vue.ts', 'src/typed-svelte.ts'],
       }),
     },
     build: ['npx', 'vite', 'build'],
