@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the system programs the project runs are here: ffmpeg (the service's processing) and,
-# with --browser, Chromium (the tests' browser). As root on Debian it installs them with apt-get;
+# with --browser, Chromium and Firefox ESR (the tests' browsers). As root on Debian it installs them with apt-get;
 # otherwise it names the package to install and fails.
 set -euo pipefail
 
@@ -8,6 +8,10 @@ need=()
 command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || need+=(ffmpeg)
 if [[ "${1:-}" == "--browser" ]] && [[ -z "${CHROMIUM_PATH:-}" ]] && [[ ! -x /usr/lib/chromium/chromium ]]; then
   need+=(chromium)
+fi
+# The component tests run in Firefox too: Debian's firefox-esr (driven over WebDriver BiDi).
+if [[ "${1:-}" == "--browser" ]] && [[ ! -x /usr/bin/firefox-esr ]]; then
+  need+=(firefox-esr)
 fi
 [[ ${#need[@]} -eq 0 ]] && exit 0
 

@@ -1,6 +1,7 @@
-import type { TestRunnerConfig } from '@web/test-runner';
+import type { BrowserLauncher, TestRunnerConfig } from '@web/test-runner';
 import { defaultReporter, type Reporter } from '@web/test-runner';
 import { playwrightLauncher } from '@web/test-runner-playwright';
+import { puppeteerLauncher } from '@web/test-runner-puppeteer';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createServer, type ViteDevServer } from 'vite';
@@ -54,6 +55,17 @@ const config: TestRunnerConfig = {
   testFramework: { config: { timeout: 30_000 } },
   browsers: [
     playwrightLauncher({ product: 'chromium', launchOptions: { ...chromiumLaunchOptions(), headless: true } }),
+    // Debian's firefox-esr, driven by Puppeteer over WebDriver BiDi (Playwright cannot drive a stock Firefox).
+    // Its session prefers a dark colour scheme: BiDi cannot emulate media, so theme="auto" is tested against this.
+    // (The launcher's own copy of @web/test-runner-core is a patch release apart from the runner's: same shape.)
+    puppeteerLauncher({
+      launchOptions: {
+        browser: 'firefox',
+        executablePath: '/usr/bin/firefox-esr',
+        headless: true,
+        extraPrefsFirefox: { 'layout.css.prefers-color-scheme.content-override': 0 },
+      },
+    }) as unknown as BrowserLauncher,
   ],
   filterBrowserLogs: ({ args }) =>
     !args.some((a) => typeof a === 'string' && (a.startsWith('[vite]') || a.startsWith('Lit is in dev mode'))),
