@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the system programs the project runs are here: ffmpeg (the service's processing) and,
-# with --browser, Chromium and Firefox ESR (the tests' browsers). As root on Debian it installs them with apt-get;
+# with --browser, Chromium, Firefox ESR and WebKitGTK (the tests' browsers). As root on Debian it installs them with apt-get;
 # otherwise it names the package to install and fails.
 set -euo pipefail
 
@@ -12,6 +12,10 @@ fi
 # The component tests run in Firefox too: Debian's firefox-esr (driven over WebDriver BiDi).
 if [[ "${1:-}" == "--browser" ]] && [[ ! -x /usr/bin/firefox-esr ]]; then
   need+=(firefox-esr)
+fi
+# And in WebKit: WebKitGTK's WebDriver with its MiniBrowser, which needs an X display (Xvfb).
+if [[ "${1:-}" == "--browser" ]] && { [[ ! -x /usr/bin/WebKitWebDriver ]] || ! command -v Xvfb >/dev/null; }; then
+  need+=(webkit2gtk-driver xvfb)
 fi
 [[ ${#need[@]} -eq 0 ]] && exit 0
 

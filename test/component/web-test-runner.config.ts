@@ -2,12 +2,14 @@ import type { BrowserLauncher, TestRunnerConfig } from '@web/test-runner';
 import { defaultReporter, type Reporter } from '@web/test-runner';
 import { playwrightLauncher } from '@web/test-runner-playwright';
 import { puppeteerLauncher } from '@web/test-runner-puppeteer';
+import { webdriverLauncher } from '@web/test-runner-webdriver';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createServer, type ViteDevServer } from 'vite';
 import { pruneUppyCss } from '../../vite.config.js';
 import { chromiumLaunchOptions } from '../helpers/browser.js';
 import { startService, type RunningService } from '../helpers/service.js';
+import { MINIBROWSER, startWebKitDriver } from '../helpers/webkit.js';
 
 /**
  * Component tests: the element in real Chromium, talking to the real local service over 127.0.0.1.
@@ -46,6 +48,8 @@ function countingReporter(): Reporter {
   };
 }
 
+const webkit = await startWebKitDriver();
+
 const config: TestRunnerConfig = {
   reporters: [defaultReporter(), countingReporter()],
   rootDir: ROOT,
@@ -65,6 +69,17 @@ const config: TestRunnerConfig = {
         headless: true,
         extraPrefsFirefox: { 'layout.css.prefers-color-scheme.content-override': 0 },
       },
+    }) as unknown as BrowserLauncher,
+    // Debian's WebKitGTK: WebKitWebDriver automating its MiniBrowser under Xvfb, over classic WebDriver.
+    webdriverLauncher({
+      hostname: '127.0.0.1',
+      port: webkit.port,
+      logLevel: 'error',
+      capabilities: {
+        browserName: 'MiniBrowser',
+        'wdio:enforceWebDriverClassic': true,
+        'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+      } as WebdriverIO.Capabilities,
     }) as unknown as BrowserLauncher,
   ],
   filterBrowserLogs: ({ args }) =>
@@ -108,6 +123,24 @@ const config: TestRunnerConfig = {
           logLevel: 'warn',
           appType: 'custom',
           server: { host: '127.0.0.1', port: 0, hmr: false },
+          // Every dependency pre-bundled before the first page asks: one the element imports lazily, found only
+          // mid-run, made Vite re-bundle and reload with new hashes, and a browser that had the old ones failed.
+          optimizeDeps: {
+            include: [
+              'lit',
+              'lit/decorators.js',
+              'lit/directives/if-defined.js',
+              '@uppy/core',
+              '@uppy/dashboard',
+              '@uppy/aws-s3',
+              '@uppy/golden-retriever',
+              'hls.js',
+              'hash-wasm',
+              '@open-wc/testing',
+              '@web/test-runner-commands',
+              'axe-core',
+            ],
+          },
           // The runner's websocket module (imported by @open-wc/testing) is the runner's to serve.
           plugins: [
             pruneUppyCss(),

@@ -136,3 +136,21 @@ test('the demo page takes no base-url or token-url from its address bar', async 
   await expect(uploader).toHaveAttribute('base-url', env('SERVICE_URL'));
   await expect(uploader).toHaveAttribute('token-url', '/api/video-token');
 });
+
+test('in a browser that cannot play HLS (no MediaSource, no native HLS), the preview says so instead of a black box', async ({
+  page,
+}) => {
+  // An engine without Media Source Extensions or native HLS, as some embedded WebViews are.
+  await page.addInitScript(() => {
+    delete (window as { MediaSource?: unknown }).MediaSource;
+    delete (window as { ManagedMediaSource?: unknown }).ManagedMediaSource;
+    HTMLMediaElement.prototype.canPlayType = () => '';
+  });
+  await open(page);
+  await addFile(page, await media('h264-aac-4s.mov'));
+  await event(page, 'video-ready');
+  const preview = page.locator('video-uploader .preview');
+  await expect(preview).toHaveAttribute('data-state', 'unplayable');
+  await expect(preview.locator('[role=status]')).toHaveText('This browser cannot play HLS video.');
+  await expect(preview.locator('video')).toHaveCount(0);
+});
