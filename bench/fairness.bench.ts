@@ -10,6 +10,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { testPattern } from '../test/helpers/media.js';
 import { startService, upload, until, waitForVideo } from '../test/helpers/service.js';
 import { median, table } from './stats.js';
 
@@ -28,14 +29,7 @@ async function made(name: string, args: string[]): Promise<string> {
 
 async function sources() {
   const small = await made('fair-b-1080p-10s.mp4', [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=1920x1080:rate=30',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440',
+    ...testPattern('1920x1080', 30, 'frequency=440'),
     '-t',
     '10',
     '-c:v',
@@ -48,14 +42,7 @@ async function sources() {
     'aac',
   ]);
   const clip = await made('fair-a-4k-4mbit-10s.mp4', [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=3840x2160:rate=30',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=220',
+    ...testPattern('3840x2160', 30, 'frequency=220'),
     '-t',
     '10',
     '-c:v',

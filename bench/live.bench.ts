@@ -21,7 +21,7 @@ import Context from 'node-media-server/src/core/context.js';
 import logger from 'node-media-server/src/core/logger.js';
 import NodeRtmpServer from 'node-media-server/src/server/rtmp_server.js';
 import { AAC, cutPart, CUT_STRATEGIES, X264 } from '../demo/service/processing/cut.js';
-import { decodeProblems, probeDuration } from '../test/helpers/media.js';
+import { decodeProblems, probeDuration, testPattern } from '../test/helpers/media.js';
 import { processTree, startWithToken, until, type RunningService } from '../test/helpers/service.js';
 import { interleaved, median, table } from './stats.js';
 
@@ -40,14 +40,7 @@ async function sources(): Promise<{ clip: string; tenMinutes: string }> {
     await run('ffmpeg', [
       '-v',
       'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc2=size=1280x720:rate=30',
-      '-f',
-      'lavfi',
-      '-i',
-      'sine=frequency=440:sample_rate=48000',
+      ...testPattern('1280x720', 30, 'frequency=440:sample_rate=48000'),
       '-t',
       String(CLIP_SECONDS),
       '-c:v',

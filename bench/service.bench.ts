@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import { testPattern } from '../test/helpers/media.js';
 import { startService, waitForVideo, type RunningService } from '../test/helpers/service.js';
 import { median, table } from './stats.js';
 
@@ -136,14 +137,7 @@ async function sixtySeconds(name: string, codecArgs: string[]): Promise<string> 
     '-loglevel',
     'error',
     '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=1920x1080:rate=30',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:sample_rate=48000',
+    ...testPattern('1920x1080', 30, 'frequency=440:sample_rate=48000'),
     '-t',
     '60',
     ...codecArgs,

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { testPattern } from './media.js';
 
 /**
  * A real RTMP publisher: ffmpeg pushing a test pattern and a tone in real time (`-re`), 720p at 2 Mbit/s,
@@ -33,14 +34,7 @@ export function push(
       '-v',
       'error',
       '-re',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc2=size=1280x720:rate=30',
-      '-f',
-      'lavfi',
-      '-i',
-      'sine=frequency=440:sample_rate=48000',
+      ...testPattern('1280x720', 30, 'frequency=440:sample_rate=48000'),
       '-t',
       String(seconds),
       ...codecs,

@@ -10,19 +10,21 @@ const run = promisify(execFile);
 const DIR = join(tmpdir(), 'video-uploader-test-media');
 
 /**
+ * ffmpeg inputs every test and benchmark records from: a test pattern of `size` at `rate` frames a second, and,
+ * with `tone` (a sine filter's options, `frequency=440:sample_rate=48000`), a sine tone as its audio.
+ */
+export const testPattern = (size: string, rate: number, tone?: string): string[] => [
+  ...['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${rate}`],
+  ...(tone ? ['-f', 'lavfi', '-i', `sine=${tone}`] : []),
+];
+
+/**
  * Test media, made by ffmpeg at test time (a test pattern and a tone). Each recipe is made once per
  * machine into the temp folder and reused; the name says what it is.
  */
 export const RECIPES = {
   'h264-aac-720p-10s.mp4': [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=1280x720:rate=30',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:sample_rate=48000',
+    ...testPattern('1280x720', 30, 'frequency=440:sample_rate=48000'),
     '-t',
     '10',
     '-c:v',
@@ -38,14 +40,7 @@ export const RECIPES = {
   ],
   // 10 Mbit/s, so that 5 MB chunks make at least three of them.
   'h264-aac-720p-10s-12mb.mp4': [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=1280x720:rate=30',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:sample_rate=48000',
+    ...testPattern('1280x720', 30, 'frequency=440:sample_rate=48000'),
     '-t',
     '10',
     '-c:v',
@@ -66,14 +61,7 @@ export const RECIPES = {
     '128k',
   ],
   'h264-aac-320p-4s.mp4': [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=480x320:rate=25',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=330',
+    ...testPattern('480x320', 25, 'frequency=330'),
     '-t',
     '4',
     '-c:v',
@@ -86,14 +74,7 @@ export const RECIPES = {
     'aac',
   ],
   'vp9-opus-4s.webm': [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=640x360:rate=25',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=550:sample_rate=48000',
+    ...testPattern('640x360', 25, 'frequency=550:sample_rate=48000'),
     '-t',
     '4',
     '-c:v',
@@ -108,14 +89,7 @@ export const RECIPES = {
     'libopus',
   ],
   'h264-aac-4s.mov': [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=640x480:rate=25',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=660',
+    ...testPattern('640x480', 25, 'frequency=660'),
     '-t',
     '4',
     '-c:v',
@@ -128,14 +102,7 @@ export const RECIPES = {
     'aac',
   ],
   'hevc-aac-4s.mkv': [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=960x540:rate=25',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=770',
+    ...testPattern('960x540', 25, 'frequency=770'),
     '-t',
     '4',
     '-c:v',
@@ -150,14 +117,7 @@ export const RECIPES = {
     'aac',
   ],
   'mpeg2-mp2-4s.ts': [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=720x576:rate=25',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=880',
+    ...testPattern('720x576', 25, 'frequency=880'),
     '-t',
     '4',
     '-c:v',

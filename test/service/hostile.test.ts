@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { media, sha256 } from '../helpers/media.js';
+import { media, sha256, testPattern } from '../helpers/media.js';
 import {
   put,
   startService,
@@ -95,10 +95,7 @@ describe('hostile input', () => {
     await promisify(execFile)('ffmpeg', [
       '-v',
       'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc2=size=320x240:rate=25',
+      ...testPattern('320x240', 25),
       '-t',
       '2',
       '-c:v',
@@ -304,10 +301,7 @@ describe('uploaded media: limits and a fair queue', () => {
     return out;
   };
   const pattern = (size: string, rate: number, seconds: number) => [
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc2=size=${size}:rate=${rate}`,
+    ...testPattern(size, rate),
     '-t',
     String(seconds),
     '-c:v',
@@ -367,10 +361,7 @@ describe('uploaded media: limits and a fair queue', () => {
     try {
       const other = await service.token('small');
       const long = await made('long.webm', [
-        '-f',
-        'lavfi',
-        '-i',
-        'testsrc2=size=1280x720:rate=30',
+        ...testPattern('1280x720', 30),
         '-t',
         '20',
         '-c:v',
