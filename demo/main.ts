@@ -1,21 +1,10 @@
-import type { VideoUploaderEventName } from '../src/index.js';
+import { VIDEO_UPLOADER_EVENTS } from '../src/events.js';
 
 const uploader = document.querySelector('video-uploader')!;
 const log = document.querySelector('#events')!;
 
-const EVENTS: VideoUploaderEventName[] = [
-  'video-created',
-  'upload-progress',
-  'upload-success',
-  'upload-error',
-  'video-ready',
-  'video-failed',
-  'preview-playing',
-  'config-error',
-];
-
 /** Shows each event as it arrives; progress updates one line per file instead of flooding the list. */
-for (const name of EVENTS) {
+for (const name of VIDEO_UPLOADER_EVENTS) {
   uploader.addEventListener(name, (event) => {
     const detail = (event as CustomEvent).detail as Record<string, unknown>;
     const text = JSON.stringify(detail, (key, value) =>

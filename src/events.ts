@@ -32,6 +32,23 @@ export interface VideoUploaderEventDetails {
 
 export type VideoUploaderEventName = keyof VideoUploaderEventDetails;
 
+/** Every event's name, for code that listens to all of them (the React wrapper, the demo's log). */
+export const VIDEO_UPLOADER_EVENTS = [
+  'video-created',
+  'upload-progress',
+  'upload-success',
+  'upload-error',
+  'video-ready',
+  'video-failed',
+  'preview-playing',
+  'config-error',
+] as const satisfies readonly VideoUploaderEventName[];
+// Fails to compile when an event is added to the map and not to the list.
+const exhaustive: [Exclude<VideoUploaderEventName, (typeof VIDEO_UPLOADER_EVENTS)[number]>] extends [never]
+  ? true
+  : false = true;
+void exhaustive;
+
 declare global {
   interface HTMLElementEventMap {
     'video-created': CustomEvent<VideoUploaderEventDetails['video-created']>;

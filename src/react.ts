@@ -5,7 +5,7 @@
  */
 import { createComponent, type EventName } from '@lit/react';
 import * as React from 'react';
-import type { VideoUploaderEventDetails, VideoUploaderEventName } from './events.js';
+import { VIDEO_UPLOADER_EVENTS, type VideoUploaderEventDetails, type VideoUploaderEventName } from './events.js';
 import { VideoUploader as VideoUploaderElement } from './video-uploader.js';
 
 /** `video-ready` → `onVideoReady`. */
@@ -16,21 +16,11 @@ type EventProps = {
   >;
 };
 
-const NAMES = [
-  'video-created',
-  'upload-progress',
-  'upload-success',
-  'upload-error',
-  'video-ready',
-  'video-failed',
-  'preview-playing',
-  'config-error',
-] as const satisfies readonly VideoUploaderEventName[];
-// Every event of the element has its prop: this fails to compile when an event is added and not listed here.
-const exhaustive: [Exclude<VideoUploaderEventName, (typeof NAMES)[number]>] extends [never] ? true : false = true;
-void exhaustive;
 const events = Object.fromEntries(
-  NAMES.map((name) => [`on${name.replace(/(^|-)(\w)/g, (_, _dash: string, c: string) => c.toUpperCase())}`, name]),
+  VIDEO_UPLOADER_EVENTS.map((name) => [
+    `on${name.replace(/(^|-)(\w)/g, (_, _dash: string, c: string) => c.toUpperCase())}`,
+    name,
+  ]),
 ) as EventProps;
 
 export const VideoUploader = createComponent({

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writeJson } from './http/errors.js';
 
 /**
  * Faults on demand, for tests only (--test-hooks): POST /__test__/faults with a list of rules.
@@ -101,22 +102,19 @@ export class Faults {
       res.writeHead(200, { ...marked, 'content-type': 'text/html' });
       res.end('<html><body>Gateway says hello</body></html>');
     } else if (rule.action === 'no-fields') {
-      res.writeHead(200, { ...marked, 'content-type': 'application/json' });
-      res.end('{}');
+      writeJson(res, 200, {}, marked);
     } else {
       const status = rule.status ?? 500;
+      // The error shape, with a code of the test's choosing (not one of the contract's).
       const body = {
         error: { status, code: rule.code ?? 'injected_fault', message: `Fault injected by a test: ${status}.` },
       };
       // The storage closes the connection after every refusal (storage/server.ts); the API keeps it.
-      const close = target === 'chunk-put' || target === 'single-put' ? { connection: 'close' } : {};
-      res.writeHead(status, {
-        ...marked,
-        ...close,
-        'content-type': 'application/json; charset=utf-8',
-        ...(rule.retryAfter === undefined ? {} : { 'retry-after': String(rule.retryAfter) }),
-      });
-      res.end(JSON.stringify(body));
+      const close: Record<string, string> =
+        target === 'chunk-put' || target === 'single-put' ? { connection: 'close' } : {};
+      const retry: Record<string, string> =
+        rule.retryAfter === undefined ? {} : { 'retry-after': String(rule.retryAfter) };
+      writeJson(res, status, body, { ...marked, ...close, ...retry });
     }
     return true;
   }

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Type, type Static, type TObject, type TSchema, type TString } from 'typebox';
-import { COMPONENTS, ERRORS, type ErrorCode } from '../../../src/api/contract.js';
+import { COMPONENTS, ERRORS, MINTED_SCOPES, type ErrorCode } from '../../../src/api/contract.js';
 import type { Accounts, Caller, Scope } from '../domain/accounts.js';
 import { outOfScope } from '../domain/accounts.js';
 import { ServiceError, show } from '../domain/errors.js';
@@ -34,6 +34,8 @@ const API_CORS = {
   'access-control-expose-headers': 'Retry-After, Content-Length, Content-Range',
   'access-control-max-age': '600',
 };
+/** Every token scope: an operation open to all of them never answers `insufficient_scope`. */
+const SCOPES: readonly Scope[] = ['key', ...MINTED_SCOPES];
 const isTestHook = (url: string | undefined) => url?.startsWith('/__test__/') ?? false;
 
 /** A component of the document, named by reference: validated and serialized by it, typed as it. */
@@ -77,9 +79,11 @@ export function op<
   // Any path can carry bad percent-encoding.
   const codes = new Set<ErrorCode>(['invalid_path', ...(o.errors ?? [])]);
   if (scopes !== 'public')
-    ['unauthorized', 'token_expired', ...(scopes.length < 3 ? ['insufficient_scope' as const] : [])].forEach((c) =>
-      codes.add(c as ErrorCode),
-    );
+    [
+      'unauthorized',
+      'token_expired',
+      ...(SCOPES.every((s) => scopes.includes(s)) ? [] : ['insufficient_scope' as const]),
+    ].forEach((c) => codes.add(c as ErrorCode));
   if (o.body) ['invalid_json', 'invalid_field', 'payload_too_large'].forEach((c) => codes.add(c as ErrorCode));
   const schema = {
     operationId: o.operationId,

@@ -19,6 +19,16 @@ export function errorAnswer(err: unknown): { status: number; body: ApiErrorBody;
 export function sendError(res: ServerResponse, err: unknown): void {
   const { status, body, headers } = errorAnswer(err);
   if (res.headersSent) return void res.destroy();
+  writeJson(res, status, body, headers);
+}
+
+/** A JSON answer on a plain `node:http` response: every error written outside Fastify goes through here. */
+export function writeJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(JSON.stringify(body));
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServiceError } from '../domain/errors.js';
 import type { Uploads } from '../domain/uploads.js';
 import type { Faults } from '../faults.js';
 import { sendError } from '../http/errors.js';
@@ -54,11 +55,9 @@ export function storageHandler(
     try {
       const url = requestUrl(req.url);
       if (req.method !== 'PUT') {
-        res.writeHead(405, { allow: 'PUT, OPTIONS', 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            error: { status: 405, code: 'method_not_allowed', message: 'The storage accepts PUT only.' },
-          }),
+        sendError(
+          res,
+          new ServiceError('method_not_allowed', 'The storage accepts PUT only.', undefined, { allow: 'PUT, OPTIONS' }),
         );
         req.resume();
         return;
