@@ -1,4 +1,5 @@
 import { GIB, MAX_PART_BYTES } from './api/limits.js';
+import { en, type Strings } from './locale/en.js';
 import { MiB } from './upload/plan.js';
 
 /** Containers ffmpeg reads that browsers often label with no video/* type (or none at all). */
@@ -39,15 +40,32 @@ export const DEFAULT_PARALLEL_UPLOADS = 4;
 /** The spec recommends the signed link below 5 GB. */
 export const DEFAULT_MULTIPART_THRESHOLD = 5 * GIB;
 
-/** A bad attribute value: the message names the attribute and the value. */
+/** What a bad attribute should have been: a key of the locale's `expected` sentences. */
+export type Expected = keyof Strings['expected'];
+
+/**
+ * A bad attribute value: its code (`expected`) and parameters, for the element to say in the page's language
+ * (`describe`); the message, in English, names the attribute and the value.
+ */
 export class OptionError extends Error {
   override name = 'OptionError';
   constructor(
     readonly attribute: string,
     readonly value: unknown,
-    expected: string,
+    readonly expected: Expected,
+    readonly max = 0,
   ) {
-    super(`${attribute}="${String(value)}" is not valid: ${expected}.`);
+    super('');
+    this.message = this.describe(en);
+  }
+
+  describe(t: Strings): string {
+    const expected = t.expected[this.expected];
+    return t.invalid(
+      this.attribute,
+      String(this.value),
+      typeof expected === 'function' ? expected(this.max) : expected,
+    );
   }
 }
 
@@ -75,32 +93,30 @@ const UNITS: Record<string, number> = {
 export function parseSize(attribute: string, value: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
   const unit = UNITS[match?.[2]?.toLowerCase() ?? 'x'];
-  if (!match || unit === undefined)
-    throw new OptionError(attribute, value, 'use a size such as 100MB, 5GB or a number of bytes');
+  if (!match || unit === undefined) throw new OptionError(attribute, value, 'size');
   const bytes = Math.round(Number(match[1]) * unit);
-  if (bytes <= 0) throw new OptionError(attribute, value, 'the size must be more than 0');
+  if (bytes <= 0) throw new OptionError(attribute, value, 'positiveSize');
   return bytes;
 }
 
 export function parseCount(attribute: string, value: string | number, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\s*\d+\s*$/.test(String(value)) || Number(value) < 1 || Number(value) > max) {
-    throw new OptionError(attribute, value, `use a whole number from 1 to ${max}`);
+    throw new OptionError(attribute, value, 'count', max);
   }
   return Number(value);
 }
 
 /** An absolute http(s) URL, or a path on this page's origin (`/video-api`, for a service behind the site's proxy). */
 export function parseUrl(attribute: string, value: string | undefined): string {
-  if (value === undefined || value.trim() === '')
-    throw new OptionError(attribute, value ?? '', 'it is required: the address of the video service');
+  if (value === undefined || value.trim() === '') throw new OptionError(attribute, value ?? '', 'required');
   let url: URL;
   try {
     url = value.startsWith('/') && !value.startsWith('//') ? new URL(value, document.baseURI) : new URL(value);
   } catch {
-    throw new OptionError(attribute, value, 'use an absolute http(s) URL, or a path starting with /');
+    throw new OptionError(attribute, value, 'url');
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || /\s/.test(value)) {
-    throw new OptionError(attribute, value, 'use an absolute http(s) URL, or a path starting with /');
+    throw new OptionError(attribute, value, 'url');
   }
   return url.href.replace(/\/+$/, '');
 }
@@ -135,20 +151,15 @@ export function resolveOptions(attributes: {
   theme?: string;
 }): UploaderOptions {
   const theme = attributes.theme ?? 'light';
-  if (!(THEMES as readonly string[]).includes(theme)) throw new OptionError('theme', theme, 'use light, dark or auto');
+  if (!(THEMES as readonly string[]).includes(theme)) throw new OptionError('theme', theme, 'theme');
   const chunkSize = attributes.chunkSize ? parseSize('chunk-size', attributes.chunkSize) : DEFAULT_CHUNK_SIZE;
-  if (chunkSize >= MAX_PART_BYTES)
-    throw new OptionError('chunk-size', attributes.chunkSize, 'each chunk must be smaller than 5GB');
+  if (chunkSize >= MAX_PART_BYTES) throw new OptionError('chunk-size', attributes.chunkSize, 'chunkTooBig');
   const accept = attributes.accept
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   if (accept && accept.some((a) => !/^(\.[\w-]+|[\w-]+\/(\*|[\w.+-]+))$/.test(a))) {
-    throw new OptionError(
-      'accept',
-      attributes.accept,
-      'use a comma-separated list of MIME types (video/*) and extensions (.mkv)',
-    );
+    throw new OptionError('accept', attributes.accept, 'accept');
   }
   return {
     baseUrl: parseUrl('base-url', attributes.baseUrl),

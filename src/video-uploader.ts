@@ -4,7 +4,8 @@ import { ifDefined } from 'lit/directives/if-defined.js';
 import { VideoServiceClient } from './api/client.js';
 import { TokenCache, tokenFromUrl, type TokenProvider } from './api/token.js';
 import type { Emit, VideoUploaderEventDetails } from './events.js';
-import { en } from './locale/en.js';
+import type { StringsOverride } from './locale/en.js';
+import { LocalizeController } from './locale/localize.js';
 import { OptionError, resolveOptions, type UploaderOptions } from './options.js';
 import { PreviewController, type Preview } from './preview/preview-controller.js';
 import { UppyController } from './upload/uppy-controller.js';
@@ -21,7 +22,7 @@ import { styles } from './video-uploader.styles.js';
  * @fires video-ready - The service has processed the video: `{video}` (the #8 object).
  * @fires video-failed - The service could not process the video: `{video, reason}`.
  * @fires preview-playing - A preview started playing: `{videoId}`.
- * @fires config-error - An attribute has a value the element cannot use: `{attribute, value, message}`.
+ * @fires config-error - An attribute has a value the element cannot use: `{attribute, value, message}` (English).
  *
  * @csspart base - The element's wrapper.
  * @csspart error - The configuration message.
@@ -102,13 +103,21 @@ export class VideoUploader extends LitElement {
   /** Returns an access token, or `{token, expiresAt}`; takes precedence over `token-url`. Property only. */
   @property({ attribute: false }) tokenProvider?: TokenProvider;
 
+  /**
+   * Strings to use instead of the language's own, any of them: `{dashboardNote: '…', uppy: {browseFiles: '…'}}`
+   * (Uppy's keys: `@uppy/locales/lib/en_US.js`). The language is the `lang` of the element or its nearest
+   * ancestor, followed when it changes; 42 languages for the Dashboard, 13 for the element's own sentences
+   * (the rest fall back by prefix, then to English). Property only.
+   */
+  @property({ attribute: false }) locale?: StringsOverride;
+
   @query('.dashboard', true) private dashboardEl!: HTMLElement;
 
   private options: UploaderOptions | undefined;
   private configError: OptionError | undefined;
   private client: VideoServiceClient | null = null;
   private tokens: TokenCache | undefined;
-  private readonly locale = en;
+  private readonly i18n = new LocalizeController(this, () => this.uploads.localize(this.i18n));
 
   private readonly emit: Emit = (name, detail) => {
     this.dispatchEvent(
@@ -119,7 +128,7 @@ export class VideoUploader extends LitElement {
   private readonly uploads = new UppyController(this, {
     client: () => this.client,
     emit: this.emit,
-    locale: this.locale,
+    strings: () => this.i18n.strings,
     onUploaded: (videoId, name) => {
       if (!this.noPreview) this.previews.track(videoId, name);
     },
@@ -128,6 +137,7 @@ export class VideoUploader extends LitElement {
   private readonly previews = new PreviewController(this, () => this.client, this.emit);
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('locale')) this.i18n.override(this.locale);
     // Options are resolved, and Uppy reconfigured, only when one of them changed (a preview's render is not one).
     if (this.hasUpdated && !CONFIG.some((name) => changed.has(name))) return;
     if (changed.has('tokenProvider') || changed.has('tokenUrl')) {
@@ -142,7 +152,7 @@ export class VideoUploader extends LitElement {
         parallelUploads: this.count('parallel-uploads', this.parallelUploads),
         maxFiles: this.count('max-files', this.maxFiles),
       });
-      if (!this.tokens) throw new OptionError('token-url', this.tokenUrl ?? '', this.locale.noToken);
+      if (!this.tokens) throw new OptionError('token-url', this.tokenUrl ?? '', 'token');
       this.configError = undefined;
       if (this.client?.baseUrl !== this.options.baseUrl || changed.has('tokenProvider') || changed.has('tokenUrl')) {
         this.client = new VideoServiceClient(this.options.baseUrl, this.tokens);
@@ -169,16 +179,18 @@ export class VideoUploader extends LitElement {
   }
 
   protected override firstUpdated(): void {
-    this.uploads.mount(this.dashboardEl);
+    // The Dashboard appears in the page's language: after its pack has loaded (at once for English).
+    void this.i18n.ready.then(() => this.uploads.mount(this.dashboardEl));
   }
 
   protected override render() {
-    return html`<div part="base" class="base">
-      ${this.configError ? html`<p part="error" class="error" role="alert">${this.configError.message}</p>` : nothing}
+    const t = this.i18n.strings;
+    return html`<div part="base" class="base" lang=${this.i18n.lang} dir=${this.i18n.dir}>
+      ${this.configError ? html`<p part="error" class="error" role="alert">${this.configError.describe(t)}</p>` : nothing}
       <div part="dashboard" class="dashboard"></div>
       ${
         this.previews.previews.length
-          ? html`<ul part="previews" class="previews" aria-label=${this.locale.previewsLabel}>
+          ? html`<ul part="previews" class="previews" aria-label=${t.previewsLabel}>
             ${this.previews.previews.map((p) => this.renderPreview(p))}
           </ul>`
           : nothing
@@ -187,11 +199,11 @@ export class VideoUploader extends LitElement {
   }
 
   private renderPreview(p: Preview) {
-    const t = this.locale;
+    const t = this.i18n.strings;
     const status = {
       processing: t.processing(p.name),
       ready: t.ready(p.name),
-      failed: t.failed(p.name, p.reason ?? ''),
+      failed: t.failed(p.name, p.reason),
       later: t.stillProcessing(p.name),
       unplayable: t.previewUnsupported,
     }[p.state];

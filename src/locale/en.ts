@@ -1,39 +1,72 @@
-/**
- * A file name inside a sentence, bidi-isolated (FSI…PDI, the text form of <bdi>): right-to-left
- * characters in a name cannot reorder the words around it or disguise its extension.
- */
-export const isolate = (name: string): string => `\u2068${name}\u2069`;
+import { isolate as b } from './isolate.js';
 
-/** Every string the element shows a person, in one typed table. Another language is another table of this shape. */
+/** Strings of Uppy's own locale (its keys: @uppy/locales/lib/en_US.js), for the element to word differently. */
+export type UppyStrings = Record<string, string | Record<number, string>>;
+
+/**
+ * Every sentence the element shows a person, in one typed table. Another language is another table of this
+ * shape (its own file here, loaded when a page asks for it: packs.ts). File names go through `b()`.
+ */
 export const en = {
   dashboardNote: 'Video files: MP4, MOV, MKV, WebM, AVI, MPEG-TS and more.',
-  processing: (name: string) => `Processing ${isolate(name)}…`,
-  ready: (name: string) => `${isolate(name)} is ready.`,
-  failed: (name: string, reason: string) => `${isolate(name)} could not be processed: ${reason}`,
-  stillProcessing: (name: string) => `${isolate(name)} is still processing. It will be ready later.`,
-  previewLabel: (name: string) => `Preview of ${isolate(name)}`,
+  processing: (name: string) => `Processing ${b(name)}…`,
+  ready: (name: string) => `${b(name)} is ready.`,
+  failed: (name: string, reason?: string) => `${b(name)} could not be processed${reason ? `: ${b(reason)}` : '.'}`,
+  stillProcessing: (name: string) => `${b(name)} is still processing. It will be ready later.`,
+  previewLabel: (name: string) => `Preview of ${b(name)}`,
   previewUnsupported: 'This browser cannot play HLS video.',
   previewsLabel: 'Uploaded videos',
-  emptyFile: (name: string) => `${isolate(name)} is empty (0 bytes) and was not added.`,
-  notVideo: (name: string) => `${isolate(name)} is not a video file. Choose a video (MP4, MOV, MKV, WebM…).`,
+  emptyFile: (name: string) => `${b(name)} is empty (0 bytes) and was not added.`,
+  tooManyChunks: (name: string) => `${b(name)} is too large: it would need more than 10,000 chunks smaller than 5 GB.`,
   sessionExpired: (name: string) =>
-    `The upload session of ${isolate(name)} expired before all of it was sent, so its upload starts again from the beginning.`,
-  singleRestarts: (name: string) =>
-    `${isolate(name)} is sent in one piece: resuming starts it again from the beginning.`,
+    `The upload session of ${b(name)} expired before all of it was sent, so its upload starts again from the beginning.`,
+  singleRestarts: (name: string) => `${b(name)} is sent in one piece: resuming starts it again from the beginning.`,
   notSameFile: (name: string) =>
-    `${isolate(name)} is not the file whose upload was interrupted: same name and size, different content. Remove it and add the original.`,
+    `${b(name)} is not the file whose upload was interrupted: same name and size, different content. Remove it and add the original.`,
   addAgain: (name: string) =>
-    `The upload of ${isolate(name)} was interrupted. Add the same file again to continue where it stopped.`,
+    `The upload of ${b(name)} was interrupted. Add the same file again to continue where it stopped.`,
   completedAfterInterruption: (name: string) =>
-    `The interrupted upload of ${isolate(name)} had all its parts: it is now complete.`,
+    `The interrupted upload of ${b(name)} had all its parts: it is now complete.`,
   discardedExpired: (name: string) =>
-    `The interrupted upload of ${isolate(name)} expired before it finished. Add the file again to upload it from the beginning.`,
+    `The interrupted upload of ${b(name)} expired before it finished. Add the file again to upload it from the beginning.`,
   leaveWhileUploading: 'An upload is still running. Leave the page anyway?',
-  noToken: 'Set the token-url attribute or the tokenProvider property: the uploader needs an access token.',
-  /** Uppy's own strings that the element words differently. */
+  /** A bad attribute: `expected` is one of the sentences below. */
+  invalid: (attribute: string, value: string, expected: string) => `${attribute}="${value}" is not valid: ${expected}.`,
+  expected: {
+    size: 'use a size such as 100MB, 5GB or a number of bytes',
+    positiveSize: 'the size must be more than 0',
+    count: (max: number) => `use a whole number from 1 to ${max}`,
+    required: 'it is required: the address of the video service',
+    url: 'use an absolute http(s) URL, or a path starting with /',
+    theme: 'use light, dark or auto',
+    chunkTooBig: 'each chunk must be smaller than 5GB',
+    accept: 'use a comma-separated list of MIME types (video/*) and extensions (.mkv)',
+    token: 'set the token-url attribute or the tokenProvider property: the uploader needs an access token',
+  },
+  /** Why an upload failed, as the person is told it (the `upload-error` event keeps the technical message). */
+  errors: {
+    network: 'The connection was lost. Check the network, then retry.',
+    notAllowed: 'This page is not allowed to upload right now. Reload the page, or sign in again.',
+    quota: 'The video quota of this account is used up.',
+    tooLarge: 'The file is too large for the video service.',
+    expired: 'The upload link expired before the file was sent. Retry to get a new one.',
+    integrity: 'The storage kept different bytes than were sent. Retry the upload.',
+    unavailable: 'The video service is not available right now. Retry in a moment.',
+    notConfigured: 'The uploader is not configured (see the message above).',
+    setup: (code: string) =>
+      `The uploader and the video service do not work together here (${code}). Tell the site's owner.`,
+    other: (code: string) => `The upload failed (${code}).`,
+  },
+  /** Uppy's own strings that the element words differently (English only: other languages keep their pack's). */
   uppy: {
     youCanOnlyUploadFileTypes: 'Only video files can be uploaded (%{types}).',
-  },
-} as const;
+  } as UppyStrings,
+};
 
-export type Locale = typeof en;
+export type Strings = typeof en;
+
+/** The `locale` property: any string of the table, Uppy's included, without the rest. */
+export type StringsOverride = Partial<Omit<Strings, 'expected' | 'errors'>> & {
+  expected?: Partial<Strings['expected']>;
+  errors?: Partial<Strings['errors']>;
+};

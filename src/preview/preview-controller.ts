@@ -85,9 +85,10 @@ export class PreviewController implements ReactiveController {
         this.update(p, { state: 'ready', video });
         this.emit('video-ready', { video });
       } else {
-        const reason = video.failure_reason ?? 'unknown reason';
+        // The service's own words (its language, not the page's): shown after the element's sentence.
+        const reason = video.failure_reason ?? undefined;
         this.update(p, { state: 'failed', video, reason });
-        this.emit('video-failed', { video, reason });
+        this.emit('video-failed', { video, reason: reason ?? '' });
       }
     } catch (err) {
       if (!isAbort(err) && !this.abort.signal.aborted) throw err;

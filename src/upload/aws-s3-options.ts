@@ -2,7 +2,7 @@ import type { AwsS3Options } from '@uppy/aws-s3';
 import type { Body, Meta, UppyFile } from '@uppy/core';
 import type { VideoServiceClient } from '../api/client.js';
 import { VideoServiceError } from '../api/errors.js';
-import type { Locale } from '../locale/en.js';
+import type { Strings } from '../locale/en.js';
 import type { ChunkLedger } from './ledger.js';
 import type { UploadPlan } from './plan.js';
 import { ExpiredUrlError, putBytes } from './put.js';
@@ -33,7 +33,8 @@ export interface WiringDeps {
   cancelledByUser: (id: string) => boolean;
   /** Tells the person something about a file's upload (e.g. why it restarts). */
   notify: (message: string) => void;
-  locale: Locale;
+  /** The element's sentences in the current language. */
+  strings: () => Strings;
   /** Whether ETags are checked against the MD5 of the bytes sent (`verify-chunks`). */
   verifyChunks: () => boolean;
   onRetry?: (file: File, err: VideoServiceError, delayMs: number) => void;
@@ -85,7 +86,12 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
       // A file that claims an interrupted upload (a re-selected file, restored by id) must be that file.
       const claimed = session && deps.ledger.bySession(session.key);
       if (claimed && claimed.fingerprint !== print)
-        throw new VideoServiceError(deps.locale.notSameFile(name), 0, 'not_same_file', false);
+        throw new VideoServiceError(
+          `${name} is not the file whose upload was interrupted: same name and size, different content (fingerprint).`,
+          0,
+          'not_same_file',
+          false,
+        );
       const videoId = await deps.ensureVideo(file);
       if (session && session.expiresAt > Date.now()) return { key: videoId, uploadId: session.key };
       if (session && deps.ledger.count(session.key) >= (planOf(deps, current)?.chunks ?? Infinity)) {
@@ -97,7 +103,7 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
           .client()
           .abortMultipart(session.key)
           .catch(() => undefined);
-        deps.notify(deps.locale.sessionExpired(name));
+        deps.notify(deps.strings().sessionExpired(name));
       }
       const client = deps.client();
       const fresh = await client.beginMultipart(videoId);

@@ -1,6 +1,7 @@
 import Uppy, { type Body, type UppyFile } from '@uppy/core';
 import Dashboard from '@uppy/dashboard';
-import type { Locale } from '../locale/en.js';
+import type { Strings } from '../locale/en.js';
+import type { UppyLocale } from '../locale/packs.js';
 import type { Theme } from '../options.js';
 import type { VideoMeta } from './aws-s3-options.js';
 import { trapFocusInShadow } from './focus.js';
@@ -12,7 +13,9 @@ export interface DashboardHostOptions {
   hostId: string;
   /** Where the Dashboard mounts: an element of the host's shadow root. */
   target: HTMLElement;
-  locale: Locale;
+  strings: () => Strings;
+  uppyLocale: UppyLocale;
+  direction: 'ltr' | 'rtl';
   autoProceed: boolean;
   theme: Theme;
   restrictions: { maxFileSize: number | null; maxNumberOfFiles: number | null; allowedFileTypes: string[] | null };
@@ -30,7 +33,7 @@ export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
     id: `video-uploader${o.hostId ? `:${o.hostId}` : ''}`,
     autoProceed: o.autoProceed,
     restrictions: o.restrictions,
-    locale: { strings: o.locale.uppy, pluralize: (n: number) => (n === 1 ? 0 : 1) },
+    locale: o.uppyLocale,
     onBeforeFileAdded: o.onBeforeFileAdded,
   });
   uppy.use(Dashboard, {
@@ -39,8 +42,9 @@ export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
     width: '100%',
     height: 380,
     proudlyDisplayPoweredByUppy: false,
-    note: o.locale.dashboardNote,
+    note: o.strings().dashboardNote,
     theme: o.theme,
+    direction: o.direction,
     disabled: true,
   });
   window.addEventListener(
@@ -48,7 +52,7 @@ export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
     (event) => {
       if (!uppy.getFiles().some((f) => f.progress.uploadStarted && !f.progress.uploadComplete && !f.error)) return;
       event.preventDefault();
-      event.returnValue = o.locale.leaveWhileUploading;
+      event.returnValue = o.strings().leaveWhileUploading;
     },
     { signal: o.signal },
   );
@@ -63,6 +67,20 @@ export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
 /** Uppy's light or dark Dashboard; `auto` is its own: it follows `prefers-color-scheme`. */
 export function setTheme(uppy: Uppy<VideoMeta, Body>, theme: Theme): void {
   uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard')?.setOptions({ theme });
+}
+
+/** Another language or direction, at run time: Uppy's strings, the note, and the layout. */
+export function setLanguage(
+  uppy: Uppy<VideoMeta, Body>,
+  language: { uppy: UppyLocale; strings: Strings; dir: 'ltr' | 'rtl' },
+): void {
+  // Uppy 5.x's setOptions({locale}) rebuilds the core's translator and every plugin's, then re-renders.
+  uppy.setOptions({ locale: language.uppy });
+  const dashboard = uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
+  dashboard?.setOptions({ note: language.strings.dashboardNote, direction: language.dir });
+  // Uppy 5.x's UIPlugin reads `direction` once, when it mounts, into its root element's `dir`; no option
+  // sets it again later, so the root's attribute is set here (`el` is that root, for an inline target).
+  if (dashboard?.el) dashboard.el.dir = language.dir;
 }
 
 /** The Dashboard takes files again (the uploader is installed). */

@@ -1,7 +1,7 @@
 import type { Body, Uppy, UppyFile } from '@uppy/core';
 import type { VideoServiceClient } from '../api/client.js';
 import { VideoServiceError } from '../api/errors.js';
-import type { Locale } from '../locale/en.js';
+import type { Strings } from '../locale/en.js';
 import type { VideoMeta } from './aws-s3-options.js';
 import type { ChunkLedger } from './ledger.js';
 
@@ -43,7 +43,7 @@ export async function reconcileLedger(
   uppy: Uppy<VideoMeta, Body>,
   ledger: ChunkLedger,
   client: VideoServiceClient,
-  locale: Locale,
+  locale: Strings,
 ): Promise<void> {
   // Files Golden Retriever recovered (their data may still be loading, or be asked for again).
   const recovered = Object.values((uppy.getState().recoveredState?.files ?? {}) as Record<string, File>);

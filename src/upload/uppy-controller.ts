@@ -5,10 +5,11 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { VideoServiceClient } from '../api/client.js';
 import { VideoServiceError } from '../api/errors.js';
 import type { Emit } from '../events.js';
-import type { Locale } from '../locale/en.js';
+import type { Strings } from '../locale/en.js';
+import { EN_UPPY, type LocalizeController } from '../locale/localize.js';
 import type { UploaderOptions } from '../options.js';
 import type { VideoMeta } from './aws-s3-options.js';
-import { enableDashboard, hostDashboard, setTheme } from './dashboard-host.js';
+import { enableDashboard, hostDashboard, setLanguage, setTheme } from './dashboard-host.js';
 import { fingerprint } from './fingerprint.js';
 import { ChunkLedger } from './ledger.js';
 import { installPlugins, setParallelUploads } from './plugins.js';
@@ -21,7 +22,8 @@ type File = UppyFile<VideoMeta, Body>;
 export interface UppyControllerDeps {
   client: () => VideoServiceClient | null;
   emit: Emit;
-  locale: Locale;
+  /** The element's sentences in the current language (they change at run time). */
+  strings: () => Strings;
   /** A file's bytes are all in the service: the element starts its preview. */
   onUploaded: (videoId: string, name: string) => void;
 }
@@ -37,6 +39,7 @@ export class UppyController implements ReactiveController {
   private target: HTMLElement | undefined;
   private options: UploaderOptions | undefined;
   private autoProceed = false;
+  private language: Pick<LocalizeController, 'uppy' | 'strings' | 'dir'> | undefined;
   private listeners = new AbortController();
   private readonly ledger = new ChunkLedger();
   private readonly creating = new Map<string, Promise<string>>();
@@ -70,6 +73,12 @@ export class UppyController implements ReactiveController {
     void this.reconcile();
   }
 
+  /** The language changed (or its overrides): the Dashboard follows at once. */
+  localize(language: Pick<LocalizeController, 'uppy' | 'strings' | 'dir'>): void {
+    this.language = language;
+    if (this.uppy) setLanguage(this.uppy, language);
+  }
+
   hostConnected(): void {
     if (this.target && !this.uppy) this.create();
   }
@@ -94,7 +103,9 @@ export class UppyController implements ReactiveController {
     const uppy = hostDashboard({
       hostId: this.host.id,
       target: this.target!,
-      locale: this.deps.locale,
+      strings: this.deps.strings,
+      uppyLocale: this.language?.uppy ?? EN_UPPY,
+      direction: this.language?.dir ?? 'ltr',
       autoProceed: this.autoProceed,
       restrictions: this.restrictions(),
       theme: this.options?.theme ?? 'light',
@@ -123,7 +134,7 @@ export class UppyController implements ReactiveController {
           setMeta: (id, meta) => uppy.setFileMeta(id, meta),
           cancelledByUser: (id) => this.cancelled.has(id),
           notify: (message) => uppy.info(message, 'warning', 8000),
-          locale: this.deps.locale,
+          strings: this.deps.strings,
           verifyChunks: () => this.options?.verifyChunks ?? false,
         },
         this.options?.parallelUploads ?? 4,
@@ -159,19 +170,19 @@ export class UppyController implements ReactiveController {
     const client = this.deps.client();
     if (!this.uppy || !this.restorable || !client || this.reconciled.has(client.baseUrl)) return;
     this.reconciled.add(client.baseUrl);
-    await reconcileLedger(this.uppy, this.ledger, client, this.deps.locale);
+    await reconcileLedger(this.uppy, this.ledger, client, this.deps.strings());
   }
 
   private client(): VideoServiceClient {
     const client = this.deps.client();
     if (!client)
-      throw new VideoServiceError('The uploader is not configured (see the message above).', 0, 'config', false);
+      throw new VideoServiceError('The uploader is not configured: see the config-error event.', 0, 'config', false);
     return client;
   }
 
   /** Fixes how a file will be sent when it is added, and refuses what cannot be sent. */
   private planFile(file: File): File | boolean {
-    const { locale } = this.deps;
+    const t = this.deps.strings();
     const uppy = this.uppy!;
     // Uppy checks for duplicates only when this hook returns nothing, and it returns the plan.
     if (uppy.checkIfFileAlreadyExists(file.id)) {
@@ -179,15 +190,16 @@ export class UppyController implements ReactiveController {
       return false;
     }
     if (!file.size) {
-      uppy.info(locale.emptyFile(file.name ?? ''), 'error', 6000);
+      uppy.info(t.emptyFile(file.name ?? ''), 'error', 6000);
       return false;
     }
     if (!this.options) return file;
     try {
       const uploadPlan = planUpload(file.size, this.options.multipartThreshold, this.options.chunkSize);
       return { ...file, meta: { ...file.meta, uploadPlan } };
-    } catch (err) {
-      uppy.info((err as Error).message, 'error', 8000);
+    } catch {
+      // planUpload's one refusal: a file that would need more than 10,000 chunks under 5 GB.
+      uppy.info(t.tooManyChunks(file.name ?? ''), 'error', 8000);
       return false;
     }
   }

@@ -2,7 +2,8 @@ import type Uppy from '@uppy/core';
 import type { Body, UppyFile } from '@uppy/core';
 import { isAbort, VideoServiceError } from '../api/errors.js';
 import type { Emit, UploadFileInfo } from '../events.js';
-import type { Locale } from '../locale/en.js';
+import type { Strings } from '../locale/en.js';
+import { describeError } from '../locale/errors.js';
 import type { VideoMeta } from './aws-s3-options.js';
 import type { ChunkLedger } from './ledger.js';
 
@@ -24,21 +25,21 @@ export function translateEvents(
   uppy: Uppy<VideoMeta, Body>,
   deps: {
     emit: Emit;
-    locale: Locale;
+    strings: () => Strings;
     ledger: ChunkLedger;
     /** Files the person removed or cancelled: only their sessions are aborted (#7). */
     cancelled: Set<string>;
     onUploaded: (videoId: string, name: string) => void;
   },
 ): void {
-  const { emit, locale, ledger, cancelled } = deps;
+  const { emit, strings, ledger, cancelled } = deps;
   uppy.on('file-removed', (file) => cancelled.add(file.id));
   uppy.on('cancel-all', () => uppy.getFiles().forEach((f) => cancelled.add(f.id)));
   // A single-link upload cannot resume (spec): say so when it is paused, alone or with the rest.
   const warnIfSingle = (files: File[]) => {
     for (const f of files) {
       if (f.progress.uploadStarted && !f.progress.uploadComplete && f.meta.uploadPlan?.method === 'single') {
-        uppy.info(locale.singleRestarts(f.name ?? ''), 'warning', 6000);
+        uppy.info(strings().singleRestarts(f.name ?? ''), 'warning', 6000);
       }
     }
   };
@@ -68,10 +69,27 @@ export function translateEvents(
   });
   uppy.on('upload-error', (file, error) => {
     if (!file || isAbort(error)) return;
+    tellPerson(uppy, file, error, describeError(error, strings(), file.name ?? ''));
     emit('upload-error', {
       file: fileInfo(file),
       error,
       retryable: !(error instanceof VideoServiceError) || error.retryable,
     });
+  });
+}
+
+/**
+ * Uppy 5.x's own upload-error handler (registered first, in its constructor) shows the error's technical
+ * message twice: as the file's `error` (the Dashboard's file card) and as the details of its "Failed to
+ * upload" notice (the newest `info` entry). Both are replaced by the sentence in the person's language;
+ * the event keeps the error as it was.
+ */
+function tellPerson(uppy: Uppy<VideoMeta, Body>, file: File, error: Error, sentence: string): void {
+  if (uppy.getFile(file.id)) uppy.setFileState(file.id, { error: sentence });
+  const info = uppy.getState().info;
+  uppy.setState({
+    info: info.map((i) =>
+      typeof i.details === 'string' && i.details.startsWith(error.message) ? { ...i, details: sentence } : i,
+    ),
   });
 }

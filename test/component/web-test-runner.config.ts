@@ -3,6 +3,7 @@ import { defaultReporter, type Reporter } from '@web/test-runner';
 import { playwrightLauncher } from '@web/test-runner-playwright';
 import { puppeteerLauncher } from '@web/test-runner-puppeteer';
 import { webdriverLauncher } from '@web/test-runner-webdriver';
+import { readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createServer, type ViteDevServer } from 'vite';
@@ -134,6 +135,10 @@ const config: TestRunnerConfig = {
               '@uppy/dashboard',
               '@uppy/aws-s3',
               '@uppy/golden-retriever',
+              // Every language pack the element may load (src/locale/packs.ts), found before the first test runs.
+              ...readdirSync(`${ROOT}/node_modules/@uppy/locales/lib`)
+                .filter((f) => f.endsWith('.js'))
+                .map((f) => `@uppy/locales/lib/${f}`),
               'hls.js',
               'hash-wasm',
               '@open-wc/testing',

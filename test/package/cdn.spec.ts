@@ -71,4 +71,14 @@ test.describe('dist/cdn/video-uploader.js on a page of plain static files', () =
       scripts.join(' '),
     ).toBe(true);
   });
+
+  test('loads a language from beside it when the page asks for one', async ({ page }) => {
+    const scripts: string[] = [];
+    page.on('request', (r) => r.resourceType() === 'script' && scripts.push(new URL(r.url()).pathname));
+    await page.goto(served.url);
+    await page.evaluate(() => document.documentElement.setAttribute('lang', 'fr'));
+    await expect(page.locator('video-uploader .uppy-Dashboard-note')).toContainText('Fichiers vidéo');
+    await expect(page.locator('video-uploader .uppy-Root')).toContainText('Déposer les fichiers ici');
+    expect(scripts.filter((s) => /^\/cdn\/(packs|fr|fr_FR)-[\w-]+\.js$/.test(s)).length, scripts.join(' ')).toBe(3);
+  });
 });

@@ -40,6 +40,22 @@ for (const app of APPS) {
     }
     test.afterAll(() => served.get(app.name)?.server.close());
 
+    if (app.name !== 'react') {
+      test("speaks the page's language from the app's own chunks, and follows it when it changes", async ({ page }) => {
+        await openApp(page, app.name, {});
+        const root = page.locator('video-uploader .uppy-Root');
+        await expect(root).toContainText('Drop files here');
+        await page.evaluate(() => document.documentElement.setAttribute('lang', 'he'));
+        // @uppy/locales he_IL, and ours (src/locale/he.ts), laid out right to left.
+        await expect(root).toContainText('גרור לכאן קבצים');
+        await expect(page.locator('video-uploader .uppy-Dashboard-note')).toContainText('קובצי וידאו');
+        await expect(root).toHaveAttribute('dir', 'rtl');
+        await page.evaluate(() => document.documentElement.setAttribute('lang', 'ja-JP'));
+        await expect(root).toContainText('ここにファイルをドロップ');
+        await expect(root).toHaveAttribute('dir', 'ltr');
+      });
+    }
+
     test('uploads by the single link and previews', async ({ page }) => {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));

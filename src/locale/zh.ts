@@ -1,0 +1,48 @@
+import type { Strings } from './en.js';
+import { isolate as b } from './isolate.js';
+
+const zh: Strings = {
+  dashboardNote: '视频文件：MP4、MOV、MKV、WebM、AVI、MPEG-TS 等。',
+  processing: (name) => `正在处理 ${b(name)}…`,
+  ready: (name) => `${b(name)} 已就绪。`,
+  failed: (name, reason) => `无法处理 ${b(name)}${reason ? `：${b(reason)}` : '。'}`,
+  stillProcessing: (name) => `${b(name)} 仍在处理中，稍后即可就绪。`,
+  previewLabel: (name) => `${b(name)} 的预览`,
+  previewUnsupported: '此浏览器无法播放 HLS 视频。',
+  previewsLabel: '已上传的视频',
+  emptyFile: (name) => `${b(name)} 是空文件（0 字节），未添加。`,
+  tooManyChunks: (name) => `${b(name)} 太大：需要超过 10,000 个小于 5 GB 的分块。`,
+  sessionExpired: (name) => `${b(name)} 的上传会话在全部发送前已过期，因此将从头重新上传。`,
+  singleRestarts: (name) => `${b(name)} 是整体发送的：继续上传会从头开始。`,
+  notSameFile: (name) => `${b(name)} 不是上传中断的那个文件：名称和大小相同，但内容不同。请移除它并添加原文件。`,
+  addAgain: (name) => `${b(name)} 的上传已中断。再次添加同一文件即可从中断处继续。`,
+  completedAfterInterruption: (name) => `中断的 ${b(name)} 上传已包含所有分块，现已完成。`,
+  discardedExpired: (name) => `中断的 ${b(name)} 上传在完成前已过期。请再次添加该文件，从头上传。`,
+  leaveWhileUploading: '仍有上传正在进行。仍要离开此页面吗？',
+  invalid: (attribute, value, expected) => `${attribute}="${value}" 无效：${expected}。`,
+  expected: {
+    size: '请使用 100MB、5GB 之类的大小或字节数',
+    positiveSize: '大小必须大于 0',
+    count: (max) => `请使用 1 到 ${max} 之间的整数`,
+    required: '必须提供视频服务的地址',
+    url: '请使用绝对 http(s) URL，或以 / 开头的路径',
+    theme: '请使用 light、dark 或 auto',
+    chunkTooBig: '每个分块必须小于 5GB',
+    accept: '请使用逗号分隔的 MIME 类型（video/*）和扩展名（.mkv）列表',
+    token: '请设置 token-url 属性或 tokenProvider 属性：上传组件需要访问令牌',
+  },
+  errors: {
+    network: '连接已断开。请检查网络后重试。',
+    notAllowed: '此页面当前无权上传。请重新加载页面或重新登录。',
+    quota: '此账户的视频配额已用完。',
+    tooLarge: '文件对视频服务来说太大。',
+    expired: '上传链接在文件发送前已过期。重试即可获取新链接。',
+    integrity: '存储收到的字节与发送的不一致。请重新上传。',
+    unavailable: '视频服务暂时不可用。请稍后重试。',
+    notConfigured: '上传组件尚未配置（见上方消息）。',
+    setup: (code) => `上传组件与视频服务在此无法配合使用（${code}）。请告知网站管理员。`,
+    other: (code) => `上传失败（${code}）。`,
+  },
+  uppy: {},
+};
+export default zh;
