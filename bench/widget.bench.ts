@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { chromium } from 'playwright';
-import { mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,13 +134,15 @@ export async function throughput(): Promise<string[][]> {
 async function bundle(
   name: string,
   code: string,
-): Promise<{ initial: number; preview: number; lazy: number; worker: number }> {
-  const entry = join(ROOT, `bench/.entry-${name}.ts`);
+  root = ROOT,
+): Promise<{ initial: number; preview: number; lazy: number; worker: number; locales: Map<string, number> }> {
+  const entry = join(root, `bench/.entry-${name}.ts`);
+  await mkdir(join(root, 'bench'), { recursive: true });
   await writeFile(entry, code);
   try {
     const result = (await build({
       configFile: false,
-      root: ROOT,
+      root,
       logLevel: 'silent',
       plugins: name === 'video-uploader' ? [pruneUppyCss()] : [],
       build: {
@@ -168,10 +170,12 @@ async function bundle(
     };
     output.filter((f) => f.type === 'chunk' && f.isEntry).forEach((f) => visit(f.fileName));
     output.filter((f) => f.fileName.endsWith('.css')).forEach((f) => initial.add(f.fileName));
-    const sizes = { initial: 0, preview: 0, lazy: 0, worker: 0 };
+    const sizes = { initial: 0, preview: 0, lazy: 0, worker: 0, locales: new Map<string, number>() };
     for (const f of output) {
       if (f.fileName.endsWith('.map')) continue;
+      const language = LANGUAGE_CHUNK.exec(f.fileName)?.[1];
       if (initial.has(f.fileName)) sizes.initial += gz(f);
+      else if (language) sizes.locales.set(language, gz(f));
       else if (f.fileName.includes('worker')) sizes.worker += gz(f);
       else if (f.fileName.startsWith('hls')) sizes.preview += gz(f);
       else sizes.lazy += gz(f);
@@ -182,9 +186,34 @@ async function bundle(
   }
 }
 
+/**
+ * A language's chunk, by its name: the table of them (`packs-<hash>.js`, loaded for any language but English),
+ * ours (`de-<hash>.js`) or Uppy's pack (`de_DE-<hash>.js`).
+ */
+const LANGUAGE_CHUNK = /^(packs|[a-z]{2}(?:_[A-Z]{2}(?:_\w+)?)?)-[\w-]{8}\.js$/;
+
+/** The last commit before the element spoke other languages: the baseline of what they add to the first load. */
+const BEFORE_LANGUAGES = 'eaf9b0d';
+
+/** `src` as it was at `commit`, in a temporary folder with this checkout's node_modules. */
+async function checkout(commit: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'video-uploader-before-'));
+  await run('bash', ['-c', `git -C "${ROOT}" archive ${commit} src | tar -x -C "${dir}"`]);
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
 export async function sizes(): Promise<string[][]> {
   const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`;
   const ours = await bundle('video-uploader', `export * from '../src/index.ts';`);
+  const beforeDir = await checkout(BEFORE_LANGUAGES);
+  const before = await bundle('video-uploader', `export * from '../src/index.ts';`, beforeDir).finally(() =>
+    rm(beforeDir, { recursive: true, force: true }),
+  );
+  const language = (ourPack: string, uppyPack: string) =>
+    ours.initial + [ourPack, uppyPack, 'packs'].reduce((sum, chunk) => sum + (ours.locales.get(chunk) ?? NaN), 0);
+  const packs = (pattern: RegExp) => [...ours.locales].filter(([name]) => pattern.test(name)).map(([, n]) => n);
+  const range = (sizes: number[]) => `${sizes.length} packs, ${kb(Math.min(...sizes))} to ${kb(Math.max(...sizes))}`;
   const mux = await bundle('mux-uploader', `import '@mux/mux-uploader';`);
   const uppy = await bundle(
     'uppy',
@@ -194,6 +223,20 @@ export async function sizes(): Promise<string[][]> {
   );
   return [
     ['<video-uploader> initial JS+CSS (lit, Uppy and its CSS included)', kb(ours.initial), '≤ 110 KB'],
+    [`  the same before languages (${BEFORE_LANGUAGES}), baseline`, kb(before.initial), ''],
+    ['  growth for 42 Uppy languages and 13 of ours (lazy)', kb(ours.initial - before.initial), '≤ 3.0 KB'],
+    [
+      '<video-uploader> initial download, lang="de": + the language table, de, Uppy de_DE',
+      kb(language('de', 'de_DE')),
+      '≤ 110 KB',
+    ],
+    [
+      '<video-uploader> initial download, lang="ar": + the language table, ar, Uppy ar_SA',
+      kb(language('ar', 'ar_SA')),
+      '≤ 110 KB',
+    ],
+    ['  our strings, one chunk per language (loaded when asked)', range(packs(/^[a-z]{2}$/)), ''],
+    ["  Uppy's locale packs (@uppy/locales), one chunk each", range(packs(/_/)), ''],
     ['<video-uploader> preview chunk (hls.js), loaded when a preview is shown', kb(ours.preview), 'not in initial'],
     ['<video-uploader> @uppy/aws-s3 + Golden Retriever, loaded right after first render', kb(ours.lazy), ''],
     ['<video-uploader> MD5 worker (hash-wasm), loaded on the first multipart upload', kb(ours.worker), ''],
@@ -229,7 +272,7 @@ export async function consumerSizes(): Promise<string[][]> {
       app.name === 'react' ? '(React included)' : '≤ 110 KB',
     ]);
     rows.push([
-      `${app.name} app, production build: chunks loaded later (aws-s3, Golden Retriever, hls.js, MD5 worker)`,
+      `${app.name} app, production build: chunks loaded later (aws-s3, Golden Retriever, hls.js, MD5 worker, every language's strings)`,
       kb(sizes.later),
       '',
     ]);
@@ -246,8 +289,14 @@ export async function cdnSizes(): Promise<string[][]> {
   const dir = join(ROOT, 'dist/cdn');
   const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`;
   const rows: string[][] = [];
-  for (const f of (await readdir(dir))
-    .filter((f) => f.endsWith('.js'))
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.js'));
+  const languages = await Promise.all(
+    files
+      .filter((f) => LANGUAGE_CHUNK.test(f))
+      .map(async (f) => gzipSync(await readFile(join(dir, f)), { level: 9 }).length),
+  );
+  for (const f of files
+    .filter((f) => !LANGUAGE_CHUNK.test(f))
     .sort((a, b) => (a === 'video-uploader.js' ? -1 : b === 'video-uploader.js' ? 1 : a.localeCompare(b)))) {
     const gz = gzipSync(await readFile(join(dir, f)), { level: 9 }).length;
     rows.push([
@@ -256,6 +305,11 @@ export async function cdnSizes(): Promise<string[][]> {
       f === 'video-uploader.js' ? '≤ 110 KB' : '',
     ]);
   }
+  rows.push([
+    `dist/cdn: language chunks (lazy, one or two per language asked): ${languages.length} files`,
+    `${kb(Math.min(...languages))} to ${kb(Math.max(...languages))} each`,
+    '',
+  ]);
   return rows;
 }
 
