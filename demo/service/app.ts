@@ -11,6 +11,7 @@ import { Usage } from './domain/usage.js';
 import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
 import { Uploads } from './domain/uploads.js';
 import { PROCESS_VIDEO, Videos } from './domain/videos.js';
+import { DEFAULT_IMPORT_LIMITS, IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
 import { createApi, type Api } from './http/api.js';
 import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
@@ -49,6 +50,8 @@ export interface ServiceOptions {
   minFreeBytes?: number;
   /** What an upload may be and how long its processing may take (processing/pipeline.ts, DEFAULT_LIMITS). */
   limits?: Partial<ProcessingLimits>;
+  /** Imports from a URL: the largest file and the longest download (domain/imports.ts). */
+  importLimits?: Partial<ImportLimits>;
   /** How the RTMP ingest holds against strangers (live/ingest.ts, DEFAULT_INGEST_LIMITS). */
   ingestLimits?: Partial<IngestLimits>;
   clock?: Clock;
@@ -85,7 +88,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const origins = { api: '', storage: '', rtmp: '' };
   const jobs = new Jobs(db, clock);
   const accounts = new Accounts(db, clock);
-  const videos = new Videos(db, clock, jobs, () => origins.api, files);
+  const videos = new Videos(
+    db,
+    clock,
+    jobs,
+    () => origins.api,
+    files,
+    (id) => imports.progress(id),
+  );
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
   // Where two modules need each other (conversions count in usage, and usage limits conversions), the first
   // reaches the second through a function it calls only once both exist.
@@ -100,7 +110,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   );
   const usage: Usage = new Usage(clock, files, accounts, videos, recordings, {
     pendingSeconds: (org) => exports.pendingSeconds(org),
-    purgeVideos: async (ids) => (await uploads.purge(ids), exports.purge(ids)),
+    purgeVideos: async (ids) => (await uploads.purge(ids), imports.purge(ids), exports.purge(ids)),
   });
   const uploads: Uploads = new Uploads(
     db,
@@ -131,7 +141,19 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     usage,
     options.cutStrategy ?? 'whole',
   );
-  const webhooks = new Webhooks(db, clock, jobs, { allowPrivateNetwork: options.allowPrivateNetwork ?? false });
+  const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false };
+  const webhooks = new Webhooks(db, clock, jobs, outbound);
+  const imports: Imports = new Imports(
+    db,
+    clock,
+    jobs,
+    files,
+    videos,
+    usage,
+    outbound,
+    { ...DEFAULT_IMPORT_LIMITS, ...options.importLimits },
+    options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES,
+  );
   const ingest: Ingest = new Ingest(streams, recordings, clock, { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits });
 
   // Two at a time, and one of each organization: another organization's upload never waits behind one
@@ -142,6 +164,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     2,
     1,
   );
+  // Downloads wait on the network, not the CPU: four at once, two of one organization.
+  jobs.register(IMPORT_VIDEO, (payload, signal) => imports.run(payload.videoId as string, signal), 4, 2);
   jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal));
   jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2, 1);
   // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
@@ -151,7 +175,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const storageRequests: StorageRequest[] = [];
   const faults = options.testHooks ? new Faults() : undefined;
   const app = await createApi({ accounts, faults, origin: () => origins.api });
-  videoRoutes(app, { accounts, videos, uploads, streams });
+  videoRoutes(app, { accounts, videos, uploads, imports, streams });
   mediaRoutes(app, { accounts, videos });
   liveRoutes(app, { accounts, streams, recordings, exports });
   accountRoutes(app, { accounts, webhooks, usage });

@@ -69,6 +69,9 @@ const MIGRATIONS = [
   ALTER TABLE tokens ADD COLUMN live_stream_id TEXT;
   ALTER TABLE videos ADD COLUMN end_user TEXT;
   `,
+  // Imports from a URL: one row while the file is on its way (its progress for #8), gone once processing starts.
+  `CREATE TABLE imports (video_id TEXT PRIMARY KEY REFERENCES videos(id), url TEXT NOT NULL,
+    bytes INTEGER NOT NULL, total INTEGER, created_at INTEGER NOT NULL);`,
 ];
 
 /**

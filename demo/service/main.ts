@@ -2,7 +2,8 @@
  * The local video service's command line.
  *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
  *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks] [--allow-private-network]
- *                       [--stall-timeout-seconds 60] [--min-free-mb 256] [--max-duration-seconds 14400]
+ *                       [--stall-timeout-seconds 60] [--min-free-mb 256] [--import-max-mb 20480]
+ *                       [--import-timeout-seconds 7200] [--max-duration-seconds 14400]
  *                       [--max-resolution 4096x2304] [--max-frame-rate 120] [--processing-base-seconds 60]
  *                       [--processing-seconds-per-media-second 10] [--rtmp-max-connections 512]
  *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10]
@@ -20,6 +21,7 @@ import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
+import { DEFAULT_IMPORT_LIMITS } from './domain/imports.js';
 import { DEFAULT_INGEST_LIMITS } from './live/ingest.js';
 import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
 import { portInUse } from './ports.js';
@@ -43,6 +45,8 @@ const { values, positionals } = parseArgs({
     'allow-private-network': { type: 'boolean', default: false },
     'stall-timeout-seconds': { type: 'string', default: '60' },
     'min-free-mb': { type: 'string', default: '256' },
+    'import-max-mb': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.maxBytes / 1024 / 1024) },
+    'import-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.timeoutMs / 1000) },
     'max-duration-seconds': { type: 'string', default: String(DEFAULT_LIMITS.maxDurationSeconds) },
     'max-resolution': { type: 'string', default: `${DEFAULT_LIMITS.maxLongSide}x${DEFAULT_LIMITS.maxShortSide}` },
     'max-frame-rate': { type: 'string', default: String(DEFAULT_LIMITS.maxFrameRate) },
@@ -113,6 +117,8 @@ function limits(): ProcessingLimits {
 type PositiveFlag =
   | 'stall-timeout-seconds'
   | 'min-free-mb'
+  | 'import-max-mb'
+  | 'import-timeout-seconds'
   | 'max-duration-seconds'
   | 'max-frame-rate'
   | 'processing-base-seconds'
@@ -187,6 +193,10 @@ if (command === 'token') {
     stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
     minFreeBytes: positive('min-free-mb') * 1024 * 1024,
     limits: limits(),
+    importLimits: {
+      maxBytes: Math.floor(positive('import-max-mb') * 1024 * 1024),
+      timeoutMs: positive('import-timeout-seconds') * 1000,
+    },
     ingestLimits: {
       maxConnections: Math.floor(positive('rtmp-max-connections')),
       idleMs: positive('rtmp-idle-seconds') * 1000,

@@ -10,6 +10,7 @@ import type {
   CompleteRequest,
   CompleteResponse,
   CreateVideoRequest,
+  ImportRequest,
   MultipartSession,
   UploadUrlResponse,
   VideoDetails,
@@ -109,6 +110,21 @@ export class VideoServiceClient {
       (b) => typeof b.success === 'boolean',
       signal,
       { key } satisfies AbortRequest,
+    );
+  }
+
+  /**
+   * POST /videos/{video-id}/import: the service downloads the file at `url` into the video (the spec's upload
+   * from a third-party URL), then processes it; #8 shows `import: {bytes, total}` meanwhile.
+   */
+  importVideo(videoId: string, url: string, signal?: AbortSignal): Promise<VideoDetails> {
+    return this.call<VideoDetails>(
+      'import',
+      'POST',
+      `/videos/${encodeURIComponent(videoId)}/import`,
+      hasString('_id'),
+      signal,
+      { url } satisfies ImportRequest,
     );
   }
 

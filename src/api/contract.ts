@@ -160,8 +160,15 @@ export const VideoDetails = Type.Object(
     size: Nullable(Type.Integer(), 'Bytes of the uploaded source; null until uploaded.'),
     file_name: Nullable(Type.String(), 'From the optional body of #1.'),
     upload_method: Nullable(
-      OneOf(['single', 'multipart']),
+      OneOf(['single', 'multipart', 'import']),
       'How the source arrived; null for a video converted from a recording.',
+    ),
+    import: Nullable(
+      Type.Object({
+        bytes: Type.Integer({ minimum: 0, description: 'Bytes downloaded so far.' }),
+        total: Nullable(Type.Integer({ minimum: 0 }), "The file's length, when its server says it; else null."),
+      }),
+      'Decision: while the service downloads the file of an import (POST /videos/{id}/import), its progress; null otherwise.',
     ),
     live_stream_id: Nullable(
       Type.String(),
@@ -173,6 +180,16 @@ export const VideoDetails = Type.Object(
   },
   { $id: 'VideoDetails', description: 'Decision: the full video object of #8.' },
 );
+
+/** Body of POST /videos/{id}/import (decision: the spec names upload from a third-party URL, and shows no more). */
+export const ImportRequest = Type.Object({
+  url: Type.String({
+    maxLength: 2048,
+    description:
+      'An http(s) URL of the file, with no user name or password. It and every redirect (at most 5) must reach a ' +
+      'public address, unless the service runs with --allow-private-network.',
+  }),
+});
 
 /** Optional body of #1 (decision: the spec sends none); `file_name` is kept as the source's name. */
 export const CreateVideoRequest = Type.Object({ file_name: Type.Optional(Type.String({ maxLength: 1024 })) });

@@ -16,6 +16,8 @@ export type VideoDetails = Static<typeof C.VideoDetails>;
 export type MediaInfo = Static<typeof C.MediaInfo>;
 export type MediaTrack = MediaInfo['track'][number];
 export type CreateVideoRequest = Static<typeof C.CreateVideoRequest>;
+export type ImportRequest = Static<typeof C.ImportRequest>;
+export type ImportProgress = NonNullable<VideoDetails['import']>;
 /** Response of #2 and #4. */
 export type UploadUrlResponse = Static<typeof C.UploadUrl>;
 /** Response of #3. */

@@ -109,11 +109,15 @@ describe('the OpenAPI document', () => {
       join(dir, 'check.ts'),
       `import type { paths } from './api.js';
 import type { VideoServiceClient } from '../../../src/api/client.js';
-import type { AbortRequest, ChunkUrlRequest, CompleteRequest, CreateVideoRequest } from '../../../src/api/types.js';
+import type { AbortRequest, ChunkUrlRequest, CompleteRequest, CreateVideoRequest, ImportRequest } from '../../../src/api/types.js';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Op<P extends keyof paths, M extends string> = M extends keyof paths[P] ? paths[P][M] : never;
-type Ok<P extends keyof paths, M extends string> = Op<P, M> extends { responses: { 200: infer R } } ? Json<R> : never;
+type Ok<P extends keyof paths, M extends string> = Op<P, M> extends { responses: { 200: infer R } }
+  ? Json<R>
+  : Op<P, M> extends { responses: { 202: infer R } }
+    ? Json<R>
+    : never;
 type Body<P extends keyof paths, M extends string> = Op<P, M> extends { requestBody?: infer B } ? Json<NonNullable<B>> : never;
 type Returns<K extends keyof VideoServiceClient> = VideoServiceClient[K] extends (...a: never[]) => Promise<infer R> ? R : never;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -127,13 +131,15 @@ export const answers: [
   Same<Returns<'completeMultipart'>, Ok<'/videos/{id}/multipart-upload/complete', 'post'>>,
   Same<Returns<'abortMultipart'>, Ok<'/videos/multipart-upload/abort', 'post'>>,
   Same<Returns<'getVideo'>, Ok<'/videos/{id}', 'get'>>,
-] = [true, true, true, true, true, true, true];
+  Same<Returns<'importVideo'>, Ok<'/videos/{id}/import', 'post'>>,
+] = [true, true, true, true, true, true, true, true];
 export const bodies: [
   Same<CreateVideoRequest, Body<'/videos', 'post'>>,
   Same<ChunkUrlRequest, Body<'/videos/{id}/multipart-upload/get-chunk-upload-url', 'post'>>,
   Same<CompleteRequest, Body<'/videos/{id}/multipart-upload/complete', 'post'>>,
   Same<AbortRequest, Body<'/videos/multipart-upload/abort', 'post'>>,
-] = [true, true, true, true];
+  Same<ImportRequest, Body<'/videos/{id}/import', 'post'>>,
+] = [true, true, true, true, true];
 `,
     );
     await writeFile(

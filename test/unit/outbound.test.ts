@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { checkUrl, refusedAddress, RefusedUrl } from '../../demo/service/net/outbound.js';
+import { checkUrl, getFollowing, refusedAddress, RefusedUrl } from '../../demo/service/net/outbound.js';
 
 const strict = { allowPrivateNetwork: false };
 
@@ -107,5 +109,52 @@ describe('outbound address guard (demo/service/net/outbound.ts)', () => {
     const target = await checkUrl('http://127.0.0.1:8080/hook', { allowPrivateNetwork: true });
     assert.equal(target.address, '127.0.0.1');
     assert.equal((await checkUrl('http://localhost:9/', { allowPrivateNetwork: true })).url.hostname, 'localhost');
+  });
+
+  it('checks every redirect of an import as the first URL: a public file cannot send the service inside', async () => {
+    // files.example stands for a public server; the test dials it on 127.0.0.1, where its own server answers.
+    const server = createServer((req, res) => {
+      const to: Record<string, string> = {
+        '/to-private': 'http://10.0.0.5/secret',
+        '/to-metadata': 'http://169.254.169.254/latest/meta-data/',
+        '/to-name': 'http://intranet.example/admin',
+        '/to-file': 'file:///etc/passwd',
+        '/to-public': '/video.mp4',
+      };
+      if (to[req.url!]) return res.writeHead(302, { location: to[req.url!] }).end();
+      res.writeHead(200, { 'content-type': 'video/mp4' }).end('bytes');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const dns: Record<string, string> = { 'files.example': '93.184.215.14', 'intranet.example': '192.168.7.7' };
+    const policy = {
+      ...strict,
+      resolve: async (host: string) => [{ address: dns[host]!, family: 4 }],
+      dial: () => ({ address: '127.0.0.1', family: 4 as const, port }),
+    };
+    const signal = AbortSignal.timeout(5000);
+    try {
+      for (const [path, why] of [
+        [
+          '/to-private',
+          /^it redirected to http:\/\/10\.0\.0\.5\/secret, which is refused: 10\.0\.0\.5 is a private address/,
+        ],
+        ['/to-metadata', /which is refused: 169\.254\.169\.254 is a link-local address \(cloud metadata lives there\)/],
+        ['/to-name', /which is refused: intranet\.example resolves to 192\.168\.7\.7, a private address/],
+        ['/to-file', /which is refused: file: is not http or https/],
+      ] as const) {
+        await assert.rejects(getFollowing(`http://files.example${path}`, policy, signal), (err: Error) => {
+          assert.ok(err instanceof RefusedUrl);
+          assert.match(err.message, why);
+          return true;
+        });
+      }
+      const { url, res } = await getFollowing('http://files.example/to-public', policy, signal);
+      res.resume();
+      assert.equal(url.href, 'http://files.example/video.mp4');
+      assert.equal(res.statusCode, 200);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -1,4 +1,11 @@
-import type { Environment, MediaInfo, VideoDetails, VideoObject, VideoStatus } from '../../../src/api/types.js';
+import type {
+  Environment,
+  ImportProgress,
+  MediaInfo,
+  VideoDetails,
+  VideoObject,
+  VideoStatus,
+} from '../../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { isId, newId } from '../ids.js';
@@ -16,7 +23,7 @@ export interface VideoRow {
   status: VideoStatus;
   failure_reason: string | null;
   file_name: string | null;
-  upload_method: 'single' | 'multipart' | null;
+  upload_method: UploadMethod | null;
   size: number | null;
   duration: number | null;
   has_video: number | null;
@@ -28,6 +35,7 @@ export interface VideoRow {
 }
 
 export const PROCESS_VIDEO = 'process-video';
+type UploadMethod = 'single' | 'multipart' | 'import';
 /** What playback serves of a ready video: the master playlist, the MP4, the poster, and each rendition's files. */
 const FILE = /^(index\.m3u8|download\.mp4|poster\.jpg)$/;
 const RENDITION = /^(main|\d{3,4}p)$/;
@@ -41,6 +49,8 @@ export class Videos {
     private readonly jobs: Jobs,
     private readonly apiOrigin: () => string,
     private readonly files: Files,
+    /** An import's progress (domain/imports.ts), for #8. */
+    private readonly importOf: (id: string) => ImportProgress | null,
   ) {}
 
   /**
@@ -166,6 +176,7 @@ export class Videos {
       size: row.size,
       file_name: row.file_name,
       upload_method: row.upload_method,
+      import: this.importOf(row.id),
       live_stream_id: row.live_stream_id,
       mediainfo: row.mediainfo ? (JSON.parse(row.mediainfo) as MediaInfo) : null,
       update_time: iso(row.updated_at),
@@ -179,13 +190,22 @@ export class Videos {
   }
 
   /** The source is complete on disk: queue its processing. Call inside the transaction that accepts the upload. */
-  startProcessing(id: string, size: number, method: 'single' | 'multipart' | null): void {
+  startProcessing(id: string, size: number, method: UploadMethod | null): void {
     this.db
       .prepare(`UPDATE videos SET status = 'processing', size = ?, upload_method = ?, updated_at = ? WHERE id = ?`)
       .run(size, method, this.clock.now(), id);
     // Grouped by organization: the job runner takes turns between organizations (app.ts).
     const { organization_id } = this.row(id)!;
     this.jobs.enqueue(PROCESS_VIDEO, { videoId: id }, undefined, organization_id);
+  }
+
+  /** An import begins (domain/imports.ts): the video is processing from now, its file on the way. */
+  startImport(video: VideoRow): void {
+    if (video.status !== 'waiting')
+      throw new ServiceError('already_uploaded', `Video ${video.id} already has its file (status ${video.status}).`);
+    this.db
+      .prepare(`UPDATE videos SET status = 'processing', upload_method = 'import', updated_at = ? WHERE id = ?`)
+      .run(this.clock.now(), video.id);
   }
 
   markReady(id: string, result: { duration: number; hasVideo: boolean; mediainfo: MediaInfo }): void {

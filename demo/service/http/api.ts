@@ -63,8 +63,10 @@ export interface Operation<B extends TSchema, P extends TSchema, R extends TSche
   what?: string;
   body?: B;
   params?: P;
-  /** The 200 answer: a schema, or `fileAnswer()`. */
+  /** The success answer: a schema, or `fileAnswer()`. */
   ok: R;
+  /** Its status: 200, or 202 for work that goes on after the answer. */
+  okStatus?: 200 | 202;
   /** Error codes this operation may send besides those of its token and body. */
   errors?: readonly ErrorCode[];
 }
@@ -92,14 +94,15 @@ export function op<
     security: scopes === 'public' ? [] : [{ bearer: [] }],
     ...(o.body ? { body: o.body } : {}),
     ...(o.params ? { params: o.params } : {}),
-    response: { 200: o.ok, ...errorResponses([...codes]) },
-  } as {
+    response: { [o.okStatus ?? 200]: o.ok, ...errorResponses([...codes]) },
+  } as unknown as {
     operationId: string;
     summary: string;
     security: Record<string, string[]>[];
     body: B;
     params: P;
-    response: { 200: R };
+    /** Typed for either success status; the document names only the operation's own. */
+    response: { 200: R; 202: R };
   };
   // The token is checked before the body is read: a stranger's body is never parsed.
   const onRequest =

@@ -4,8 +4,8 @@ import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Every request the service makes to an address a stranger chose (webhook receivers now, URL imports later)
- * goes through here, so that nobody can point the service at its own machine or network (SSRF).
+ * Every request the service makes to an address a stranger chose (webhook receivers, URL imports) goes
+ * through here, so that nobody can point the service at its own machine or network (SSRF).
  *
  *  - Refused: loopback, private, shared (CGNAT), link-local, unique-local, multicast, unspecified, reserved and
  *    documentation ranges, IPv4-mapped, -compatible and -translated IPv6, 6to4 and Teredo (they embed an IPv4
@@ -13,7 +13,8 @@ import { BlockList, isIP } from 'node:net';
  *    `2130706433`, `0x7f.1`, `0177.0.0.1` and `127.1` into `127.0.0.1` before the check.
  *  - A name is resolved, and refused if any of its addresses is; the connection then goes to the address that
  *    was checked, so a second answer of the DNS cannot send it elsewhere (DNS rebinding).
- *  - Redirects are not followed (node:http never does); the answer's status is what counts.
+ *  - Redirects: a webhook delivery follows none (its status is what counts); an import (`getFollowing`) follows
+ *    up to 5, each target checked as the first was, so a public URL cannot redirect into the network.
  *  - `--allow-private-network` (local development and the tests, whose receivers listen on 127.0.0.1) lifts the
  *    address rule; the rest stays.
  */
@@ -74,12 +75,23 @@ export interface OutboundPolicy {
   allowPrivateNetwork: boolean;
   /** Resolves a host name to all its addresses (the system resolver; tests give their own). */
   resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
+  /**
+   * Tests only: where a checked address is dialled. A unit test can so check a public address and reach its
+   * own server on 127.0.0.1 (tests talk to nothing else); the service never sets it.
+   */
+  dial?: (target: CheckedTarget) => { address: string; family: 4 | 6; port: number };
 }
+
+/** The host as an address or a name: no IPv6 brackets, no final dot. */
+const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
 
 const systemResolve = (host: string) => lookup(host, { all: true, verbatim: true });
 
-/** Parses and checks `raw` (http or https, no credentials), resolves its host and checks every address. */
-export async function checkUrl(raw: unknown, policy: OutboundPolicy): Promise<CheckedTarget> {
+/**
+ * What can be said of `raw` without the DNS: an absolute http(s) URL with no credentials, whose host is not
+ * `localhost` nor, unless the policy allows, an internal IP literal. A request refuses it at once (400).
+ */
+export function checkUrlForm(raw: unknown, policy: OutboundPolicy): URL {
   let url: URL;
   try {
     url = new URL(String(raw));
@@ -89,11 +101,21 @@ export async function checkUrl(raw: unknown, policy: OutboundPolicy): Promise<Ch
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new RefusedUrl(`${url.protocol} is not http or https.`);
   if (url.username || url.password) throw new RefusedUrl('a URL with a user name or password is not accepted.');
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const host = bareHost(url);
   const literal = isIP(host);
   if (!policy.allowPrivateNetwork && (host === 'localhost' || host.endsWith('.localhost'))) {
     throw new RefusedUrl(`${url.host} names this machine (loopback).`);
   }
+  const why = literal && !policy.allowPrivateNetwork ? refusedAddress(host) : undefined;
+  if (why) throw new RefusedUrl(`${url.host} is ${why}; the service does not connect to internal addresses.`);
+  return url;
+}
+
+/** Parses and checks `raw` (http or https, no credentials), resolves its host and checks every address. */
+export async function checkUrl(raw: unknown, policy: OutboundPolicy): Promise<CheckedTarget> {
+  const url = checkUrlForm(raw, policy);
+  const host = bareHost(url);
+  const literal = isIP(host);
   let addresses: { address: string; family: number }[];
   if (literal) addresses = [{ address: host, family: literal }];
   else {
@@ -137,14 +159,7 @@ export function post(
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         signal,
-        // The checked address, whatever the DNS says now.
-        lookup: (_host, options, callback) => {
-          if ((options as { all?: boolean }).all)
-            (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
-              { address: target.address, family: target.family },
-            ]);
-          else (callback as (e: null, a: string, f: number) => void)(null, target.address, target.family);
-        },
+        lookup: pinned(target.address, target.family),
       },
       (res: IncomingMessage) => {
         res.resume();
@@ -155,4 +170,65 @@ export function post(
     req.once('error', reject);
     req.end(body);
   });
+}
+
+/** A lookup that answers the checked address, whatever the DNS says now (no rebinding between check and connect). */
+function pinned(address: string, family: 4 | 6) {
+  return (_host: string, options: unknown, callback: unknown) => {
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    else (callback as (e: null, a: string, f: number) => void)(null, address, family);
+  };
+}
+
+/** GETs a checked target at its checked address (or where a test's `dial` says); resolves with the answer's head. */
+function get(target: CheckedTarget, policy: OutboundPolicy, signal: AbortSignal): Promise<IncomingMessage> {
+  const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const dialled = policy.dial?.(target);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      target.url,
+      {
+        method: 'GET',
+        headers: { 'user-agent': 'video-service-import/1', accept: '*/*' },
+        signal,
+        ...(dialled ? { port: dialled.port } : {}),
+        lookup: pinned(dialled?.address ?? target.address, dialled?.family ?? target.family),
+      },
+      resolve,
+    );
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+export const MAX_REDIRECTS = 5;
+
+/**
+ * GETs `raw`, following up to 5 redirects; every URL on the way is checked as the first one was (checkUrl),
+ * so a public address cannot send the service into its own network. Resolves with the last answer (not a
+ * redirect), whose body the caller reads or destroys.
+ */
+export async function getFollowing(
+  raw: string,
+  policy: OutboundPolicy,
+  signal: AbortSignal,
+): Promise<{ url: URL; res: IncomingMessage }> {
+  let url = raw;
+  for (let hop = 0; ; hop++) {
+    let target: CheckedTarget;
+    try {
+      target = await checkUrl(url, policy);
+    } catch (err) {
+      if (hop === 0 || !(err instanceof RefusedUrl)) throw err;
+      throw new RefusedUrl(`it redirected to ${url}, which is refused: ${err.message}`);
+    }
+    const res = await get(target, policy, signal);
+    const status = res.statusCode ?? 0;
+    const location = res.headers.location;
+    if (status < 300 || status >= 400 || !location) return { url: target.url, res };
+    res.resume();
+    if (hop === MAX_REDIRECTS) throw new RefusedUrl(`it redirected more than ${MAX_REDIRECTS} times.`);
+    url = new URL(location, target.url).href;
+  }
 }

@@ -1,5 +1,6 @@
 import * as C from '../../../src/api/contract.js';
 import type { Accounts } from '../domain/accounts.js';
+import type { Imports } from '../domain/imports.js';
 import type { LiveStreams } from '../domain/live.js';
 import type { Uploads } from '../domain/uploads.js';
 import type { Videos } from '../domain/videos.js';
@@ -27,8 +28,9 @@ export function videoRoutes(
     accounts,
     videos,
     uploads,
+    imports,
     streams,
-  }: { accounts: Accounts; videos: Videos; uploads: Uploads; streams: LiveStreams },
+  }: { accounts: Accounts; videos: Videos; uploads: Uploads; imports: Imports; streams: LiveStreams },
 ): void {
   const upload = { scopes: UPLOADS, what: 'upload' } as const;
 
@@ -138,6 +140,30 @@ export function videoRoutes(
       errors: ['not_found', 'session_closed', 'session_completing'],
     }),
     (req) => uploads.abort(req.caller, req.body),
+  );
+
+  app.post(
+    '/videos/:id/import',
+    op(accounts, {
+      ...upload,
+      operationId: 'importVideo',
+      summary: 'Upload from a third-party URL',
+      description:
+        'Decision (the spec names this third way and shows no more): answers 202 with the #8 object; the service then ' +
+        'downloads the file (http or https; it and each redirect, at most 5, must reach a public address unless the service ' +
+        'runs with --allow-private-network; within a size and a time limit) and processes it like an upload. Meanwhile #8 ' +
+        'shows `import: {bytes, total}`; on failure `failure_reason` says why (the address, the DNS, an HTTP status, too big, ' +
+        'too slow, or not media). Refused as #2 is: once the video has its file, and once the quota is used up.',
+      params: params('id'),
+      body: C.ImportRequest,
+      ok: ref(C.VideoDetails),
+      okStatus: 202,
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+    }),
+    async (req, reply) => {
+      reply.code(202);
+      return imports.start(req.caller, req.params.id, req.body.url);
+    },
   );
 
   app.post(
