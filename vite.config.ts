@@ -3,16 +3,16 @@ import { defineConfig, type Plugin } from 'vite';
 
 /**
  * Uppy's CSS, as adopted into the shadow root, without its inline source map and without the rules
- * <video-uploader> never uses: the Dashboard is inline (not modal), takes local files only (no
- * remote-provider browser, no source tabs) and edits no metadata (no file card). Dropping them is measured by
+ * <video-uploader> never uses: the Dashboard is inline (not modal), has no remote-provider browser (its Link
+ * source is its own: upload/link-source.ts) and edits no metadata (no file card). Dropping them is measured by
  * `npm run bench` (bench/widget.bench.ts, initial bundle size); a selector list loses only the matching
  * selectors, and a rule goes only when none is left.
  */
 const UNUSED_UPPY_SELECTORS = [
-  /\.uppy-(ProviderBrowser|Provider-|SearchProvider|ProviderIconBg|DashboardTab)/,
+  /\.uppy-(ProviderBrowser|Provider-|SearchProvider|ProviderIconBg)/,
   /\.uppy-Dashboard--modal|\.uppy-Dashboard-overlay|\.uppy-Dashboard-close/,
-  // No metaFields and no acquirer plugins: no file card, no edit button, no list of sources.
-  /\.uppy-Dashboard-FileCard|\.uppy-Dashboard-Item-action--edit|\.uppy-Dashboard-AddFiles-list/,
+  // No metaFields: no file card, no edit button.
+  /\.uppy-Dashboard-FileCard|\.uppy-Dashboard-Item-action--edit/,
 ];
 
 export function pruneUppyCss(): Plugin {
@@ -75,7 +75,7 @@ export default defineConfig(({ command, mode }) =>
               fileName: (_format, name) => `${name}.js`,
             },
             rollupOptions: {
-              external: (id) => /^(lit|@lit\/|@uppy\/|hls\.js|react)/.test(id) && !id.endsWith('?inline'),
+              external: (id) => /^(lit|@lit\/|@uppy\/|hls\.js|react|preact)/.test(id) && !id.endsWith('?inline'),
               output: { chunkFileNames: '[name]-[hash].js' },
             },
           },

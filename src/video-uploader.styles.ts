@@ -55,6 +55,23 @@ export const styles = [
     .uppy-Dashboard-note {
       color: var(--video-uploader-note);
     }
+    /* The Link source's panel (upload/link-source.ts). */
+    .video-uploader-link {
+      display: grid;
+      gap: 0.75rem;
+      padding: 1.5rem;
+      max-width: 32rem;
+      margin: 0 auto;
+    }
+    .video-uploader-link-label {
+      display: grid;
+      gap: 0.4rem;
+      font-size: 0.9rem;
+    }
+    .video-uploader-link-input {
+      width: 100%;
+      box-sizing: border-box;
+    }
     .error {
       margin: 0 0 0.75rem;
       padding: 0.75rem 1rem;

@@ -20,6 +20,10 @@ const ar: Strings = {
   completedAfterInterruption: (name) => `اكتملت أجزاء الرفع المنقطع لـ ${b(name)} كلها: اكتمل الرفع الآن.`,
   discardedExpired: (name) =>
     `انتهت صلاحية الرفع المنقطع لـ ${b(name)} قبل اكتماله. أضِف الملف مرة أخرى لرفعه من البداية.`,
+  linkSource: 'رابط',
+  linkLabel: 'عنوان ملف فيديو',
+  linkSubmit: 'استيراد',
+  linkRefused: (url) => `${b(url)} لا يمكن استيراده: أدخِل عنوان http(s) لملف فيديو على الإنترنت.`,
   leaveWhileUploading: 'لا يزال الرفع جاريًا. هل تريد مغادرة الصفحة على أي حال؟',
   invalid: (attribute, value, expected) => `القيمة ${b(`${attribute}="${value}"`)} غير صالحة: ${expected}.`,
   expected: {

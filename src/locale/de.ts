@@ -23,6 +23,11 @@ const de: Strings = {
     `Der unterbrochene Upload von ${b(name)} hatte alle Teile: Er ist jetzt abgeschlossen.`,
   discardedExpired: (name) =>
     `Der unterbrochene Upload von ${b(name)} ist abgelaufen. Fügen Sie die Datei erneut hinzu, um sie von vorn hochzuladen.`,
+  linkSource: 'Link',
+  linkLabel: 'Adresse einer Videodatei',
+  linkSubmit: 'Importieren',
+  linkRefused: (url) =>
+    `${b(url)} kann nicht importiert werden: Geben Sie die http(s)-Adresse einer Videodatei im Internet an.`,
   leaveWhileUploading: 'Ein Upload läuft noch. Seite trotzdem verlassen?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" ist ungültig: ${expected}.`,
   expected: {

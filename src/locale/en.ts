@@ -29,6 +29,11 @@ export const en = {
     `The interrupted upload of ${b(name)} had all its parts: it is now complete.`,
   discardedExpired: (name: string) =>
     `The interrupted upload of ${b(name)} expired before it finished. Add the file again to upload it from the beginning.`,
+  linkSource: 'Link',
+  linkLabel: 'Address of a video file',
+  linkSubmit: 'Import',
+  linkRefused: (url: string) =>
+    `${b(url)} cannot be imported: give the http(s) address of a video file that is on the internet.`,
   leaveWhileUploading: 'An upload is still running. Leave the page anyway?',
   /** A bad attribute: `expected` is one of the sentences below. */
   invalid: (attribute: string, value: string, expected: string) => `${attribute}="${value}" is not valid: ${expected}.`,

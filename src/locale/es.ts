@@ -23,6 +23,11 @@ const es: Strings = {
     `La subida interrumpida de ${b(name)} tenía todas sus partes: ya está completa.`,
   discardedExpired: (name) =>
     `La subida interrumpida de ${b(name)} caducó antes de terminar. Añada el archivo otra vez para subirlo desde el principio.`,
+  linkSource: 'Enlace',
+  linkLabel: 'Dirección de un archivo de vídeo',
+  linkSubmit: 'Importar',
+  linkRefused: (url) =>
+    `${b(url)} no se puede importar: indique la dirección http(s) de un archivo de vídeo en internet.`,
   leaveWhileUploading: 'Todavía hay una subida en curso. ¿Salir de la página de todos modos?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" no es válido: ${expected}.`,
   expected: {

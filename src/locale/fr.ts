@@ -22,6 +22,11 @@ const fr: Strings = {
     `L’envoi interrompu de ${b(name)} avait toutes ses parties : il est maintenant terminé.`,
   discardedExpired: (name) =>
     `L’envoi interrompu de ${b(name)} a expiré avant la fin. Ajoutez de nouveau le fichier pour l’envoyer depuis le début.`,
+  linkSource: 'Lien',
+  linkLabel: 'Adresse d’un fichier vidéo',
+  linkSubmit: 'Importer',
+  linkRefused: (url) =>
+    `${b(url)} ne peut pas être importé : indiquez l’adresse http(s) d’un fichier vidéo sur Internet.`,
   leaveWhileUploading: 'Un envoi est en cours. Quitter la page quand même ?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" n’est pas valide : ${expected}.`,
   expected: {

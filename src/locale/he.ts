@@ -20,6 +20,10 @@ const he: Strings = {
   completedAfterInterruption: (name) => `להעלאה שנקטעה של ${b(name)} היו כל החלקים: היא הושלמה עכשיו.`,
   discardedExpired: (name) =>
     `תוקף ההעלאה שנקטעה של ${b(name)} פג לפני שהסתיימה. הוסיפו את הקובץ שוב כדי להעלות אותו מההתחלה.`,
+  linkSource: 'קישור',
+  linkLabel: 'כתובת של קובץ וידאו',
+  linkSubmit: 'ייבוא',
+  linkRefused: (url) => `${b(url)} לא ניתן לייבא: הזינו כתובת http(s) של קובץ וידאו באינטרנט.`,
   leaveWhileUploading: 'העלאה עדיין פועלת. לצאת מהדף בכל זאת?',
   invalid: (attribute, value, expected) => `הערך ${b(`${attribute}="${value}"`)} אינו תקין: ${expected}.`,
   expected: {

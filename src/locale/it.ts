@@ -22,6 +22,10 @@ const it: Strings = {
   completedAfterInterruption: (name) => `Il caricamento interrotto di ${b(name)} aveva tutte le parti: ora è completo.`,
   discardedExpired: (name) =>
     `Il caricamento interrotto di ${b(name)} è scaduto prima di finire. Aggiungi di nuovo il file per caricarlo dall’inizio.`,
+  linkSource: 'Link',
+  linkLabel: 'Indirizzo di un file video',
+  linkSubmit: 'Importa',
+  linkRefused: (url) => `${b(url)} non può essere importato: indica l’indirizzo http(s) di un file video su internet.`,
   leaveWhileUploading: 'Un caricamento è ancora in corso. Lasciare comunque la pagina?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" non è valido: ${expected}.`,
   expected: {

@@ -23,6 +23,11 @@ const ja: Strings = {
     `中断された ${b(name)} のアップロードはすべての部分がそろっていたため、完了しました。`,
   discardedExpired: (name) =>
     `中断された ${b(name)} のアップロードは完了前に期限切れになりました。ファイルをもう一度追加すると最初からアップロードします。`,
+  linkSource: 'リンク',
+  linkLabel: '動画ファイルのアドレス',
+  linkSubmit: 'インポート',
+  linkRefused: (url) =>
+    `${b(url)} はインポートできません: インターネット上の動画ファイルの http(s) アドレスを指定してください。`,
   leaveWhileUploading: 'アップロードがまだ実行中です。このページを離れますか?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" は無効です: ${expected}。`,
   expected: {

@@ -21,6 +21,10 @@ const ko: Strings = {
   completedAfterInterruption: (name) => `중단된 ${b(name)} 업로드에 모든 조각이 있어 이제 완료되었습니다.`,
   discardedExpired: (name) =>
     `중단된 ${b(name)} 업로드가 끝나기 전에 만료되었습니다. 파일을 다시 추가하면 처음부터 업로드합니다.`,
+  linkSource: '링크',
+  linkLabel: '동영상 파일 주소',
+  linkSubmit: '가져오기',
+  linkRefused: (url) => `${b(url)}은(는) 가져올 수 없습니다: 인터넷에 있는 동영상 파일의 http(s) 주소를 입력하세요.`,
   leaveWhileUploading: '업로드가 아직 진행 중입니다. 그래도 페이지를 나가시겠습니까?',
   invalid: (attribute, value, expected) => `${attribute}="${value}"은(는) 올바르지 않습니다: ${expected}.`,
   expected: {

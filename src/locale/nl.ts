@@ -22,6 +22,11 @@ const nl: Strings = {
   completedAfterInterruption: (name) => `De onderbroken upload van ${b(name)} had alle delen: hij is nu voltooid.`,
   discardedExpired: (name) =>
     `De onderbroken upload van ${b(name)} is verlopen. Voeg het bestand opnieuw toe om het vanaf het begin te uploaden.`,
+  linkSource: 'Link',
+  linkLabel: 'Adres van een videobestand',
+  linkSubmit: 'Importeren',
+  linkRefused: (url) =>
+    `${b(url)} kan niet worden geïmporteerd: geef het http(s)-adres van een videobestand op internet.`,
   leaveWhileUploading: 'Er loopt nog een upload. Toch de pagina verlaten?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" is ongeldig: ${expected}.`,
   expected: {

@@ -23,6 +23,11 @@ const pt: Strings = {
     `O envio interrompido de ${b(name)} tinha todas as partes: agora está concluído.`,
   discardedExpired: (name) =>
     `O envio interrompido de ${b(name)} expirou antes de terminar. Adicione o arquivo de novo para enviá-lo do início.`,
+  linkSource: 'Link',
+  linkLabel: 'Endereço de um arquivo de vídeo',
+  linkSubmit: 'Importar',
+  linkRefused: (url) =>
+    `${b(url)} não pode ser importado: informe o endereço http(s) de um arquivo de vídeo na internet.`,
   leaveWhileUploading: 'Um envio ainda está em andamento. Sair da página mesmo assim?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" não é válido: ${expected}.`,
   expected: {

@@ -21,6 +21,10 @@ const ru: Strings = {
   completedAfterInterruption: (name) => `У прерванной загрузки ${b(name)} были все части: теперь она завершена.`,
   discardedExpired: (name) =>
     `Прерванная загрузка ${b(name)} истекла до завершения. Добавьте файл снова, чтобы загрузить его с начала.`,
+  linkSource: 'Ссылка',
+  linkLabel: 'Адрес видеофайла',
+  linkSubmit: 'Импортировать',
+  linkRefused: (url) => `${b(url)} нельзя импортировать: укажите адрес http(s) видеофайла в интернете.`,
   leaveWhileUploading: 'Загрузка ещё идёт. Всё равно покинуть страницу?',
   invalid: (attribute, value, expected) => `Недопустимое значение ${attribute}="${value}": ${expected}.`,
   expected: {

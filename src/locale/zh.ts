@@ -18,6 +18,10 @@ const zh: Strings = {
   addAgain: (name) => `${b(name)} 的上传已中断。再次添加同一文件即可从中断处继续。`,
   completedAfterInterruption: (name) => `中断的 ${b(name)} 上传已包含所有分块，现已完成。`,
   discardedExpired: (name) => `中断的 ${b(name)} 上传在完成前已过期。请再次添加该文件，从头上传。`,
+  linkSource: '链接',
+  linkLabel: '视频文件的地址',
+  linkSubmit: '导入',
+  linkRefused: (url) => `${b(url)}无法导入：请提供互联网上视频文件的 http(s) 地址。`,
   leaveWhileUploading: '仍有上传正在进行。仍要离开此页面吗？',
   invalid: (attribute, value, expected) => `${attribute}="${value}" 无效：${expected}。`,
   expected: {

@@ -5,6 +5,7 @@ import type { UppyLocale } from '../locale/packs.js';
 import type { Theme } from '../options.js';
 import type { VideoMeta } from './aws-s3-options.js';
 import { trapFocusInShadow } from './focus.js';
+import { LINK_SOURCE, LinkSource } from './link-source.js';
 
 type File = UppyFile<VideoMeta, Body>;
 
@@ -20,6 +21,8 @@ export interface DashboardHostOptions {
   theme: Theme;
   restrictions: { maxFileSize: number | null; maxNumberOfFiles: number | null; allowedFileTypes: string[] | null };
   onBeforeFileAdded: (file: File) => File | boolean;
+  /** The Link source was given a URL. */
+  onLink: (url: string) => void;
   /** Ends the page listeners (beforeunload, focus) when the host goes. */
   signal: AbortSignal;
 }
@@ -47,6 +50,8 @@ export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
     direction: o.direction,
     disabled: true,
   });
+  const dashboard = uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
+  uppy.use(LinkSource, { target: dashboard, strings: o.strings, onLink: o.onLink });
   window.addEventListener(
     'beforeunload',
     (event) => {
@@ -78,6 +83,11 @@ export function setLanguage(
   uppy.setOptions({ locale: language.uppy });
   const dashboard = uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
   dashboard?.setOptions({ note: language.strings.dashboardNote, direction: language.dir });
+  // The Dashboard keeps a source's name from when it was added: the Link source is renamed here.
+  const targets = dashboard?.getPluginState().targets ?? [];
+  dashboard?.setPluginState({
+    targets: targets.map((t) => (t.id === LINK_SOURCE ? { ...t, name: language.strings.linkSource } : t)),
+  });
   // Uppy 5.x's UIPlugin reads `direction` once, when it mounts, into its root element's `dir`; no option
   // sets it again later, so the root's attribute is set here (`el` is that root, for an inline target).
   if (dashboard?.el) dashboard.el.dir = language.dir;

@@ -4,8 +4,9 @@ import type { Body, UppyFile } from '@uppy/core';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { VideoServiceClient } from '../api/client.js';
 import { VideoServiceError } from '../api/errors.js';
-import type { Emit } from '../events.js';
+import type { Emit, UploadFileInfo } from '../events.js';
 import type { Strings } from '../locale/en.js';
+import { describeError } from '../locale/errors.js';
 import { EN_UPPY, type LocalizeController } from '../locale/localize.js';
 import type { UploaderOptions } from '../options.js';
 import type { VideoMeta } from './aws-s3-options.js';
@@ -47,6 +48,8 @@ export class UppyController implements ReactiveController {
   private readonly cancelled = new Set<string>();
   /** Services whose leftover ledger entries were dealt with (once per page). */
   private readonly reconciled = new Set<string>();
+  /** Links given so far: each is a "file" of its own in the events. */
+  private links = 0;
 
   constructor(
     private readonly host: ReactiveControllerHost & HTMLElement,
@@ -110,6 +113,7 @@ export class UppyController implements ReactiveController {
       restrictions: this.restrictions(),
       theme: this.options?.theme ?? 'light',
       onBeforeFileAdded: (file) => this.planFile(file),
+      onLink: (url) => void this.importLink(url),
       signal: this.listeners.signal,
     });
     uppy.addPreProcessor((ids) =>
@@ -201,6 +205,41 @@ export class UppyController implements ReactiveController {
       // planUpload's one refusal: a file that would need more than 10,000 chunks under 5 GB.
       uppy.info(t.tooManyChunks(file.name ?? ''), 'error', 8000);
       return false;
+    }
+  }
+
+  /**
+   * A URL from the Link source: #1, then the service imports it (POST /videos/{id}/import). The same events as a
+   * file's follow: video-created, upload-progress (the service's download), upload-success once the file is in,
+   * then the preview and video-ready (or video-failed) as for any upload.
+   */
+  private async importLink(url: string): Promise<void> {
+    const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || new URL(url).hostname);
+    const file: UploadFileInfo = { id: `link-${++this.links}`, name, size: 0, type: '' };
+    const t = this.deps.strings();
+    try {
+      const client = this.client();
+      const video = await client.createVideo(name);
+      this.deps.emit('video-created', { videoId: video._id, file });
+      await client.importVideo(video._id, url);
+      for (let details = await client.getVideo(video._id); details.import; details = await client.getVideo(video._id)) {
+        this.deps.emit('upload-progress', {
+          file,
+          bytesSent: details.import.bytes,
+          bytesTotal: details.import.total ?? 0,
+        });
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      this.deps.emit('upload-success', { file, videoId: video._id });
+      this.deps.onUploaded(video._id, name);
+    } catch (err) {
+      const refused = err instanceof VideoServiceError && err.code === 'invalid_field';
+      this.uppy?.info(refused ? t.linkRefused(url) : describeError(err, t, name), 'error', 8000);
+      this.deps.emit('upload-error', {
+        file,
+        error: err as Error,
+        retryable: !(err instanceof VideoServiceError) || err.retryable,
+      });
     }
   }
 

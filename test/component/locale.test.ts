@@ -30,6 +30,9 @@ describe('<video-uploader> languages', () => {
     expect(root(el).dir, 'the Dashboard is laid out right to left').to.equal('rtl');
     expect(el.shadowRoot!.querySelector('[part=base]')!.getAttribute('dir')).to.equal('rtl');
     expect(title(el)).to.contain('اسحب الملفات هنا');
+    expect(text(el.shadowRoot!.querySelector('[data-uppy-acquirer-id="Link"]')), 'the Link source is renamed').to.equal(
+      'رابط',
+    );
     parent.setAttribute('lang', 'he');
     await waitUntil(() => note(el).startsWith('קובצי וידאו'), 'Hebrew strings');
     expect(root(el).dir).to.equal('rtl');
@@ -65,10 +68,10 @@ describe('<video-uploader> languages', () => {
     await waitUntil(() => note(el).startsWith('Videodateien'), 'German');
     el.locale = {
       dashboardNote: 'Nur MP4, bitte.',
-      uppy: { dropPasteFiles: 'Videos hierher ziehen oder %{browseFiles}' },
+      uppy: { dropPasteImportFiles: 'Videos hierher ziehen, %{browseFiles} oder importieren:' },
     };
     await waitUntil(() => note(el) === 'Nur MP4, bitte.', 'the overridden note');
-    expect(title(el)).to.contain('Videos hierher ziehen oder Dateien durchsuchen');
+    expect(title(el)).to.contain('Videos hierher ziehen, Dateien durchsuchen oder importieren:');
     el.setAttribute('lang', 'fr');
     await waitUntil(() => title(el).includes('Videos hierher ziehen'), 'the override outlives a change of language');
     await waitUntil(() => text(el.shadowRoot!.querySelector('.uppy-Dashboard-browse')).includes('naviguer'), 'French');

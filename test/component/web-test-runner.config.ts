@@ -135,6 +135,7 @@ const config: TestRunnerConfig = {
               '@uppy/dashboard',
               '@uppy/aws-s3',
               '@uppy/golden-retriever',
+              'preact',
               // Every language pack the element may load (src/locale/packs.ts), found before the first test runs.
               ...readdirSync(`${ROOT}/node_modules/@uppy/locales/lib`)
                 .filter((f) => f.endsWith('.js'))
