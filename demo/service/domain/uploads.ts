@@ -229,6 +229,9 @@ export class Uploads {
     const written = await this.exclusively(`chunk:${key}/${chunkId}`, async () => {
       await assertRoom(this.files.root, Number(req.headers['content-length'] ?? 0), this.reserveBytes);
       return writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n), corrupt);
+    }).catch(async (err: unknown) => {
+      await this.dropIfClosed(key);
+      throw err;
     });
     const replaced = this.db.transaction(() => {
       const now = this.sessionRow(key)!;
@@ -246,12 +249,20 @@ export class Uploads {
       return old?.file ?? '';
     })();
     if (replaced === null) {
-      await rm(path, { force: true });
+      await this.dropIfClosed(key);
       this.assertOpen(this.sessionRow(key)!);
     } else if (replaced) {
       await rm(this.files.chunk(key, replaced), { force: true });
     }
     return { etag: `"${written.md5}"` };
+  }
+
+  /**
+   * A PUT that was writing while its session was completed or aborted (the abort removed the session's folder,
+   * and the write made it again): what it left goes too, so no chunk outlives its session on disk.
+   */
+  private async dropIfClosed(key: string): Promise<void> {
+    if (this.sessionRow(key)?.state !== 'open') await rm(this.files.chunkDir(key), { recursive: true, force: true });
   }
 
   /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */
