@@ -131,6 +131,70 @@ export interface UploaderOptions {
   accept: string[];
   verifyChunks: boolean;
   theme: Theme;
+  /** Media restrictions: each file is read before it is added (upload/media-check.ts). Null: no limit. */
+  media: MediaLimits;
+  sources: readonly Source[];
+}
+
+/** Where videos come from: `sources="files,link,camera,screen"`; the default is `files,link`. */
+export const SOURCES = ['files', 'link', 'camera', 'screen'] as const;
+export type Source = (typeof SOURCES)[number];
+export const DEFAULT_SOURCES: readonly Source[] = ['files', 'link'];
+
+/** A comma-separated list of sources, each once; at least one. */
+export function parseSources(value: string): Source[] {
+  const list = value
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (!list.length || list.some((s) => !(SOURCES as readonly string[]).includes(s)))
+    throw new OptionError('sources', value, 'sources');
+  return [...new Set(list)] as Source[];
+}
+
+/** A resolution as its longer and its shorter side, so that a portrait video is judged as its landscape twin. */
+export interface Resolution {
+  long: number;
+  short: number;
+}
+
+export interface MediaLimits {
+  maxDuration: number | null;
+  minDuration: number | null;
+  maxResolution: Resolution | null;
+  minResolution: Resolution | null;
+}
+
+/** True when any media restriction is set: only then is a file read before it is added. */
+export const hasMediaLimits = (limits: MediaLimits): boolean => Object.values(limits).some((v) => v !== null);
+
+/**
+ * A length such as `90s`, `10m`, `1h30m`, `1.5h`, `01:30:00`, `1:30` (minutes and seconds) or `90` (seconds),
+ * in seconds.
+ */
+export function parseDuration(attribute: string, value: string): number {
+  const text = value.trim().toLowerCase();
+  let seconds = NaN;
+  if (/^\d+(:\d{1,2}){1,2}(\.\d+)?$/.test(text)) {
+    seconds = text.split(':').reduce((total, part) => total * 60 + Number(part), 0);
+  } else {
+    const match = /^(?:(\d+(?:\.\d+)?)\s*h)?\s*(?:(\d+(?:\.\d+)?)\s*m(?:in)?)?\s*(?:(\d+(?:\.\d+)?)\s*s?)?$/.exec(text);
+    if (match && text !== '')
+      seconds = Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0);
+  }
+  if (!(seconds > 0)) throw new OptionError(attribute, value, 'duration');
+  return seconds;
+}
+
+/** `1080p` (a 16:9 frame 1080 high: 1920×1080), or `3840x2160` in either order. */
+export function parseResolution(attribute: string, value: string): Resolution {
+  const text = value.trim().toLowerCase();
+  const p = /^(\d+)p$/.exec(text);
+  const sides = p
+    ? [Math.round((Number(p[1]) * 16) / 9), Number(p[1])]
+    : /^(\d+)\s*[x×]\s*(\d+)$/.exec(text)?.slice(1).map(Number);
+  if (!sides || !sides.every((n) => n > 0)) throw new OptionError(attribute, value, 'resolution');
+  return { long: Math.max(...sides), short: Math.min(...sides) };
 }
 
 /** `theme`: Uppy's light or dark Dashboard and the element's colours; `auto` follows `prefers-color-scheme`. */
@@ -147,6 +211,11 @@ export function resolveOptions(attributes: {
   maxFileSize?: string;
   maxFiles?: number | string;
   accept?: string;
+  sources?: string;
+  maxDuration?: string;
+  minDuration?: string;
+  maxResolution?: string;
+  minResolution?: string;
   verifyChunks?: boolean;
   theme?: string;
 }): UploaderOptions {
@@ -174,6 +243,13 @@ export function resolveOptions(attributes: {
     maxFileSize: attributes.maxFileSize ? parseSize('max-file-size', attributes.maxFileSize) : null,
     maxFiles: attributes.maxFiles !== undefined ? parseCount('max-files', attributes.maxFiles) : null,
     accept: accept?.length ? accept : DEFAULT_ACCEPT,
+    sources: attributes.sources ? parseSources(attributes.sources) : DEFAULT_SOURCES,
+    media: {
+      maxDuration: attributes.maxDuration ? parseDuration('max-duration', attributes.maxDuration) : null,
+      minDuration: attributes.minDuration ? parseDuration('min-duration', attributes.minDuration) : null,
+      maxResolution: attributes.maxResolution ? parseResolution('max-resolution', attributes.maxResolution) : null,
+      minResolution: attributes.minResolution ? parseResolution('min-resolution', attributes.minResolution) : null,
+    },
     verifyChunks: attributes.verifyChunks ?? false,
     theme: theme as Theme,
   };

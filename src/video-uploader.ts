@@ -7,7 +7,7 @@ import type { Emit, VideoUploaderEventDetails } from './events.js';
 import type { StringsOverride } from './locale/en.js';
 import { LocalizeController } from './locale/localize.js';
 import { OptionError, resolveOptions, type UploaderOptions } from './options.js';
-import { PreviewController, type Preview } from './preview/preview-controller.js';
+import type { Preview, PreviewController } from './preview/preview-controller.js';
 import { UppyController } from './upload/uppy-controller.js';
 import { styles } from './video-uploader.styles.js';
 
@@ -51,6 +51,11 @@ const CONFIG = [
   'maxFileSize',
   'maxFiles',
   'accept',
+  'sources',
+  'maxDuration',
+  'minDuration',
+  'maxResolution',
+  'minResolution',
   'verifyChunks',
   'autoProceed',
   'theme',
@@ -83,6 +88,24 @@ export class VideoUploader extends LitElement {
 
   /** Accepted types: MIME types and extensions, comma-separated. Default: video files, .mkv, .ts, .avi and the like. */
   @property() accept?: string;
+
+  /**
+   * Where videos come from, comma-separated: `files` (picker, drop, paste), `link` (the service imports a URL),
+   * `camera`, `screen` (Uppy's Webcam and ScreenCapture, each loaded only when named). Default `files,link`.
+   */
+  @property() sources?: string;
+
+  /** Longest video accepted, e.g. `90s`, `10m`, `1h30m`, `01:30:00`. Each file is read before it is added. */
+  @property({ attribute: 'max-duration' }) maxDuration?: string;
+
+  /** Shortest video accepted, as `max-duration`. */
+  @property({ attribute: 'min-duration' }) minDuration?: string;
+
+  /** Largest frame accepted: `1080p` or `3840x2160`, compared side by side whatever the orientation. */
+  @property({ attribute: 'max-resolution' }) maxResolution?: string;
+
+  /** Smallest frame accepted, as `max-resolution`. */
+  @property({ attribute: 'min-resolution' }) minResolution?: string;
 
   /** Do not preview uploaded videos. */
   @property({ type: Boolean, attribute: 'no-preview' }) noPreview = false;
@@ -130,11 +153,18 @@ export class VideoUploader extends LitElement {
     emit: this.emit,
     strings: () => this.i18n.strings,
     onUploaded: (videoId, name) => {
-      if (!this.noPreview) this.previews.track(videoId, name);
+      if (!this.noPreview) void this.preview(videoId, name);
     },
   });
 
-  private readonly previews = new PreviewController(this, () => this.client, this.emit);
+  /** The previews, loaded with the first upload (preview-controller.ts; hls.js later, with the first ready video). */
+  private previews: PreviewController | undefined;
+
+  private async preview(videoId: string, name: string): Promise<void> {
+    const { PreviewController } = await import('./preview/preview-controller.js');
+    this.previews ??= new PreviewController(this, () => this.client, this.emit);
+    this.previews.track(videoId, name);
+  }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('locale')) this.i18n.override(this.locale);
@@ -170,7 +200,11 @@ export class VideoUploader extends LitElement {
 
   private configuration() {
     const { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme } = this;
-    return { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme };
+    const { maxDuration, minDuration, maxResolution, minResolution } = this;
+    return {
+      ...{ baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme },
+      ...{ maxDuration, minDuration, maxResolution, minResolution, sources: this.sources },
+    };
   }
 
   /** A count as its number, or, when the attribute is not a number, the attribute's text for the message. */
@@ -189,7 +223,7 @@ export class VideoUploader extends LitElement {
       ${this.configError ? html`<p part="error" class="error" role="alert">${this.configError.describe(t)}</p>` : nothing}
       <div part="dashboard" class="dashboard"></div>
       ${
-        this.previews.previews.length
+        this.previews?.previews.length
           ? html`<ul part="previews" class="previews" aria-label=${t.previewsLabel}>
             ${this.previews.previews.map((p) => this.renderPreview(p))}
           </ul>`

@@ -24,9 +24,19 @@ const ar: Strings = {
   linkLabel: 'عنوان ملف فيديو',
   linkSubmit: 'استيراد',
   linkRefused: (url) => `${b(url)} لا يمكن استيراده: أدخِل عنوان http(s) لملف فيديو على الإنترنت.`,
+  tooLong: (name, length, limit) => `مدة ${b(name)} هي ${b(length)}؛ تُقبل مقاطع الفيديو حتى ${b(limit)}.`,
+  tooShort: (name, length, limit) => `مدة ${b(name)} هي ${b(length)}؛ تُقبل مقاطع الفيديو التي لا تقل عن ${b(limit)}.`,
+  resolutionTooHigh: (name, resolution, limit) =>
+    `دقة ${b(name)} هي ${b(resolution)}؛ تُقبل مقاطع الفيديو حتى ${b(limit)}.`,
+  resolutionTooLow: (name, resolution, limit) =>
+    `دقة ${b(name)} هي ${b(resolution)}؛ تُقبل مقاطع الفيديو التي لا تقل عن ${b(limit)}.`,
+  unreadable: (name) => `تعذّرت قراءة ${b(name)} كفيديو، لذا لا يمكن التحقق من مدته ودقته؛ لم تتم إضافته.`,
   leaveWhileUploading: 'لا يزال الرفع جاريًا. هل تريد مغادرة الصفحة على أي حال؟',
   invalid: (attribute, value, expected) => `القيمة ${b(`${attribute}="${value}"`)} غير صالحة: ${expected}.`,
   expected: {
+    sources: 'استخدم قائمة مفصولة بفواصل من files وlink وcamera وscreen',
+    duration: 'استخدم مدة مثل 90s أو 10m أو 1h30m أو 01:30:00',
+    resolution: 'استخدم دقة مثل 1080p أو 3840x2160',
     size: 'استخدم حجمًا مثل 100MB أو 5GB أو عددًا من البايتات',
     positiveSize: 'يجب أن يكون الحجم أكبر من 0',
     count: (max) => `استخدم عددًا صحيحًا من 1 إلى ${max}`,

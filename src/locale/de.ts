@@ -28,9 +28,19 @@ const de: Strings = {
   linkSubmit: 'Importieren',
   linkRefused: (url) =>
     `${b(url)} kann nicht importiert werden: Geben Sie die http(s)-Adresse einer Videodatei im Internet an.`,
+  tooLong: (name, length, limit) => `${b(name)} ist ${length} lang; angenommen werden Videos bis ${limit}.`,
+  tooShort: (name, length, limit) => `${b(name)} ist ${length} lang; angenommen werden Videos ab ${limit}.`,
+  resolutionTooHigh: (name, resolution, limit) =>
+    `${b(name)} hat ${resolution}; angenommen werden Videos bis ${limit}.`,
+  resolutionTooLow: (name, resolution, limit) => `${b(name)} hat ${resolution}; angenommen werden Videos ab ${limit}.`,
+  unreadable: (name) =>
+    `${b(name)} konnte nicht als Video gelesen werden, daher lassen sich Länge und Auflösung nicht prüfen; die Datei wurde nicht hinzugefügt.`,
   leaveWhileUploading: 'Ein Upload läuft noch. Seite trotzdem verlassen?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" ist ungültig: ${expected}.`,
   expected: {
+    sources: 'Geben Sie eine kommagetrennte Liste aus files, link, camera und screen an',
+    duration: 'Geben Sie eine Länge wie 90s, 10m, 1h30m oder 01:30:00 an',
+    resolution: 'Geben Sie eine Auflösung wie 1080p oder 3840x2160 an',
     size: 'Geben Sie eine Größe wie 100MB, 5GB oder eine Anzahl Bytes an',
     positiveSize: 'die Größe muss größer als 0 sein',
     count: (max) => `Geben Sie eine ganze Zahl von 1 bis ${max} an`,

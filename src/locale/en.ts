@@ -34,10 +34,23 @@ export const en = {
   linkSubmit: 'Import',
   linkRefused: (url: string) =>
     `${b(url)} cannot be imported: give the http(s) address of a video file that is on the internet.`,
+  tooLong: (name: string, length: string, limit: string) =>
+    `${b(name)} is ${length} long; videos up to ${limit} are accepted.`,
+  tooShort: (name: string, length: string, limit: string) =>
+    `${b(name)} is ${length} long; videos of at least ${limit} are accepted.`,
+  resolutionTooHigh: (name: string, resolution: string, limit: string) =>
+    `${b(name)} is ${resolution}; videos up to ${limit} are accepted.`,
+  resolutionTooLow: (name: string, resolution: string, limit: string) =>
+    `${b(name)} is ${resolution}; videos of at least ${limit} are accepted.`,
+  unreadable: (name: string) =>
+    `${b(name)} could not be read as a video, so its length and resolution cannot be checked; it was not added.`,
   leaveWhileUploading: 'An upload is still running. Leave the page anyway?',
   /** A bad attribute: `expected` is one of the sentences below. */
   invalid: (attribute: string, value: string, expected: string) => `${attribute}="${value}" is not valid: ${expected}.`,
   expected: {
+    sources: 'use a comma-separated list of files, link, camera and screen',
+    duration: 'use a length such as 90s, 10m, 1h30m or 01:30:00',
+    resolution: 'use a resolution such as 1080p or 3840x2160',
     size: 'use a size such as 100MB, 5GB or a number of bytes',
     positiveSize: 'the size must be more than 0',
     count: (max: number) => `use a whole number from 1 to ${max}`,

@@ -28,9 +28,20 @@ const es: Strings = {
   linkSubmit: 'Importar',
   linkRefused: (url) =>
     `${b(url)} no se puede importar: indique la dirección http(s) de un archivo de vídeo en internet.`,
+  tooLong: (name, length, limit) => `${b(name)} dura ${length}; se aceptan vídeos de hasta ${limit}.`,
+  tooShort: (name, length, limit) => `${b(name)} dura ${length}; se aceptan vídeos de al menos ${limit}.`,
+  resolutionTooHigh: (name, resolution, limit) =>
+    `${b(name)} tiene ${resolution}; se aceptan vídeos de hasta ${limit}.`,
+  resolutionTooLow: (name, resolution, limit) =>
+    `${b(name)} tiene ${resolution}; se aceptan vídeos de al menos ${limit}.`,
+  unreadable: (name) =>
+    `No se pudo leer ${b(name)} como vídeo, así que no se pueden comprobar su duración ni su resolución; no se ha añadido.`,
   leaveWhileUploading: 'Todavía hay una subida en curso. ¿Salir de la página de todos modos?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" no es válido: ${expected}.`,
   expected: {
+    sources: 'use una lista de files, link, camera y screen separados por comas',
+    duration: 'use una duración como 90s, 10m, 1h30m o 01:30:00',
+    resolution: 'use una resolución como 1080p o 3840x2160',
     size: 'use un tamaño como 100MB, 5GB o un número de bytes',
     positiveSize: 'el tamaño debe ser mayor que 0',
     count: (max) => `use un número entero del 1 al ${max}`,

@@ -27,9 +27,20 @@ const fr: Strings = {
   linkSubmit: 'Importer',
   linkRefused: (url) =>
     `${b(url)} ne peut pas être importé : indiquez l’adresse http(s) d’un fichier vidéo sur Internet.`,
+  tooLong: (name, length, limit) => `${b(name)} dure ${length} ; les vidéos de ${limit} au plus sont acceptées.`,
+  tooShort: (name, length, limit) => `${b(name)} dure ${length} ; les vidéos d’au moins ${limit} sont acceptées.`,
+  resolutionTooHigh: (name, resolution, limit) =>
+    `${b(name)} est en ${resolution} ; les vidéos jusqu’à ${limit} sont acceptées.`,
+  resolutionTooLow: (name, resolution, limit) =>
+    `${b(name)} est en ${resolution} ; les vidéos d’au moins ${limit} sont acceptées.`,
+  unreadable: (name) =>
+    `${b(name)} n’a pas pu être lu comme une vidéo : sa durée et sa résolution ne peuvent pas être vérifiées ; il n’a pas été ajouté.`,
   leaveWhileUploading: 'Un envoi est en cours. Quitter la page quand même ?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" n’est pas valide : ${expected}.`,
   expected: {
+    sources: 'indiquez une liste de files, link, camera et screen séparés par des virgules',
+    duration: 'indiquez une durée comme 90s, 10m, 1h30m ou 01:30:00',
+    resolution: 'indiquez une résolution comme 1080p ou 3840x2160',
     size: 'indiquez une taille comme 100MB, 5GB ou un nombre d’octets',
     positiveSize: 'la taille doit être supérieure à 0',
     count: (max) => `indiquez un nombre entier de 1 à ${max}`,

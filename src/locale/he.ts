@@ -24,9 +24,20 @@ const he: Strings = {
   linkLabel: 'כתובת של קובץ וידאו',
   linkSubmit: 'ייבוא',
   linkRefused: (url) => `${b(url)} לא ניתן לייבא: הזינו כתובת http(s) של קובץ וידאו באינטרנט.`,
+  tooLong: (name, length, limit) => `האורך של ${b(name)} הוא ${b(length)}; מתקבלים סרטונים עד ${b(limit)}.`,
+  tooShort: (name, length, limit) => `האורך של ${b(name)} הוא ${b(length)}; מתקבלים סרטונים של ${b(limit)} לפחות.`,
+  resolutionTooHigh: (name, resolution, limit) =>
+    `הרזולוציה של ${b(name)} היא ${b(resolution)}; מתקבלים סרטונים עד ${b(limit)}.`,
+  resolutionTooLow: (name, resolution, limit) =>
+    `הרזולוציה של ${b(name)} היא ${b(resolution)}; מתקבלים סרטונים של ${b(limit)} לפחות.`,
+  unreadable: (name) =>
+    `לא ניתן היה לקרוא את ${b(name)} כווידאו, ולכן אי אפשר לבדוק את האורך והרזולוציה; הקובץ לא נוסף.`,
   leaveWhileUploading: 'העלאה עדיין פועלת. לצאת מהדף בכל זאת?',
   invalid: (attribute, value, expected) => `הערך ${b(`${attribute}="${value}"`)} אינו תקין: ${expected}.`,
   expected: {
+    sources: 'השתמשו ברשימה מופרדת בפסיקים של files,‏ link,‏ camera ו־screen',
+    duration: 'השתמשו באורך כמו 90s, 10m, 1h30m או 01:30:00',
+    resolution: 'השתמשו ברזולוציה כמו 1080p או 3840x2160',
     size: 'השתמשו בגודל כמו 100MB,‏ 5GB או במספר בתים',
     positiveSize: 'הגודל חייב להיות גדול מ־0',
     count: (max) => `השתמשו במספר שלם מ־1 עד ${max}`,

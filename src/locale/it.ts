@@ -26,9 +26,18 @@ const it: Strings = {
   linkLabel: 'Indirizzo di un file video',
   linkSubmit: 'Importa',
   linkRefused: (url) => `${b(url)} non può essere importato: indica l’indirizzo http(s) di un file video su internet.`,
+  tooLong: (name, length, limit) => `${b(name)} dura ${length}; sono accettati video fino a ${limit}.`,
+  tooShort: (name, length, limit) => `${b(name)} dura ${length}; sono accettati video di almeno ${limit}.`,
+  resolutionTooHigh: (name, resolution, limit) => `${b(name)} è ${resolution}; sono accettati video fino a ${limit}.`,
+  resolutionTooLow: (name, resolution, limit) => `${b(name)} è ${resolution}; sono accettati video di almeno ${limit}.`,
+  unreadable: (name) =>
+    `Non è stato possibile leggere ${b(name)} come video, quindi durata e risoluzione non possono essere verificate; non è stato aggiunto.`,
   leaveWhileUploading: 'Un caricamento è ancora in corso. Lasciare comunque la pagina?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" non è valido: ${expected}.`,
   expected: {
+    sources: 'usa un elenco separato da virgole di files, link, camera e screen',
+    duration: 'usa una durata come 90s, 10m, 1h30m o 01:30:00',
+    resolution: 'usa una risoluzione come 1080p o 3840x2160',
     size: 'usa una dimensione come 100MB, 5GB o un numero di byte',
     positiveSize: 'la dimensione deve essere maggiore di 0',
     count: (max) => `usa un numero intero da 1 a ${max}`,

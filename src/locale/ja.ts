@@ -28,9 +28,19 @@ const ja: Strings = {
   linkSubmit: 'インポート',
   linkRefused: (url) =>
     `${b(url)} はインポートできません: インターネット上の動画ファイルの http(s) アドレスを指定してください。`,
+  tooLong: (name, length, limit) => `${b(name)} の長さは ${length} です。${limit} までの動画を受け付けます。`,
+  tooShort: (name, length, limit) => `${b(name)} の長さは ${length} です。${limit} 以上の動画を受け付けます。`,
+  resolutionTooHigh: (name, resolution, limit) =>
+    `${b(name)} の解像度は ${resolution} です。${limit} までの動画を受け付けます。`,
+  resolutionTooLow: (name, resolution, limit) =>
+    `${b(name)} の解像度は ${resolution} です。${limit} 以上の動画を受け付けます。`,
+  unreadable: (name) => `${b(name)} を動画として読み取れないため、長さと解像度を確認できません。追加されませんでした。`,
   leaveWhileUploading: 'アップロードがまだ実行中です。このページを離れますか?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" は無効です: ${expected}。`,
   expected: {
+    sources: 'files、link、camera、screen をカンマ区切りで指定してください',
+    duration: '90s、10m、1h30m、01:30:00 のような長さを指定してください',
+    resolution: '1080p や 3840x2160 のような解像度を指定してください',
     size: '100MB、5GB のようなサイズ、またはバイト数を指定してください',
     positiveSize: 'サイズは 0 より大きくする必要があります',
     count: (max) => `1 から ${max} までの整数を指定してください`,

@@ -25,9 +25,20 @@ const ko: Strings = {
   linkLabel: '동영상 파일 주소',
   linkSubmit: '가져오기',
   linkRefused: (url) => `${b(url)}은(는) 가져올 수 없습니다: 인터넷에 있는 동영상 파일의 http(s) 주소를 입력하세요.`,
+  tooLong: (name, length, limit) => `${b(name)}의 길이는 ${length}입니다. ${limit}까지의 동영상만 받습니다.`,
+  tooShort: (name, length, limit) => `${b(name)}의 길이는 ${length}입니다. ${limit} 이상의 동영상만 받습니다.`,
+  resolutionTooHigh: (name, resolution, limit) =>
+    `${b(name)}의 해상도는 ${resolution}입니다. ${limit}까지의 동영상만 받습니다.`,
+  resolutionTooLow: (name, resolution, limit) =>
+    `${b(name)}의 해상도는 ${resolution}입니다. ${limit} 이상의 동영상만 받습니다.`,
+  unreadable: (name) =>
+    `${b(name)}을(를) 동영상으로 읽을 수 없어 길이와 해상도를 확인할 수 없으므로 추가하지 않았습니다.`,
   leaveWhileUploading: '업로드가 아직 진행 중입니다. 그래도 페이지를 나가시겠습니까?',
   invalid: (attribute, value, expected) => `${attribute}="${value}"은(는) 올바르지 않습니다: ${expected}.`,
   expected: {
+    sources: 'files, link, camera, screen을 쉼표로 구분해 쓰세요',
+    duration: '90s, 10m, 1h30m, 01:30:00 같은 길이를 쓰세요',
+    resolution: '1080p, 3840x2160 같은 해상도를 쓰세요',
     size: '100MB, 5GB 같은 크기나 바이트 수를 쓰세요',
     positiveSize: '크기는 0보다 커야 합니다',
     count: (max) => `1부터 ${max}까지의 정수를 쓰세요`,

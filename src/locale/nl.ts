@@ -27,9 +27,20 @@ const nl: Strings = {
   linkSubmit: 'Importeren',
   linkRefused: (url) =>
     `${b(url)} kan niet worden geïmporteerd: geef het http(s)-adres van een videobestand op internet.`,
+  tooLong: (name, length, limit) => `${b(name)} duurt ${length}; video’s tot ${limit} worden geaccepteerd.`,
+  tooShort: (name, length, limit) => `${b(name)} duurt ${length}; video’s van minstens ${limit} worden geaccepteerd.`,
+  resolutionTooHigh: (name, resolution, limit) =>
+    `${b(name)} is ${resolution}; video’s tot ${limit} worden geaccepteerd.`,
+  resolutionTooLow: (name, resolution, limit) =>
+    `${b(name)} is ${resolution}; video’s van minstens ${limit} worden geaccepteerd.`,
+  unreadable: (name) =>
+    `${b(name)} kon niet als video worden gelezen, dus lengte en resolutie zijn niet te controleren; het is niet toegevoegd.`,
   leaveWhileUploading: 'Er loopt nog een upload. Toch de pagina verlaten?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" is ongeldig: ${expected}.`,
   expected: {
+    sources: 'gebruik een door komma’s gescheiden lijst van files, link, camera en screen',
+    duration: 'gebruik een lengte zoals 90s, 10m, 1h30m of 01:30:00',
+    resolution: 'gebruik een resolutie zoals 1080p of 3840x2160',
     size: 'gebruik een grootte zoals 100MB, 5GB of een aantal bytes',
     positiveSize: 'de grootte moet meer dan 0 zijn',
     count: (max) => `gebruik een geheel getal van 1 tot en met ${max}`,

@@ -28,9 +28,19 @@ const pt: Strings = {
   linkSubmit: 'Importar',
   linkRefused: (url) =>
     `${b(url)} não pode ser importado: informe o endereço http(s) de um arquivo de vídeo na internet.`,
+  tooLong: (name, length, limit) => `${b(name)} tem ${length} de duração; são aceitos vídeos de até ${limit}.`,
+  tooShort: (name, length, limit) => `${b(name)} tem ${length} de duração; são aceitos vídeos de pelo menos ${limit}.`,
+  resolutionTooHigh: (name, resolution, limit) => `${b(name)} tem ${resolution}; são aceitos vídeos de até ${limit}.`,
+  resolutionTooLow: (name, resolution, limit) =>
+    `${b(name)} tem ${resolution}; são aceitos vídeos de pelo menos ${limit}.`,
+  unreadable: (name) =>
+    `Não foi possível ler ${b(name)} como vídeo, então a duração e a resolução não podem ser verificadas; ele não foi adicionado.`,
   leaveWhileUploading: 'Um envio ainda está em andamento. Sair da página mesmo assim?',
   invalid: (attribute, value, expected) => `${attribute}="${value}" não é válido: ${expected}.`,
   expected: {
+    sources: 'use uma lista separada por vírgulas de files, link, camera e screen',
+    duration: 'use uma duração como 90s, 10m, 1h30m ou 01:30:00',
+    resolution: 'use uma resolução como 1080p ou 3840x2160',
     size: 'use um tamanho como 100MB, 5GB ou um número de bytes',
     positiveSize: 'o tamanho deve ser maior que 0',
     count: (max) => `use um número inteiro de 1 a ${max}`,

@@ -25,9 +25,20 @@ const ru: Strings = {
   linkLabel: 'Адрес видеофайла',
   linkSubmit: 'Импортировать',
   linkRefused: (url) => `${b(url)} нельзя импортировать: укажите адрес http(s) видеофайла в интернете.`,
+  tooLong: (name, length, limit) => `Длительность ${b(name)} — ${length}; принимаются видео до ${limit}.`,
+  tooShort: (name, length, limit) => `Длительность ${b(name)} — ${length}; принимаются видео не короче ${limit}.`,
+  resolutionTooHigh: (name, resolution, limit) =>
+    `Разрешение ${b(name)} — ${resolution}; принимаются видео до ${limit}.`,
+  resolutionTooLow: (name, resolution, limit) =>
+    `Разрешение ${b(name)} — ${resolution}; принимаются видео не меньше ${limit}.`,
+  unreadable: (name) =>
+    `Не удалось прочитать ${b(name)} как видео, поэтому нельзя проверить длительность и разрешение; файл не добавлен.`,
   leaveWhileUploading: 'Загрузка ещё идёт. Всё равно покинуть страницу?',
   invalid: (attribute, value, expected) => `Недопустимое значение ${attribute}="${value}": ${expected}.`,
   expected: {
+    sources: 'укажите через запятую files, link, camera и screen',
+    duration: 'укажите длительность, например 90s, 10m, 1h30m или 01:30:00',
+    resolution: 'укажите разрешение, например 1080p или 3840x2160',
     size: 'укажите размер, например 100MB, 5GB или число байтов',
     positiveSize: 'размер должен быть больше 0',
     count: (max) => `укажите целое число от 1 до ${max}`,

@@ -5,7 +5,6 @@ import type { UppyLocale } from '../locale/packs.js';
 import type { Theme } from '../options.js';
 import type { VideoMeta } from './aws-s3-options.js';
 import { trapFocusInShadow } from './focus.js';
-import { LINK_SOURCE, LinkSource } from './link-source.js';
 
 type File = UppyFile<VideoMeta, Body>;
 
@@ -21,8 +20,6 @@ export interface DashboardHostOptions {
   theme: Theme;
   restrictions: { maxFileSize: number | null; maxNumberOfFiles: number | null; allowedFileTypes: string[] | null };
   onBeforeFileAdded: (file: File) => File | boolean;
-  /** The Link source was given a URL. */
-  onLink: (url: string) => void;
   /** Ends the page listeners (beforeunload, focus) when the host goes. */
   signal: AbortSignal;
 }
@@ -50,8 +47,6 @@ export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
     direction: o.direction,
     disabled: true,
   });
-  const dashboard = uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
-  uppy.use(LinkSource, { target: dashboard, strings: o.strings, onLink: o.onLink });
   window.addEventListener(
     'beforeunload',
     (event) => {
@@ -92,6 +87,9 @@ export function setLanguage(
   // sets it again later, so the root's attribute is set here (`el` is that root, for an inline target).
   if (dashboard?.el) dashboard.el.dir = language.dir;
 }
+
+/** The plugin id of the Dashboard's Link source (link-source.ts): the Dashboard names its button by it. */
+export const LINK_SOURCE = 'Link';
 
 /** The Dashboard takes files again (the uploader is installed). */
 export function enableDashboard(uppy: Uppy<VideoMeta, Body>): void {

@@ -3,9 +3,7 @@ import type Dashboard from '@uppy/dashboard';
 import { h } from 'preact';
 import type { Strings } from '../locale/en.js';
 import type { VideoMeta } from './aws-s3-options.js';
-
-/** The plugin's id: the Dashboard names its source button by it (`data-uppy-acquirer-id`). */
-export const LINK_SOURCE = 'Link';
+import { LINK_SOURCE } from './dashboard-host.js';
 
 export interface LinkSourceOptions extends UIPluginOptions {
   /** The element's sentences in the current language. */

@@ -7,8 +7,9 @@ import { awsS3Options, type VideoMeta, type WiringDeps } from './aws-s3-options.
 const KEEP_FILES_UP_TO = 64 * 1024 * 1024;
 
 /**
- * @uppy/aws-s3 and Golden Retriever, loaded with import() right after the Dashboard appears: they are needed to
- * upload and to keep files, not to show anything (measured in bench/widget.bench.ts). Resolves once both are
+ * @uppy/aws-s3 and Golden Retriever, loaded with import() right after the Dashboard appears (this module too, with
+ * the wiring in aws-s3-options.ts): they are needed to upload and to keep files, not to show anything (measured in
+ * bench/widget.bench.ts). Resolves once both are
  * installed and Golden Retriever's restore has landed. When it finds saved state, it later replaces Uppy's files
  * and uploads wholesale, dropping any file added meanwhile: so the caller keeps the Dashboard disabled until then
  * (at once when nothing was saved, after 5 s at worst). False when `current()` says the instance was replaced.

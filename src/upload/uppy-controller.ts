@@ -6,15 +6,12 @@ import type { VideoServiceClient } from '../api/client.js';
 import { VideoServiceError } from '../api/errors.js';
 import type { Emit, UploadFileInfo } from '../events.js';
 import type { Strings } from '../locale/en.js';
-import { describeError } from '../locale/errors.js';
 import { EN_UPPY, type LocalizeController } from '../locale/localize.js';
-import type { UploaderOptions } from '../options.js';
+import { DEFAULT_SOURCES, hasMediaLimits, type MediaLimits, type UploaderOptions } from '../options.js';
 import type { VideoMeta } from './aws-s3-options.js';
 import { enableDashboard, hostDashboard, setLanguage, setTheme } from './dashboard-host.js';
-import { fingerprint } from './fingerprint.js';
+import { setSources } from './sources.js';
 import { ChunkLedger } from './ledger.js';
-import { installPlugins, setParallelUploads } from './plugins.js';
-import { adoptInterruptedUploads, reconcileLedger } from './resume.js';
 import { planUpload } from './plan.js';
 import { fileInfo, translateEvents } from './uppy-events.js';
 
@@ -72,7 +69,11 @@ export class UppyController implements ReactiveController {
     this.uppy.setOptions({ autoProceed, restrictions: this.restrictions() });
     if (options) setTheme(this.uppy, options.theme);
     if (options)
-      setParallelUploads(this.uppy.getPlugin<AwsS3<VideoMeta, Body>>('AwsS3Multipart'), options.parallelUploads);
+      this.plugins?.setParallelUploads(
+        this.uppy.getPlugin<AwsS3<VideoMeta, Body>>('AwsS3Multipart'),
+        options.parallelUploads,
+      );
+    void this.setSources();
     void this.reconcile();
   }
 
@@ -113,21 +114,30 @@ export class UppyController implements ReactiveController {
       restrictions: this.restrictions(),
       theme: this.options?.theme ?? 'light',
       onBeforeFileAdded: (file) => this.planFile(file),
-      onLink: (url) => void this.importLink(url),
       signal: this.listeners.signal,
     });
     uppy.addPreProcessor((ids) =>
-      adoptInterruptedUploads(uppy, ids, this.ledger, this.client().baseUrl, (f) => this.fingerprintOf(f)),
+      // resume.ts and fingerprint.ts load when first needed: an upload starting, or the ledger's reconciliation.
+      import('./resume.js').then(({ adoptInterruptedUploads }) =>
+        adoptInterruptedUploads(uppy, ids, this.ledger, this.client().baseUrl, (f) => this.fingerprintOf(f)),
+      ),
     );
     translateEvents(uppy, { ...this.deps, ledger: this.ledger, cancelled: this.cancelled });
+    this.readBeforeAdding(uppy);
+    this.decorateCards(uppy);
     this.uppy = uppy;
+    void this.setSources();
     void this.loadPlugins(uppy);
   }
+
+  /** plugins.ts, with the uploader's wiring (aws-s3-options.ts, put.ts): loaded once the Dashboard is drawn. */
+  private plugins: typeof import('./plugins.js') | undefined;
 
   /** The uploader and Golden Retriever; then the Dashboard takes files, and the ledger is reconciled. */
   private async loadPlugins(uppy: Uppy<VideoMeta, Body>): Promise<void> {
     try {
-      await installPlugins(
+      this.plugins ??= await import('./plugins.js');
+      await this.plugins.installPlugins(
         uppy,
         {
           client: () => this.client(),
@@ -153,6 +163,22 @@ export class UppyController implements ReactiveController {
     }
   }
 
+  /** The Dashboard's sources, as `sources` says (sources.ts); the Link source's URLs are imported here. */
+  private async setSources(): Promise<void> {
+    if (!this.uppy) return;
+    await setSources(this.uppy, this.options?.sources ?? DEFAULT_SOURCES, {
+      strings: this.deps.strings,
+      onLink: (url) => void this.importLink(url),
+      adoptCss: (css) => {
+        const root = this.host.shadowRoot;
+        if (!root) return;
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync(css);
+        root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+      },
+    });
+  }
+
   /** Set once Golden Retriever has had its chance to recover files: reconcile waits for it. */
   private restorable = false;
 
@@ -160,6 +186,7 @@ export class UppyController implements ReactiveController {
   private async fingerprintOf(file: File): Promise<string> {
     const current = this.uppy?.getFile(file.id) ?? file;
     if (current.meta.fingerprint) return current.meta.fingerprint;
+    const { fingerprint } = await import('./fingerprint.js');
     const print = await fingerprint(
       current.data as Blob,
       current.name ?? '',
@@ -174,6 +201,7 @@ export class UppyController implements ReactiveController {
     const client = this.deps.client();
     if (!this.uppy || !this.restorable || !client || this.reconciled.has(client.baseUrl)) return;
     this.reconciled.add(client.baseUrl);
+    const { reconcileLedger } = await import('./resume.js');
     await reconcileLedger(this.uppy, this.ledger, client, this.deps.strings());
   }
 
@@ -234,6 +262,7 @@ export class UppyController implements ReactiveController {
       this.deps.onUploaded(video._id, name);
     } catch (err) {
       const refused = err instanceof VideoServiceError && err.code === 'invalid_field';
+      const { describeError } = await import('../locale/errors.js');
       this.uppy?.info(refused ? t.linkRefused(url) : describeError(err, t, name), 'error', 8000);
       this.deps.emit('upload-error', {
         file,
@@ -241,6 +270,59 @@ export class UppyController implements ReactiveController {
         retryable: !(err instanceof VideoServiceError) || err.retryable,
       });
     }
+  }
+
+  /**
+   * Media restrictions (max-duration, min-resolution …) need each file read before it is added, which Uppy 5.x's
+   * onBeforeFileAdded, being synchronous, cannot wait for. So the instance's addFiles (which the Dashboard calls
+   * for picked, dropped and pasted files) and addFile (which Webcam and ScreenCapture call with a recording) are
+   * wrapped: with a media limit set, each file is read first, and only those that pass are added (the others are
+   * said why); with none, they are Uppy's own, unchanged. What they would throw is logged, as their callers do.
+   */
+  private readBeforeAdding(uppy: Uppy<VideoMeta, Body>): void {
+    const [addFiles, addFile] = [uppy.addFiles.bind(uppy), uppy.addFile.bind(uppy)];
+    type Descriptor = Parameters<typeof addFiles>[0][number];
+    const limits = () => (this.options && hasMediaLimits(this.options.media) ? this.options.media : undefined);
+    const passing = async (descriptors: Descriptor[], media: MediaLimits) => {
+      // Loaded with the first file read, as MediaInfo is after it (media-check.ts): most pages set no such limit.
+      const { readMedia, refusal } = await import('./media-check.js');
+      const checked = await Promise.all(
+        descriptors.map(async (d) => {
+          if (!(d.data instanceof Blob)) return d;
+          const why = refusal(d.name ?? '', await readMedia(d.data), media, this.deps.strings());
+          if (why) uppy.info(why, 'error', 8000);
+          return why ? undefined : d;
+        }),
+      );
+      return checked.filter((d) => d !== undefined && this.uppy === uppy) as Descriptor[];
+    };
+    const later = (descriptors: Descriptor[], media: MediaLimits, add: (d: Descriptor[]) => unknown) =>
+      void passing(descriptors, media)
+        .then((passed) => passed.length && add(passed))
+        .catch((err: unknown) => uppy.log(err as Error, 'error'));
+    uppy.addFiles = (descriptors) => {
+      const media = limits();
+      if (!media) return addFiles(descriptors);
+      later(descriptors, media, addFiles);
+    };
+    uppy.addFile = (descriptor) => {
+      const media = limits();
+      if (!media) return addFile(descriptor);
+      const d =
+        descriptor instanceof File ? { name: descriptor.name, type: descriptor.type, data: descriptor } : descriptor;
+      later([d], media, ([passed]) => addFile(passed!));
+      return ''; // its id is not known yet: the recorders do not use it
+    };
+  }
+
+  /** A frame and the right icon on each file's card (card.ts, loaded with the first file added). */
+  private decorateCards(uppy: Uppy<VideoMeta, Body>): void {
+    let decorator: Promise<(file: File) => void> | undefined;
+    const signal = this.listeners.signal;
+    uppy.on('file-added', (file) => {
+      decorator ??= import('./card.js').then(({ cardDecorator }) => cardDecorator(uppy, signal));
+      void decorator.then((decorate) => decorate(file));
+    });
   }
 
   /** #1 once per file: the `_id` is kept in the file's meta, and concurrent callers share the call. */

@@ -3,7 +3,6 @@ import type { Body, UppyFile } from '@uppy/core';
 import { isAbort, VideoServiceError } from '../api/errors.js';
 import type { Emit, UploadFileInfo } from '../events.js';
 import type { Strings } from '../locale/en.js';
-import { describeError } from '../locale/errors.js';
 import type { VideoMeta } from './aws-s3-options.js';
 import type { ChunkLedger } from './ledger.js';
 
@@ -69,7 +68,10 @@ export function translateEvents(
   });
   uppy.on('upload-error', (file, error) => {
     if (!file || isAbort(error)) return;
-    tellPerson(uppy, file, error, describeError(error, strings(), file.name ?? ''));
+    // The sentences of errors load with the first error (locale/errors.ts).
+    void import('../locale/errors.js').then(({ describeError }) =>
+      tellPerson(uppy, file, error, describeError(error, strings(), file.name ?? '')),
+    );
     emit('upload-error', {
       file: fileInfo(file),
       error,

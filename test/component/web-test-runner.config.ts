@@ -136,6 +136,7 @@ const config: TestRunnerConfig = {
               '@uppy/aws-s3',
               '@uppy/golden-retriever',
               'preact',
+              'mediainfo.js',
               // Every language pack the element may load (src/locale/packs.ts), found before the first test runs.
               ...readdirSync(`${ROOT}/node_modules/@uppy/locales/lib`)
                 .filter((f) => f.endsWith('.js'))

@@ -18,6 +18,12 @@ export const testPattern = (size: string, rate: number, tone?: string): string[]
   ...(tone ? ['-f', 'lavfi', '-i', `sine=${tone}`] : []),
 ];
 
+/** H.264 (veryfast, 4:2:0) and AAC of the test pattern and tone, `seconds` long: what phones and editors write. */
+const h264Aac = (size: string, rate: number, tone: string, seconds: number): string[] => [
+  ...testPattern(size, rate, tone),
+  ...['-t', String(seconds), '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
+];
+
 /**
  * Test media, made by ffmpeg at test time (a test pattern and a tone). Each recipe is made once per
  * machine into the temp folder and reused; the name says what it is.
@@ -60,19 +66,9 @@ export const RECIPES = {
     '-b:a',
     '128k',
   ],
-  'h264-aac-320p-4s.mp4': [
-    ...testPattern('480x320', 25, 'frequency=330'),
-    '-t',
-    '4',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-  ],
+  'h264-aac-320p-4s.mp4': h264Aac('480x320', 25, 'frequency=330', 4),
+  // A phone held upright: 720 wide, 1280 high.
+  'h264-aac-portrait-3s.mp4': h264Aac('720x1280', 25, 'frequency=370', 3),
   'vp9-opus-4s.webm': [
     ...testPattern('640x360', 25, 'frequency=550:sample_rate=48000'),
     '-t',
@@ -88,19 +84,7 @@ export const RECIPES = {
     '-c:a',
     'libopus',
   ],
-  'h264-aac-4s.mov': [
-    ...testPattern('640x480', 25, 'frequency=660'),
-    '-t',
-    '4',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-  ],
+  'h264-aac-4s.mov': h264Aac('640x480', 25, 'frequency=660', 4),
   'hevc-aac-4s.mkv': [
     ...testPattern('960x540', 25, 'frequency=770'),
     '-t',
@@ -139,7 +123,7 @@ export const RECIPES = {
     '-b:a',
     '128k',
   ],
-} as const satisfies Record<string, readonly string[]>;
+} satisfies Record<string, readonly string[]>;
 
 export type MediaName = keyof typeof RECIPES;
 
