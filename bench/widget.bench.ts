@@ -135,7 +135,15 @@ async function bundle(
   name: string,
   code: string,
   root = ROOT,
-): Promise<{ initial: number; preview: number; lazy: number; worker: number; locales: Map<string, number> }> {
+): Promise<{
+  initial: number;
+  preview: number;
+  lazy: number;
+  worker: number;
+  mediainfo: number;
+  recorders: number;
+  locales: Map<string, number>;
+}> {
   const entry = join(root, `bench/.entry-${name}.ts`);
   await mkdir(join(root, 'bench'), { recursive: true });
   await writeFile(entry, code);
@@ -154,7 +162,7 @@ async function bundle(
       },
     })) as {
       output: (
-        | { type: 'chunk'; fileName: string; code: string; isEntry: boolean; imports: string[] }
+        | { type: 'chunk'; fileName: string; code: string; isEntry: boolean; imports: string[]; moduleIds: string[] }
         | { type: 'asset'; fileName: string; source: string | Uint8Array }
       )[];
     }[];
@@ -170,12 +178,19 @@ async function bundle(
     };
     output.filter((f) => f.type === 'chunk' && f.isEntry).forEach((f) => visit(f.fileName));
     output.filter((f) => f.fileName.endsWith('.css')).forEach((f) => initial.add(f.fileName));
-    const sizes = { initial: 0, preview: 0, lazy: 0, worker: 0, locales: new Map<string, number>() };
+    const sizes = {
+      ...{ initial: 0, preview: 0, lazy: 0, worker: 0, mediainfo: 0, recorders: 0 },
+      locales: new Map<string, number>(),
+    };
+    const has = (f: (typeof output)[number], what: RegExp) =>
+      f.type === 'chunk' && f.moduleIds.some((id) => what.test(id));
     for (const f of output) {
       if (f.fileName.endsWith('.map')) continue;
       const language = LANGUAGE_CHUNK.exec(f.fileName)?.[1];
       if (initial.has(f.fileName)) sizes.initial += gz(f);
       else if (language) sizes.locales.set(language, gz(f));
+      else if (has(f, /mediainfo\.js/)) sizes.mediainfo += gz(f);
+      else if (has(f, /@uppy\/(webcam|screen-capture)/)) sizes.recorders += gz(f);
       else if (f.fileName.includes('worker')) sizes.worker += gz(f);
       else if (f.fileName.startsWith('hls')) sizes.preview += gz(f);
       else sizes.lazy += gz(f);
@@ -232,7 +247,11 @@ export async function sizes(): Promise<string[][]> {
     [`  at ${BEFORE_LANGUAGES}, before languages: baseline`, kb(before.initial), ''],
     [`  at ${LANGUAGES}, with 42 Uppy languages and 13 of ours (lazy)`, kb(languages.initial), ''],
     ['  growth for the languages', kb(languages.initial - before.initial), '≤ 3.0 KB'],
-    ['  growth since: the Link source and its Dashboard CSS', kb(ours.initial - languages.initial), ''],
+    [
+      '  growth since: Link, sources, media checks, cards (mostly lazy), less what moved out',
+      kb(ours.initial - languages.initial),
+      '',
+    ],
     [
       '<video-uploader> initial download, lang="de": + the language table, de, Uppy de_DE',
       kb(language('de', 'de_DE')),
@@ -246,7 +265,17 @@ export async function sizes(): Promise<string[][]> {
     ['  our strings, one chunk per language (loaded when asked)', range(packs(/^[a-z]{2}$/)), ''],
     ["  Uppy's locale packs (@uppy/locales), one chunk each", range(packs(/_/)), ''],
     ['<video-uploader> preview chunk (hls.js), loaded when a preview is shown', kb(ours.preview), 'not in initial'],
-    ['<video-uploader> @uppy/aws-s3 + Golden Retriever, loaded right after first render', kb(ours.lazy), ''],
+    [
+      '<video-uploader> uploader wiring, @uppy/aws-s3, Golden Retriever, the previews and cards: loaded after first render or with the first file',
+      kb(ours.lazy),
+      '',
+    ],
+    [
+      '<video-uploader> MediaInfo (its WebAssembly inlined): only for a media limit on a file the browser cannot read',
+      kb(ours.mediainfo),
+      '',
+    ],
+    ['<video-uploader> @uppy/webcam and @uppy/screen-capture: only when sources names them', kb(ours.recorders), ''],
     ['<video-uploader> MD5 worker (hash-wasm), loaded on the first multipart upload', kb(ours.worker), ''],
     ['@mux/mux-uploader', kb(mux.initial + mux.preview + mux.lazy + mux.worker), ''],
     [
