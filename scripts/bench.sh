@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-deps.sh --browser
+bash scripts/system-deps.sh --bench
 for bench in bench/*.bench.ts; do
   echo; echo "== $bench"
   node --import tsx "$bench"

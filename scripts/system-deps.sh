@@ -17,6 +17,10 @@ fi
 if [[ "${1:-}" == "--browser" ]] && { [[ ! -x /usr/bin/WebKitWebDriver ]] || ! command -v Xvfb >/dev/null; }; then
   need+=(webkit2gtk-driver xvfb)
 fi
+# The benchmarks measure the service's URL import against curl (bench/media.bench.ts).
+if [[ "${1:-}" == "--bench" ]] && ! command -v curl >/dev/null; then
+  need+=(curl)
+fi
 [[ ${#need[@]} -eq 0 ]] && exit 0
 
 if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
