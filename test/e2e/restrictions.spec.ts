@@ -74,3 +74,18 @@ test('names a media attribute it cannot read', async ({ page }) => {
     'max-duration="soon" is not valid: use a length such as 90s, 10m, 1h30m or 01:30:00.',
   );
 });
+
+test('each restriction refuses an MP4 and an MPEG-TS alike, by what the file is', async ({ page }) => {
+  for (const [file, attributes, refusal] of [
+    ['h264-aac-320p-4s.mp4', { 'min-duration': '5s' }, 'is 4 s long; videos of at least 5 s are accepted.'],
+    ['mpeg2-mp2-4s.ts', { 'min-duration': '5s' }, 'is 4 s long; videos of at least 5 s are accepted.'],
+    ['mpeg2-mp2-4s.ts', { 'max-resolution': '480p' }, 'is 720×576; videos up to 853×480 are accepted.'],
+    ['mpeg2-mp2-4s.ts', { 'min-resolution': '1080p' }, 'is 720×576; videos of at least 1920×1080 are accepted.'],
+    ['h264-aac-320p-4s.mp4', { 'max-resolution': '240p' }, 'is 480×320; videos up to 427×240 are accepted.'],
+  ] as const) {
+    await open(page, attributes);
+    await addFile(page, await media(file));
+    await expect.poll(() => said(page), `${file} ${JSON.stringify(attributes)}`).toBe(`${file} ${refusal}`);
+    await expectNothingCreated(page);
+  }
+});
