@@ -2,10 +2,21 @@ import coreCss from '@uppy/core/css/style.min.css?inline';
 import dashboardCss from '@uppy/dashboard/css/style.min.css?inline';
 import { css, unsafeCSS } from 'lit';
 
+/** Dark, chosen or (auto) the system's: colours that keep WCAG AA contrast on Uppy's dark Dashboard (#1f1f1f). */
+const DARK = `
+  --video-uploader-accent: #6eb1ff;
+  --video-uploader-text: #e8e8e8;
+  --video-uploader-border: #4a4a4a;
+  --video-uploader-error-text: #ffb4b4;
+  --video-uploader-error-background: #4a1414;
+  --video-uploader-note: #c8c8c8;
+`;
+
 /** Uppy's CSS is adopted into the shadow root (it cannot reach in from the page), then the element's own. */
 export const styles = [
   unsafeCSS(coreCss),
   unsafeCSS(dashboardCss),
+  unsafeCSS(`:host([theme='dark']) {${DARK}} @media (prefers-color-scheme: dark) { :host([theme='auto']) {${DARK}} }`),
   css`
     :host {
       display: block;
@@ -18,25 +29,6 @@ export const styles = [
       --video-uploader-error-background: #fdecec;
       --video-uploader-note: #595959;
       color: var(--video-uploader-text);
-    }
-    /* Dark, chosen or (auto) the system's: colours that keep WCAG AA contrast on Uppy's dark Dashboard (#1f1f1f). */
-    :host([theme='dark']) {
-      --video-uploader-accent: #6eb1ff;
-      --video-uploader-text: #e8e8e8;
-      --video-uploader-border: #4a4a4a;
-      --video-uploader-error-text: #ffb4b4;
-      --video-uploader-error-background: #4a1414;
-      --video-uploader-note: #c8c8c8;
-    }
-    @media (prefers-color-scheme: dark) {
-      :host([theme='auto']) {
-        --video-uploader-accent: #6eb1ff;
-        --video-uploader-text: #e8e8e8;
-        --video-uploader-border: #4a4a4a;
-        --video-uploader-error-text: #ffb4b4;
-        --video-uploader-error-background: #4a1414;
-        --video-uploader-note: #c8c8c8;
-      }
     }
     :host([hidden]) {
       display: none;

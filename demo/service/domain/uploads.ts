@@ -22,7 +22,7 @@ import type { UrlSigner } from '../storage/signing.js';
 import type { Caller } from './accounts.js';
 import { badField, notFound, ServiceError, show } from './errors.js';
 import type { Usage } from './usage.js';
-import type { VideoRow, Videos } from './videos.js';
+import type { Videos } from './videos.js';
 
 interface SessionRow {
   key: string;
@@ -73,7 +73,7 @@ export class Uploads {
   createLink(caller: Caller, videoId: string): UploadUrlResponse {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
-    this.assertWaiting(video);
+    this.videos.assertWaiting(video);
     const id = newId();
     const now = this.clock.now();
     const expires = now + UPLOAD_TTL_MS;
@@ -87,7 +87,7 @@ export class Uploads {
   begin(caller: Caller, videoId: string): MultipartSession {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
-    this.assertWaiting(video);
+    this.videos.assertWaiting(video);
     const key = newSecret('mpu_');
     const now = this.clock.now();
     const expiresAt = now + UPLOAD_TTL_MS;
@@ -153,7 +153,7 @@ export class Uploads {
       );
       try {
         this.db.transaction(() => {
-          this.assertWaiting(this.videos.row(session.video_id)!);
+          this.videos.assertWaiting(this.videos.row(session.video_id)!);
           renameSync(temp, source);
           this.closeSession(session.key, 'completed');
           this.videos.startProcessing(session.video_id, size, 'multipart');
@@ -193,7 +193,7 @@ export class Uploads {
     const link = this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as
       { video_id: string } | undefined;
     if (!link) throw notFound('This upload link');
-    this.assertWaiting(this.videos.row(link.video_id)!);
+    this.videos.assertWaiting(this.videos.row(link.video_id)!);
     const source = this.files.source(link.video_id);
     const written = await this.exclusively(`video:${link.video_id}`, async () => {
       await assertRoom(this.files.root, Number(req.headers['content-length'] ?? 0), this.reserveBytes);
@@ -201,7 +201,7 @@ export class Uploads {
       const body = await writeBody(req, temp, MAX_PART_BYTES, (n) => this.count(link.video_id, n), corrupt);
       try {
         this.db.transaction(() => {
-          this.assertWaiting(this.videos.row(link.video_id)!);
+          this.videos.assertWaiting(this.videos.row(link.video_id)!);
           renameSync(temp, source);
           this.videos.startProcessing(link.video_id, body.size, 'single');
         })();
@@ -223,7 +223,7 @@ export class Uploads {
     if (!session) throw notFound('This multipart session');
     this.assertOpen(session);
     // A video that has its file (by the signed link, or another session) takes no more chunks.
-    this.assertWaiting(this.videos.row(session.video_id)!);
+    this.videos.assertWaiting(this.videos.row(session.video_id)!);
     const file = `${chunkId}-${newId()}`;
     const path = this.files.chunk(key, file);
     const written = await this.exclusively(`chunk:${key}/${chunkId}`, async () => {
@@ -374,12 +374,6 @@ export class Uploads {
         'session_closed',
         `This multipart session was ${session.state}; begin a new one to upload again.`,
       );
-    }
-  }
-
-  private assertWaiting(video: VideoRow): void {
-    if (video.status !== 'waiting') {
-      throw new ServiceError('already_uploaded', `Video ${video.id} already has its file (status ${video.status}).`);
     }
   }
 }

@@ -201,11 +201,16 @@ export class Videos {
 
   /** An import begins (domain/imports.ts): the video is processing from now, its file on the way. */
   startImport(video: VideoRow): void {
-    if (video.status !== 'waiting')
-      throw new ServiceError('already_uploaded', `Video ${video.id} already has its file (status ${video.status}).`);
+    this.assertWaiting(video);
     this.db
       .prepare(`UPDATE videos SET status = 'processing', upload_method = 'import', updated_at = ? WHERE id = ?`)
       .run(this.clock.now(), video.id);
+  }
+
+  /** A video takes its file once, by whichever way (#2, #3–#6, an import): after that, 409 `already_uploaded`. */
+  assertWaiting(video: VideoRow): void {
+    if (video.status !== 'waiting')
+      throw new ServiceError('already_uploaded', `Video ${video.id} already has its file (status ${video.status}).`);
   }
 
   markReady(id: string, result: { duration: number; hasVideo: boolean; mediainfo: MediaInfo }): void {
