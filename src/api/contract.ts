@@ -316,6 +316,9 @@ export const TemporaryRecording = Type.Object(
       temporary_playback: Uri(
         'HLS playlist: EVENT while it can grow, VOD once complete; a discontinuity where a publisher came back; program date times on the service clock.',
       ),
+      storyboard: Uri(
+        'Decision (an addition): WebVTT of thumbnails, one per segment, on the timeline of temporary_playback; each cue is a sheet address relative to it with `#xywh=x,y,w,h`. Grows with the recording.',
+      ),
     }),
     download_url: Nullable(Uri('MP4 of the whole recording.'), 'Decision: null until complete.'),
     status: OneOf(

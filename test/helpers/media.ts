@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -190,4 +190,36 @@ export async function decodeProblems(pathOrUrl: string): Promise<string[]> {
   );
   problems.push(...stderr.split('\n').filter(Boolean));
   return problems;
+}
+
+/**
+ * How like the first frame of `clip` each of `count` consecutive frames of `source` is, from the one shown at
+ * `start` seconds on: SSIM (1 is the same picture), each frame decoded by ffmpeg. A cut that begins on the frame
+ * at `start` scores highest at index 0.
+ */
+export async function firstFrameLikeness(
+  clip: string,
+  source: string,
+  start: number,
+  count: number,
+): Promise<number[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'frames-'));
+  try {
+    await run('ffmpeg', ['-v', 'error', '-i', clip, '-frames:v', '1', '-y', join(dir, 'clip.png')]);
+    await run('ffmpeg', [
+      ...['-v', 'error', '-ss', start.toFixed(6), '-i', source, '-frames:v', String(count)],
+      ...['-y', join(dir, 'source%02d.png')],
+    ]);
+    const scores: number[] = [];
+    for (let i = 1; i <= count; i++) {
+      const { stderr } = await run('ffmpeg', [
+        ...['-hide_banner', '-i', join(dir, 'clip.png'), '-i', join(dir, `source${String(i).padStart(2, '0')}.png`)],
+        ...['-lavfi', 'ssim', '-f', 'null', '-'],
+      ]);
+      scores.push(Number(/All:([\d.]+)/.exec(stderr)?.[1] ?? 0));
+    }
+    return scores;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

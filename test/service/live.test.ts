@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type { LiveStream } from '../../src/api/types.js';
 import { Receiver } from '../helpers/receiver.js';
 import { push } from '../helpers/live.js';
-import { decodeProblems, media, probeDuration } from '../helpers/media.js';
+import { decodeProblems, firstFrameLikeness, media, probeDuration } from '../helpers/media.js';
 import {
   LOCAL_RECEIVERS,
   startService,
@@ -345,6 +345,88 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
       assert.equal(usage.hosting_minutes.quota, Math.round((used + 0.05) * 1e6) / 1e6);
       await service.cli('plan', '--org', 'acme', '--quota-minutes', 'unlimited');
     });
+  });
+});
+
+describe('clips while live (#10) and storyboards', () => {
+  let service: RunningService;
+  let token: string;
+  before(async () => ({ service, token } = await startWithToken('clips', LOCAL_RECEIVERS)));
+  after(() => service.stop());
+
+  it('converts a part of a live recording inside what is recorded, on the same timeline as once complete; the whole waits', async () => {
+    const stream = await createStream(service, token, 'instant clips');
+    const pushed = push(stream.ingest.url, 14);
+    const live = await stream.waitFor('6 s recorded', (r) => r.status === 'live' && r.duration >= 6, 0, 20_000);
+    const from = new Date(Date.parse(live.start_time) + 1_500).toISOString();
+
+    const pastTheEdge = await stream.convert(live._id, { from, duration: 40 });
+    assert.equal(pastTheEdge.status, 400);
+    assert.equal(pastTheEdge.body.error.field, 'duration');
+    assert.match(pastTheEdge.body.error.message, /recorded so far/);
+    const whole = await stream.convert(live._id, {});
+    assert.equal(whole.status, 409);
+    assert.equal(whole.body.error.code, 'recording_not_complete');
+    assert.match(whole.body.error.message, /A part of what is already recorded can be converted now/);
+    const part = await stream.convert(live._id, { from, duration: 3 });
+    assert.equal(part.status, 200, JSON.stringify(part.body));
+    assert.deepEqual(part.body, { from, duration: 3, bytes: 0, status: 'PROCESSING', download_url: null });
+    assert.equal((await stream.list())[0].status, 'live', 'asked while the stream was live');
+
+    // The storyboard grows with the recording: a thumbnail per finished segment already.
+    const vtt = await (await fetch(live.playback.storyboard)).text();
+    assert.ok((vtt.match(/ --> /g)?.length ?? 0) >= 2, vtt);
+
+    const exported = await stream.waitFor('the live clip', (r) => r.export_data[0]?.status === 'EXPORTED', 0, 60_000);
+    const liveClip = exported.export_data[0].download_url as string;
+    assert.ok(Math.abs((await probeDuration(liveClip)) - 3) <= 0.05, 'three seconds to within a frame or so');
+    assert.deepEqual(await decodeProblems(liveClip), []);
+
+    assert.equal(await pushed, 0);
+    await stream.waitFor('the publish to stop', (r) => r.status === 'stopped');
+    await service.advanceClock(MINUTE + 1_000);
+    const complete = await stream.waitFor('complete', (r) => r.status === 'complete');
+    assert.equal((await stream.convert(complete._id, { from, duration: 3 })).status, 200);
+    const later = await stream.waitFor(
+      'the same part from the MP4',
+      (r) => r.export_data[1]?.status === 'EXPORTED',
+      0,
+      60_000,
+    );
+    // The same part cut live (from the playlist) and once complete (from the MP4) begins on the same frame.
+    const likeness = await firstFrameLikeness(liveClip, later.export_data[1].download_url, 0, 3);
+    assert.ok(likeness[0]! > 0.97 && likeness[0]! > likeness[1]! && likeness[0]! > likeness[2]!, `SSIM ${likeness}`);
+  });
+
+  it('serves a storyboard: a 160 × 90 thumbnail per segment in sprite sheets of 10 × 10, and its WebVTT', async () => {
+    const stream = await createStream(service, token, 'storyboard');
+    assert.equal(await push(stream.ingest.url, 5), 0);
+    const recording = await stream.waitFor('the publish to stop', (r) => r.status === 'stopped');
+    const playlist = await (await fetch(recording.playback.temporary_playback)).text();
+    const extinf = [...playlist.matchAll(/#EXTINF:([\d.]+)/g)].map((m) => Number(m[1]));
+    const res = await fetch(recording.playback.storyboard);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/vtt/);
+    const cues = [...(await res.text()).matchAll(/^(\S+) --> (\S+)\n(\S+)$/gm)];
+    assert.equal(cues.length, extinf.length, 'one cue per segment');
+    assert.equal(cues[0]![1], '00:00:00.000');
+    const seconds = (t: string) => t.split(':').reduce((sum, n) => sum * 60 + Number(n), 0);
+    const total = extinf.reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(seconds(cues.at(-1)![2]!) - total) < 0.002, 'the cues end where the playlist does');
+    cues.forEach((cue, i) =>
+      assert.equal(cue[3], `storyboard/0.jpg?n=${extinf.length}#xywh=${i * 160},0,160,90`, `cue ${i}`),
+    );
+    const sheet = new URL(cues[0]![3]!, recording.playback.storyboard).href;
+    const image = await fetch(sheet);
+    assert.equal(image.status, 200);
+    assert.equal(image.headers.get('content-type'), 'image/jpeg');
+    const { stdout } = await promisify(execFile)('ffprobe', [
+      ...['-v', 'error', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', sheet.replace(/#.*$/, '')],
+    ]);
+    assert.equal(stdout.trim(), '1600,90');
+    for (const name of ['1.jpg', 'x.jpg', '..%2Fpart1%2Fseg00000.ts'])
+      assert.equal((await fetch(new URL(`storyboard/${name}`, recording.playback.storyboard))).status, 404, name);
+    assert.equal((await fetch(`${service.api}/recordings/${'0'.repeat(24)}/storyboard.vtt`)).status, 404);
   });
 });
 

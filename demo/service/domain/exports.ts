@@ -1,4 +1,4 @@
-import { mkdir, rename, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConversionRequest, ExportEntry } from '../../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
@@ -67,21 +67,24 @@ export class Exports {
 
   /**
    * #10. Decision: `{from, duration}` converts that part; `{}` or no body converts the whole recording.
-   * The recording must be complete (stopped for longer than the merge window): until then it can still grow.
+   * A part may be converted while the recording is still live (instant clipping, as Mux and Twitch offer) when it
+   * lies inside what is already recorded and inside one publish; the whole recording waits until it is complete
+   * (stopped for longer than the merge window), as the spec says: until then it can still grow.
    */
   async convert(caller: Caller, streamId: string, recordingId: string, body: ConversionRequest): Promise<ExportEntry> {
     const stream = this.streams.find(caller, streamId);
     const recording = this.recordings.find(stream, recordingId);
-    if (recording.state !== 'complete') {
+    const complete = recording.state === 'complete';
+    const { from, duration } = body;
+    if (from === undefined && duration === undefined && !complete) {
       throw new ServiceError(
         'recording_not_complete',
-        `Temporary recording ${recording.id} is not complete: it is complete once the stream has stayed stopped for more than ${this.recordings.mergeWindowMs / 1000} s.`,
+        `Temporary recording ${recording.id} is not complete: the whole of it can be converted once the stream has stayed stopped for more than ${this.recordings.mergeWindowMs / 1000} s. A part of what is already recorded can be converted now, with from and duration.`,
       );
     }
-    const { from, duration } = body;
     let fromAt = recording.start_at;
     let offset = 0;
-    let seconds = Math.round(recording.duration!);
+    let seconds = complete ? Math.round(recording.duration!) : 0;
     if (from !== undefined || duration !== undefined) {
       if (from === undefined)
         throw badField(
@@ -100,12 +103,15 @@ export class Exports {
         );
       }
       fromAt = Date.parse(from);
-      offset = await this.offsetOf(recording, fromAt);
-      const left = recording.duration! - offset;
-      if (duration > left + 0.5) {
+      const at = await this.placeOf(recording, fromAt);
+      offset = at.offset;
+      // A complete recording's MP4 may be a little longer than its segments say (rounding): half a second of grace.
+      if (duration > at.left + (complete ? 0.5 : 0.001)) {
         throw badField(
           'duration',
-          `duration ${duration} runs past the end of the recording: ${left.toFixed(1)} s are recorded after from.`,
+          complete
+            ? `duration ${duration} runs past the end of the recording: ${at.left.toFixed(1)} s are recorded after from.`
+            : `duration ${duration} runs past what is recorded so far in this publish: ${at.left.toFixed(3)} s are recorded after from.`,
         );
       }
       seconds = duration;
@@ -125,15 +131,22 @@ export class Exports {
     return this.entry(this.row(id)!);
   }
 
-  /** `from` on the recording's timeline: inside one of its parts (publishes), counted on the service clock. */
-  private async offsetOf(recording: RecordingRow, at: number): Promise<number> {
+  /**
+   * `from` on the recording's timeline: inside one of its parts (publishes), counted on the service clock. `left`
+   * is what follows it: to the end of the recording once complete, to the end of its publish's finished segments
+   * before (a part of a recording still going on is cut from that publish alone).
+   */
+  private async placeOf(recording: RecordingRow, at: number): Promise<{ offset: number; left: number }> {
     const parts = await this.recordings.parts(recording.id);
     const starts = partStarts(parts);
     const spans: string[] = [];
     for (const [i, part] of parts.entries()) {
       const seconds = partSeconds(part);
-      if (at >= part.startedAt && at < part.startedAt + seconds * 1000)
-        return starts[i]! + (at - part.startedAt) / 1000;
+      const into = (at - part.startedAt) / 1000;
+      if (into >= 0 && into < seconds) {
+        const offset = starts[i]! + into;
+        return { offset, left: recording.state === 'complete' ? recording.duration! - offset : seconds - into };
+      }
       spans.push(`${iso(part.startedAt)} to ${iso(part.startedAt + seconds * 1000)}`);
     }
     throw badField(
@@ -151,14 +164,21 @@ export class Exports {
     const row = this.row(exportId);
     if (!row || row.status !== 'PROCESSING' || this.videos.row(row.video_id)?.size != null) return;
     const source = this.files.source(row.video_id);
+    let snapshot: string | undefined;
     try {
       await mkdir(join(source, '..'), { recursive: true });
+      // A complete recording is cut from its MP4; one still going on from the playlist of the publish holding
+      // the part, as it stands (Recordings.liveSource), re-encoded whole: both on the same timeline.
+      const complete = this.recordings.row(row.recording_id)?.state === 'complete';
+      const live = complete ? undefined : await this.recordings.liveSource(row.recording_id, row.from_at);
+      if (!complete && !live) throw new Error('the recording has no media at from any more');
+      snapshot = live?.playlist;
       await cutPart(
-        join(this.files.recordingDir(row.recording_id), 'recording.mp4'),
-        row.offset,
+        live?.playlist ?? join(this.files.recordingDir(row.recording_id), 'recording.mp4'),
+        live?.offset ?? row.offset,
         row.duration,
         `${source}.mp4`,
-        this.strategy,
+        live ? 'whole' : this.strategy,
         signal,
       );
       await rename(`${source}.mp4`, source);
@@ -167,6 +187,8 @@ export class Exports {
       this.videos.markFailed(row.video_id, `The recording could not be cut: ${(err as Error).message}`);
       await this.videoDone(row.video_id);
       return;
+    } finally {
+      if (snapshot) await rm(snapshot, { force: true });
     }
     this.videos.startProcessing(row.video_id, (await stat(source)).size, null);
   }

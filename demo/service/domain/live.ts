@@ -1,10 +1,11 @@
-import { rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExportEntry, LiveStream, TemporaryRecording, VideoDetails } from '../../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { isId, newId, newSecret } from '../ids.js';
 import type { Jobs } from '../jobs.js';
+import { Storyboards } from '../live/storyboard.js';
 import { composePlaylist, partSeconds, partSegments, partStarts, type Part } from '../live/playlist.js';
 import { probe, run } from '../processing/ffmpeg.js';
 import type { Files } from '../storage/files.js';
@@ -133,6 +134,11 @@ export class LiveStreams {
 /** Temporary recordings (#9): one per broadcast, publishes within the merge window joined as parts. */
 export class Recordings {
   private readonly removing = new Set<string>();
+  /** Thumbnails of each recording's segments, in sprite sheets, and their WebVTT (live/storyboard.ts). */
+  readonly storyboards = new Storyboards(
+    (id) => this.files.recordingDir(id),
+    (id) => this.parts(id),
+  );
 
   constructor(
     private readonly db: Db,
@@ -231,6 +237,20 @@ export class Recordings {
     return join(this.files.recordingDir(row.id), 'recording.mp4');
   }
 
+  /** The storyboard's WebVTT (live/storyboard.ts). */
+  storyboard(id: string): Promise<string> {
+    return this.storyboards.vtt(this.public(id).id);
+  }
+
+  /** A sheet of the storyboard, `N.jpg`. */
+  async storyboardSheet(id: string, name: string): Promise<string> {
+    const row = this.public(id);
+    const index = /^(\d{1,6})\.jpg$/.exec(name)?.[1];
+    const file = index === undefined ? undefined : await this.storyboards.sheet(row.id, Number(index));
+    if (!file) throw notFound(`The storyboard sheet ${JSON.stringify(name)} of recording ${row.id}`);
+    return file;
+  }
+
   /** A segment named by temporary_playback: `part<N>/seg<N>.ts`, and nothing else. */
   segment(id: string, part: string, segment: string): string {
     this.public(id);
@@ -267,6 +287,24 @@ export class Recordings {
     );
   }
 
+  /**
+   * For a part of a recording that is not complete yet (#10 while live): the publish holding the time `at`
+   * (service-clock ms), a snapshot of its playlist as it stands (its finished segments, then an end, so ffmpeg
+   * reads it as a file), and the seconds from that publish's start to `at`. ffmpeg seeks in the playlist by
+   * its segments' lengths, so nothing is copied first, whatever the length of the recording.
+   */
+  async liveSource(id: string, at: number): Promise<{ playlist: string; offset: number } | undefined> {
+    for (const part of await this.parts(id)) {
+      if (at < part.startedAt || at >= part.startedAt + partSeconds(part) * 1000) continue;
+      const dir = join(this.files.recordingDir(id), `part${part.seq}`);
+      const playlist = join(dir, `snapshot-${newId()}.m3u8`);
+      const text = await readFile(join(dir, 'stream.m3u8'), 'utf8');
+      await writeFile(playlist, /#EXT-X-ENDLIST/.test(text) ? text : `${text.trimEnd()}\n#EXT-X-ENDLIST\n`);
+      return { playlist, offset: (at - part.startedAt) / 1000 };
+    }
+    return undefined;
+  }
+
   /** temporary_playback. */
   async playlist(id: string): Promise<string> {
     this.public(id);
@@ -284,7 +322,7 @@ export class Recordings {
       end_time: complete ? iso(row.end_at!) : null,
       export_data: this.exportData(row.id),
       duration: complete ? Math.round(seconds) : Math.floor(seconds),
-      playback: { temporary_playback: `${base}/index.m3u8` },
+      playback: { temporary_playback: `${base}/index.m3u8`, storyboard: `${base}/storyboard.vtt` },
       download_url: complete ? `${base}/download.mp4` : null,
       status: row.state === 'live' ? 'live' : complete ? 'complete' : 'stopped',
     };
@@ -375,6 +413,7 @@ export class Recordings {
     if (this.removing.has(id)) return;
     this.removing.add(id);
     try {
+      await this.storyboards.idle(id);
       await rm(this.files.recordingDir(id), { recursive: true, force: true });
       this.db.transaction(() => {
         this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(id);

@@ -23,7 +23,12 @@ interface Publish {
   seq: number;
   /** When the publish ended (the merge window counts from here), once it has. */
   endedAt?: number;
+  /** Makes the storyboard's thumbnails as segments arrive. */
+  storyboard: NodeJS.Timeout;
 }
+
+/** How often a live recording's storyboard gets the thumbnails of its new segments (one per 2 s segment). */
+const STORYBOARD_EVERY_MS = 4_000;
 
 /**
  * RTMP ingest: rtmp://HOST:PORT/live/{stream_key}, taken by node-media-server 4.x in a process of its own
@@ -125,6 +130,7 @@ export class Ingest {
   private endAll(): void {
     const now = this.clock.now();
     for (const [sid, p] of this.publishes) {
+      clearInterval(p.storyboard);
       this.recordings.endPart(p.recordingId, p.seq, p.endedAt ?? now);
       this.publishes.delete(sid);
     }
@@ -140,7 +146,11 @@ export class Ingest {
         return this.tell({ type: 'refuse', sid: message.sid, why: 'the stream already has a publisher' });
       }
       const { recordingId, seq, dir } = this.recordings.beginPart(stream, this.clock.now());
-      this.publishes.set(message.sid, { streamId: stream.id, recordingId, seq });
+      const storyboard = setInterval(
+        () => void this.recordings.storyboards.update(recordingId).catch(() => {}),
+        STORYBOARD_EVERY_MS,
+      );
+      this.publishes.set(message.sid, { streamId: stream.id, recordingId, seq, storyboard });
       this.tell({ type: 'accept', sid: message.sid, streamId: stream.id, dir });
     } else if (message.type === 'unpublished') {
       const publish = this.publishes.get(message.sid);
@@ -149,7 +159,9 @@ export class Ingest {
       const publish = this.publishes.get(message.sid);
       if (!publish) return;
       this.publishes.delete(message.sid);
+      clearInterval(publish.storyboard);
       this.recordings.endPart(publish.recordingId, publish.seq, publish.endedAt ?? this.clock.now());
+      void this.recordings.storyboards.update(publish.recordingId).catch(() => {});
     } else if (message.type === 'disconnected') {
       this.disconnecting.get(message.streamId)?.();
       this.disconnecting.delete(message.streamId);

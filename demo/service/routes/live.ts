@@ -149,6 +149,42 @@ export function liveRoutes(
   );
 
   app.get(
+    '/recordings/:id/storyboard.vtt',
+    op(accounts, {
+      operationId: 'getRecordingStoryboard',
+      summary: 'Storyboard of a recording: thumbnails along its timeline',
+      description:
+        'WebVTT: one cue per segment of temporary_playback (its span on the playlist timeline), whose text is a sprite ' +
+        "sheet relative to this address with the thumbnail's place, `storyboard/0.jpg?n=37#xywh=160,270,160,90` " +
+        "(160 × 90, 10 to a row, 100 to a sheet). Made as segments arrive; a sheet's `n` changes when it grows.",
+      scopes: 'public',
+      params: params('id'),
+      ok: fileAnswer('WebVTT', ['text/vtt']),
+      errors: ['not_found'],
+    }),
+    async (req, reply) =>
+      reply
+        .type('text/vtt; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .send(await recordings.storyboard(req.params.id)),
+  );
+
+  app.get(
+    '/recordings/:id/storyboard/:sheet',
+    op(accounts, {
+      operationId: 'getRecordingStoryboardSheet',
+      summary: 'A sprite sheet of the storyboard',
+      description: '`N.jpg`, as the storyboard names it.',
+      scopes: 'public',
+      params: params('id', 'sheet'),
+      ok: fileAnswer('JPEG', ['image/jpeg']),
+      errors: ['not_found'],
+    }),
+    async (req, reply) =>
+      sendFile(req, reply, await recordings.storyboardSheet(req.params.id, req.params.sheet), 'public, max-age=3600'),
+  );
+
+  app.get(
     '/recordings/:id/:part/:segment',
     op(accounts, {
       operationId: 'getRecordingSegment',
