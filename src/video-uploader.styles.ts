@@ -1,33 +1,17 @@
 import coreCss from '@uppy/core/css/style.min.css?inline';
 import dashboardCss from '@uppy/dashboard/css/style.min.css?inline';
 import { css, unsafeCSS } from 'lit';
-
-/** Dark, chosen or (auto) the system's: colours that keep WCAG AA contrast on Uppy's dark Dashboard (#1f1f1f). */
-const DARK = `
-  --video-uploader-accent: #6eb1ff;
-  --video-uploader-text: #e8e8e8;
-  --video-uploader-border: #4a4a4a;
-  --video-uploader-error-text: #ffb4b4;
-  --video-uploader-error-background: #4a1414;
-  --video-uploader-note: #c8c8c8;
-`;
+import { theme } from './theme.js';
 
 /** Uppy's CSS is adopted into the shadow root (it cannot reach in from the page), then the element's own. */
 export const styles = [
   unsafeCSS(coreCss),
   unsafeCSS(dashboardCss),
-  unsafeCSS(`:host([theme='dark']) {${DARK}} @media (prefers-color-scheme: dark) { :host([theme='auto']) {${DARK}} }`),
+  theme,
   css`
     :host {
       display: block;
       font-family: system-ui, sans-serif;
-      --video-uploader-accent: #1269cf;
-      --video-uploader-radius: 8px;
-      --video-uploader-text: #333;
-      --video-uploader-border: #ddd;
-      --video-uploader-error-text: #8a1010;
-      --video-uploader-error-background: #fdecec;
-      --video-uploader-note: #595959;
       color: var(--video-uploader-text);
     }
     :host([hidden]) {

@@ -10,14 +10,6 @@ const RTL = new Set(['ar', 'he', 'iw', 'fa', 'ur', 'ps', 'yi', 'ckb', 'dv', 'sd'
 const primary = (tag: string) => tag.toLowerCase().split(/[-_]/)[0]!;
 export const directionOf = (tag: string): 'ltr' | 'rtl' => (RTL.has(primary(tag)) ? 'rtl' : 'ltr');
 
-/** A language's strings and Uppy pack; English at once, any other from its chunks (packs.ts). */
-async function load(lang: string): Promise<{ strings: Strings; uppy: UppyLocale }> {
-  if (primary(lang) === 'en') return { strings: en, uppy: EN_UPPY };
-  const { loadLanguage } = await import('./packs.js');
-  const loaded = await loadLanguage(lang);
-  return { strings: loaded.strings ?? en, uppy: loaded.uppy ?? EN_UPPY };
-}
-
 /** The `lang` that applies to `el`: its own, or its nearest ancestor's, across shadow roots; `en` if none. */
 export function langOf(el: Element): string {
   for (let node: Node | null = el; node; node = node.parentNode ?? (node as ShadowRoot).host ?? null) {
@@ -28,7 +20,7 @@ export function langOf(el: Element): string {
 }
 
 /** Every connected controller; one observer tells them all when a `lang` or `dir` changes anywhere. */
-const controllers = new Set<LocalizeController>();
+const controllers = new Set<LanguageController<unknown>>();
 let observer: MutationObserver | undefined;
 const WATCH = { attributes: true, attributeFilter: ['lang', 'dir'], subtree: true };
 
@@ -40,49 +32,46 @@ function watch(host: Element): void {
 }
 
 /**
- * The element's language, as Shoelace's localize finds it: the `lang` of the element or its nearest
- * ancestor, followed at run time. Loads that language's strings and Uppy pack (packs.ts), lays out right to
- * left for a right-to-left language (unless the element has its own `dir`), and lays the `locale` property's
- * overrides on top. Until a pack has loaded, the previous language stays.
+ * The element's language, as Shoelace's localize finds it: the `lang` of the element or its nearest ancestor,
+ * followed at run time, and its direction (right to left for a right-to-left language, unless the element has its
+ * own `dir`). Each element's controller says what a language loads (`load`) and what it makes of it (`apply`).
+ * Until a language has loaded, the previous one stays.
  */
-export class LocalizeController implements ReactiveController {
+export abstract class LanguageController<L> implements ReactiveController {
   lang = 'en';
   dir: 'ltr' | 'rtl' = 'ltr';
-  strings: Strings = en;
-  uppy: UppyLocale = EN_UPPY;
   /** Settles once the first language asked for is in place. */
   readonly ready: Promise<void>;
-  private base = { strings: en, uppy: EN_UPPY };
-  private overrides: StringsOverride | undefined;
+  protected base: L;
   private asked: string | undefined;
   private settle!: () => void;
 
   constructor(
-    private readonly host: ReactiveControllerHost & HTMLElement,
-    /** Heard after each change of language, direction or override. */
-    private readonly onChange: () => void,
+    protected readonly host: ReactiveControllerHost & HTMLElement,
+    /** English: what is used at first, and when a language cannot load. */
+    private readonly english: L,
   ) {
+    this.base = english;
     this.ready = new Promise((resolve) => (this.settle = resolve));
     host.addController(this);
   }
 
+  /** What the language `lang` loads (English is `english`, given at once). */
+  protected abstract load(lang: string): Promise<L>;
+  /** Makes the current language (`base`, `dir`) and any overrides what the element shows; asks it to update. */
+  protected abstract apply(): void;
+
   hostConnected(): void {
-    controllers.add(this);
+    controllers.add(this as LanguageController<unknown>);
     watch(this.host);
     void this.refresh();
   }
 
   hostDisconnected(): void {
-    controllers.delete(this);
+    controllers.delete(this as LanguageController<unknown>);
     if (controllers.size) return;
     observer?.disconnect();
     observer = undefined;
-  }
-
-  /** The `locale` property: any strings, Uppy's included, over the language's own. */
-  override(overrides: StringsOverride | undefined): void {
-    this.overrides = overrides;
-    this.apply();
   }
 
   async refresh(): Promise<void> {
@@ -95,12 +84,15 @@ export class LocalizeController implements ReactiveController {
       return this.apply();
     }
     this.asked = lang;
-    let loaded = { strings: en, uppy: EN_UPPY };
+    let loaded = this.english;
     try {
-      loaded = await load(lang);
+      if (primary(lang) !== 'en') loaded = await this.load(lang);
     } catch (err) {
       // A pack that cannot load (offline, a chunk gone after a deploy) leaves the element in English, working.
-      console.warn(`<video-uploader>: the strings for lang="${lang}" could not be loaded; English is used.`, err);
+      console.warn(
+        `<${this.host.localName}>: the strings for lang="${lang}" could not be loaded; English is used.`,
+        err,
+      );
     }
     if (this.asked !== lang) return; // a later change won
     this.lang = lang;
@@ -109,8 +101,35 @@ export class LocalizeController implements ReactiveController {
     this.apply();
     this.settle();
   }
+}
 
-  private apply(): void {
+/** <video-uploader>'s language: its own sentences (a table per language) and Uppy's pack (packs.ts). */
+export class LocalizeController extends LanguageController<{ strings: Strings; uppy: UppyLocale }> {
+  strings: Strings = en;
+  uppy: UppyLocale = EN_UPPY;
+  private overrides: StringsOverride | undefined;
+
+  constructor(
+    host: ReactiveControllerHost & HTMLElement,
+    /** Heard after each change of language, direction or override. */
+    private readonly onChange: () => void,
+  ) {
+    super(host, { strings: en, uppy: EN_UPPY });
+  }
+
+  /** The `locale` property: any strings, Uppy's included, over the language's own. */
+  override(overrides: StringsOverride | undefined): void {
+    this.overrides = overrides;
+    this.apply();
+  }
+
+  protected async load(lang: string): Promise<{ strings: Strings; uppy: UppyLocale }> {
+    const { loadLanguage } = await import('./packs.js');
+    const loaded = await loadLanguage(lang);
+    return { strings: loaded.strings ?? en, uppy: loaded.uppy ?? EN_UPPY };
+  }
+
+  protected apply(): void {
     const { strings, uppy } = this.base;
     const o = this.overrides ?? {};
     this.strings = {
