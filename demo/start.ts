@@ -59,6 +59,7 @@ await page.listen().catch(async (err: unknown) => {
   failed(err);
 });
 console.log(`Demo: ${page.resolvedUrls!.local[0]}`);
+console.log(`Live: ${new URL('live.html', page.resolvedUrls!.local[0]).href}`);
 
 const stop = async () => {
   await page.close();

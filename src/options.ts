@@ -59,7 +59,7 @@ export class OptionError extends Error {
     this.message = this.describe(en);
   }
 
-  describe(t: Strings): string {
+  describe(t: Pick<Strings, 'invalid' | 'expected'>): string {
     const expected = t.expected[this.expected];
     return t.invalid(
       this.attribute,

@@ -9,9 +9,12 @@ import type {
   ChunkUrlRequest,
   CompleteRequest,
   CompleteResponse,
+  ConversionRequest,
+  ExportEntry,
   CreateVideoRequest,
   ImportRequest,
   MultipartSession,
+  TemporaryRecording,
   UploadUrlResponse,
   VideoDetails,
   VideoObject,
@@ -23,6 +26,8 @@ const hasString =
   (...keys: string[]): Check =>
   (body) =>
     keys.every((k) => typeof body[k] === 'string' && body[k] !== '');
+
+const isArray: Check = (body) => Array.isArray(body);
 
 /**
  * Typed client of the video service (shared/service-spec.md). The access token goes on these calls
@@ -131,6 +136,45 @@ export class VideoServiceClient {
   /** #8 GET /videos/{id}. */
   getVideo(videoId: string, signal?: AbortSignal): Promise<VideoDetails> {
     return this.call<VideoDetails>('#8', 'GET', `/videos/${encodeURIComponent(videoId)}`, hasString('_id'), signal);
+  }
+
+  /** #9 GET /live_streams/{id}/temporary_recordings: the stream's recordings, oldest first. */
+  listTemporaryRecordings(streamId: string, signal?: AbortSignal): Promise<TemporaryRecording[]> {
+    return this.call<TemporaryRecording[]>(
+      '#9',
+      'GET',
+      `/live_streams/${encodeURIComponent(streamId)}/temporary_recordings`,
+      isArray,
+      signal,
+    );
+  }
+
+  /** #10 POST /live_streams/{id}/temporary_recordings/{recording-id}: `{from, duration}` a part, `{}` the whole. */
+  convertRecording(
+    streamId: string,
+    recordingId: string,
+    body: ConversionRequest,
+    signal?: AbortSignal,
+  ): Promise<ExportEntry> {
+    return this.call<ExportEntry>(
+      '#10',
+      'POST',
+      `/live_streams/${encodeURIComponent(streamId)}/temporary_recordings/${encodeURIComponent(recordingId)}`,
+      hasString('status'),
+      signal,
+      body,
+    );
+  }
+
+  /** #11 GET /live_streams/{id}/recordings: the permanent videos converted from the stream. */
+  listConvertedVideos(streamId: string, signal?: AbortSignal): Promise<VideoDetails[]> {
+    return this.call<VideoDetails[]>(
+      '#11',
+      'GET',
+      `/live_streams/${encodeURIComponent(streamId)}/recordings`,
+      isArray,
+      signal,
+    );
   }
 
   private call<T>(

@@ -45,6 +45,7 @@ const ar: Strings = {
     theme: 'استخدم light أو dark أو auto',
     chunkTooBig: 'يجب أن يكون كل جزء أصغر من 5GB',
     accept: 'استخدم قائمة مفصولة بفواصل من أنواع MIME ‏(video/*) والامتدادات (.mkv)',
+    streamId: 'إنها مطلوبة: معرّف البث المباشر الذي تُقتطع تسجيلاته',
     token: 'عيّن السمة token-url أو الخاصية tokenProvider: يحتاج الرافع إلى رمز وصول',
   },
   errors: {

@@ -49,6 +49,7 @@ const de: Strings = {
     theme: 'Verwenden Sie light, dark oder auto',
     chunkTooBig: 'jedes Teil muss kleiner als 5GB sein',
     accept: 'Geben Sie eine kommagetrennte Liste von MIME-Typen (video/*) und Endungen (.mkv) an',
+    streamId: 'erforderlich: die ID des Livestreams, dessen Aufnahmen geschnitten werden',
     token:
       'setzen Sie das Attribut token-url oder die Eigenschaft tokenProvider: Der Uploader braucht ein Zugriffstoken',
   },

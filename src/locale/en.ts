@@ -59,6 +59,7 @@ export const en = {
     theme: 'use light, dark or auto',
     chunkTooBig: 'each chunk must be smaller than 5GB',
     accept: 'use a comma-separated list of MIME types (video/*) and extensions (.mkv)',
+    streamId: 'it is required: the id of the live stream whose recordings are clipped',
     token: 'set the token-url attribute or the tokenProvider property: the uploader needs an access token',
   },
   /** Why an upload failed, as the person is told it (the `upload-error` event keeps the technical message). */

@@ -50,6 +50,7 @@ const es: Strings = {
     theme: 'use light, dark o auto',
     chunkTooBig: 'cada parte debe ser menor de 5GB',
     accept: 'use una lista de tipos MIME (video/*) y extensiones (.mkv) separados por comas',
+    streamId: 'es obligatorio: el id de la transmisión en directo cuyas grabaciones se recortan',
     token: 'defina el atributo token-url o la propiedad tokenProvider: el cargador necesita un token de acceso',
   },
   errors: {

@@ -49,6 +49,7 @@ const fr: Strings = {
     theme: 'utilisez light, dark ou auto',
     chunkTooBig: 'chaque morceau doit faire moins de 5GB',
     accept: 'indiquez une liste de types MIME (video/*) et d’extensions (.mkv) séparés par des virgules',
+    streamId: 'il est requis : l’identifiant du direct dont les enregistrements sont découpés',
     token: 'définissez l’attribut token-url ou la propriété tokenProvider : l’envoi a besoin d’un jeton d’accès',
   },
   errors: {

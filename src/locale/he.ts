@@ -46,6 +46,7 @@ const he: Strings = {
     theme: 'השתמשו ב־light,‏ dark או auto',
     chunkTooBig: 'כל חלק חייב להיות קטן מ־5GB',
     accept: 'השתמשו ברשימה מופרדת בפסיקים של סוגי MIME ‏(video/*) וסיומות (.mkv)',
+    streamId: 'זהו שדה חובה: המזהה של השידור החי שמהקלטותיו גוזרים קטעים',
     token: 'הגדירו את המאפיין token-url או את המאפיין tokenProvider: רכיב ההעלאה צריך אסימון גישה',
   },
   errors: {

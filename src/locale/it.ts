@@ -46,6 +46,7 @@ const it: Strings = {
     theme: 'usa light, dark o auto',
     chunkTooBig: 'ogni parte deve essere più piccola di 5GB',
     accept: 'usa un elenco separato da virgole di tipi MIME (video/*) ed estensioni (.mkv)',
+    streamId: 'è obbligatorio: l’id della diretta di cui si ritagliano le registrazioni',
     token:
       'imposta l’attributo token-url o la proprietà tokenProvider: il caricatore ha bisogno di un token di accesso',
   },

@@ -49,6 +49,7 @@ const ja: Strings = {
     theme: 'light、dark、auto のいずれかを指定してください',
     chunkTooBig: '各チャンクは 5GB 未満にする必要があります',
     accept: 'MIME タイプ (video/*) と拡張子 (.mkv) をカンマ区切りで指定してください',
+    streamId: '必須です: クリップするライブ配信の ID',
     token: 'token-url 属性か tokenProvider プロパティを設定してください: アップローダーにはアクセストークンが必要です',
   },
   errors: {

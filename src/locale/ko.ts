@@ -47,6 +47,7 @@ const ko: Strings = {
     theme: 'light, dark, auto 중 하나를 쓰세요',
     chunkTooBig: '각 조각은 5GB보다 작아야 합니다',
     accept: 'MIME 유형(video/*)과 확장자(.mkv)를 쉼표로 구분해 쓰세요',
+    streamId: '필수입니다: 녹화를 자를 라이브 스트림의 ID',
     token: 'token-url 속성이나 tokenProvider 속성을 설정하세요: 업로더에는 액세스 토큰이 필요합니다',
   },
   errors: {

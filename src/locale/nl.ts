@@ -49,6 +49,7 @@ const nl: Strings = {
     theme: 'gebruik light, dark of auto',
     chunkTooBig: 'elk deel moet kleiner zijn dan 5GB',
     accept: 'gebruik een door komma’s gescheiden lijst van MIME-typen (video/*) en extensies (.mkv)',
+    streamId: 'dit is verplicht: de id van de livestream waarvan opnamen worden geknipt',
     token: 'stel het attribuut token-url of de eigenschap tokenProvider in: de uploader heeft een toegangstoken nodig',
   },
   errors: {

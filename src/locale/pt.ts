@@ -49,6 +49,7 @@ const pt: Strings = {
     theme: 'use light, dark ou auto',
     chunkTooBig: 'cada parte deve ser menor que 5GB',
     accept: 'use uma lista separada por vírgulas de tipos MIME (video/*) e extensões (.mkv)',
+    streamId: 'é obrigatório: o id da transmissão ao vivo cujas gravações são recortadas',
     token: 'defina o atributo token-url ou a propriedade tokenProvider: o envio precisa de um token de acesso',
   },
   errors: {

@@ -47,6 +47,7 @@ const ru: Strings = {
     theme: 'используйте light, dark или auto',
     chunkTooBig: 'каждая часть должна быть меньше 5GB',
     accept: 'укажите через запятую MIME-типы (video/*) и расширения (.mkv)',
+    streamId: 'обязателен: id прямой трансляции, записи которой нарезаются',
     token: 'задайте атрибут token-url или свойство tokenProvider: загрузчику нужен токен доступа',
   },
   errors: {

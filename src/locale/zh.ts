@@ -41,6 +41,7 @@ const zh: Strings = {
     theme: '请使用 light、dark 或 auto',
     chunkTooBig: '每个分块必须小于 5GB',
     accept: '请使用逗号分隔的 MIME 类型（video/*）和扩展名（.mkv）列表',
+    streamId: '必填：要剪辑其录像的直播流 ID',
     token: '请设置 token-url 属性或 tokenProvider 属性：上传组件需要访问令牌',
   },
   errors: {

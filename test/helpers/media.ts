@@ -207,7 +207,9 @@ export async function firstFrameLikeness(
   try {
     await run('ffmpeg', ['-v', 'error', '-i', clip, '-frames:v', '1', '-y', join(dir, 'clip.png')]);
     await run('ffmpeg', [
-      ...['-v', 'error', '-ss', start.toFixed(6), '-i', source, '-frames:v', String(count)],
+      // A live playlist is read from its first segment (ffmpeg starts near the live edge otherwise).
+      ...['-v', 'error', ...(/\.m3u8$/.test(source) ? ['-live_start_index', '0'] : []), '-ss', start.toFixed(6)],
+      ...['-i', source, '-frames:v', String(count), '-fps_mode', 'passthrough'],
       ...['-y', join(dir, 'source%02d.png')],
     ]);
     const scores: number[] = [];
@@ -220,6 +222,7 @@ export async function firstFrameLikeness(
     }
     return scores;
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    if (process.env.KEEP_FRAMES) console.log('frames in', dir);
+    else await rm(dir, { recursive: true, force: true });
   }
 }

@@ -144,7 +144,7 @@ export class Exports {
       const seconds = partSeconds(part);
       const into = (at - part.startedAt) / 1000;
       if (into >= 0 && into < seconds) {
-        const offset = starts[i]! + into;
+        const offset = starts[i]! + into + (await this.recordings.firstFrameAt(recording.id, part.seq));
         return { offset, left: recording.state === 'complete' ? recording.duration! - offset : seconds - into };
       }
       spans.push(`${iso(part.startedAt)} to ${iso(part.startedAt + seconds * 1000)}`);

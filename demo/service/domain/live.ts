@@ -134,6 +134,8 @@ export class LiveStreams {
 /** Temporary recordings (#9): one per broadcast, publishes within the merge window joined as parts. */
 export class Recordings {
   private readonly removing = new Set<string>();
+  /** By `recording/part`: firstFrameAt. */
+  private readonly firstFrames = new Map<string, number>();
   /** Thumbnails of each recording's segments, in sprite sheets, and their WebVTT (live/storyboard.ts). */
   readonly storyboards = new Storyboards(
     (id) => this.files.recordingDir(id),
@@ -300,9 +302,32 @@ export class Recordings {
       const playlist = join(dir, `snapshot-${newId()}.m3u8`);
       const text = await readFile(join(dir, 'stream.m3u8'), 'utf8');
       await writeFile(playlist, /#EXT-X-ENDLIST/.test(text) ? text : `${text.trimEnd()}\n#EXT-X-ENDLIST\n`);
-      return { playlist, offset: (at - part.startedAt) / 1000 };
+      return { playlist, offset: (at - part.startedAt) / 1000 + (await this.firstFrameAt(id, part.seq)) };
     }
     return undefined;
+  }
+
+  /**
+   * Seconds from the start of a publish's media, as ffmpeg counts it (its earliest sample, audio or video), to its
+   * first frame. Decision (README): a program date time is the date of its segment's first frame, so a `from` is
+   * turned into a place in the media by this much more.
+   */
+  async firstFrameAt(id: string, seq: number): Promise<number> {
+    const key = `${id}/${seq}`;
+    const known = this.firstFrames.get(key);
+    if (known !== undefined) return known;
+    const out = await run('ffprobe', [
+      ...['-v', 'error', '-show_entries', 'stream=codec_type,start_time', '-of', 'csv=p=0'],
+      join(this.files.recordingDir(id), `part${seq}`, 'seg00000.ts'),
+    ]).catch(() => '');
+    const starts = out
+      .split('\n')
+      .map((line) => line.split(','))
+      .filter(([, t]) => t && Number.isFinite(Number(t)));
+    const video = starts.find(([type]) => type === 'video');
+    const shift = video ? Math.max(0, Number(video[1]) - Math.min(...starts.map(([, t]) => Number(t)))) : 0;
+    if (out) this.firstFrames.set(key, shift);
+    return shift;
   }
 
   /** temporary_playback. */

@@ -35,9 +35,16 @@ export class Storyboards {
 
   /** Makes the thumbnails that are missing; one run at a time per recording (a second caller waits for it). */
   update(id: string): Promise<void> {
-    const previous = this.busy.get(id) ?? Promise.resolve();
-    const next = previous.then(() => this.makeThumbs(id));
-    const settled = next.catch((err: Error) => console.error(`storyboard of ${id}: ${err.message}`));
+    return this.queue(id, () => this.makeThumbs(id));
+  }
+
+  /** Runs `work` after whatever this recording's storyboard is doing: files are written by one hand at a time. */
+  private queue<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const next = (this.busy.get(id) ?? Promise.resolve()).then(work);
+    const settled = next.then(
+      () => {},
+      (err: Error) => console.error(`storyboard of ${id}: ${err.message}`),
+    );
     this.busy.set(id, settled);
     void settled.then(() => this.busy.get(id) === settled && this.busy.delete(id));
     return next;
@@ -69,6 +76,10 @@ export class Storyboards {
   /** The file of sheet `index` with every thumbnail it has now; undefined when it has none. */
   async sheet(id: string, index: number): Promise<string | undefined> {
     await this.update(id);
+    return this.queue(id, () => this.compose(id, index));
+  }
+
+  private async compose(id: string, index: number): Promise<string | undefined> {
     const thumbs = (await this.thumbs(id)).slice(index * PER_SHEET, (index + 1) * PER_SHEET);
     if (thumbs.length === 0) return undefined;
     const dir = join(this.dirOf(id), 'storyboard');

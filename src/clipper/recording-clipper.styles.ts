@@ -1,0 +1,160 @@
+import { css } from 'lit';
+import { theme } from '../theme.js';
+
+export const styles = [
+  theme,
+  css`
+    :host {
+      display: block;
+      font-family: system-ui, sans-serif;
+      color: var(--video-uploader-text);
+    }
+    :host([hidden]) {
+      display: none;
+    }
+    h2 {
+      font-size: 1rem;
+      margin: 1rem 0 0.5rem;
+    }
+    h3 {
+      font-size: 0.95rem;
+      margin: 1rem 0 0.25rem;
+    }
+    ul {
+      list-style: none;
+      margin: 0;
+      padding: 0;
+      display: grid;
+      gap: 0.25rem;
+    }
+    button,
+    input {
+      font: inherit;
+      color: inherit;
+      background: var(--video-uploader-background);
+      border: 1px solid var(--video-uploader-border);
+      border-radius: calc(var(--video-uploader-radius) / 2);
+      padding: 0.35rem 0.7rem;
+    }
+    button:disabled {
+      opacity: 0.6;
+    }
+    button[aria-pressed='true'] {
+      border-color: var(--video-uploader-accent);
+      box-shadow: inset 0 0 0 1px var(--video-uploader-accent);
+    }
+    .recordings button {
+      width: 100%;
+      text-align: start;
+    }
+    .convert {
+      background: var(--video-uploader-accent);
+      border-color: var(--video-uploader-accent);
+      color: #fff;
+    }
+    :host([theme='dark']) .convert {
+      color: #111;
+    }
+    :focus-visible {
+      outline: 2px solid var(--video-uploader-accent);
+      outline-offset: 2px;
+    }
+    video {
+      display: block;
+      width: 100%;
+      max-height: 60vh;
+      background: #000;
+      border-radius: calc(var(--video-uploader-radius) / 2);
+      margin-top: 0.75rem;
+    }
+    .timeline {
+      margin: 0.75rem 0;
+    }
+    .strip {
+      display: flex;
+      height: 2.8rem;
+      border-radius: calc(var(--video-uploader-radius) / 2) calc(var(--video-uploader-radius) / 2) 0 0;
+      overflow: hidden;
+      background: var(--video-uploader-border);
+    }
+    .tile {
+      flex: 1;
+      background-repeat: no-repeat;
+    }
+    .track {
+      position: relative;
+      height: 1.5rem;
+      background: var(--video-uploader-border);
+      touch-action: none;
+      cursor: pointer;
+    }
+    .range {
+      position: absolute;
+      top: 0;
+      bottom: 0;
+      background: color-mix(in srgb, var(--video-uploader-accent) 45%, transparent);
+    }
+    .playhead {
+      position: absolute;
+      top: -2.8rem;
+      bottom: 0;
+      width: 2px;
+      background: var(--video-uploader-text);
+      pointer-events: none;
+    }
+    .thumb {
+      position: absolute;
+      top: -0.25rem;
+      width: 1.1rem;
+      height: 2rem;
+      margin-inline-start: -0.55rem;
+      background: var(--video-uploader-background);
+      border: 2px solid var(--video-uploader-accent);
+      border-radius: 4px;
+      box-sizing: border-box;
+      cursor: ew-resize;
+      touch-action: none;
+    }
+    .thumb[aria-disabled='true'] {
+      opacity: 0.5;
+    }
+    .fields,
+    .actions {
+      display: flex;
+      flex-wrap: wrap;
+      align-items: center;
+      gap: 0.75rem;
+      margin: 0.5rem 0;
+    }
+    .fields label {
+      display: flex;
+      align-items: center;
+      gap: 0.4rem;
+    }
+    .fields input {
+      width: 9.5em;
+      font-variant-numeric: tabular-nums;
+    }
+    .help {
+      font-size: 0.85rem;
+      color: var(--video-uploader-note);
+      margin: 0.35rem 0 0;
+    }
+    .error {
+      color: var(--video-uploader-error-text);
+    }
+    p.error:not(:empty),
+    .message.error {
+      background: var(--video-uploader-error-background);
+      padding: 0.5rem 0.75rem;
+      border-radius: var(--video-uploader-radius);
+    }
+    .field-error {
+      flex-basis: 100%;
+      margin: 0;
+    }
+    .field-error:empty {
+      display: none;
+    }
+  `,
+];

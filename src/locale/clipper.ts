@@ -1,0 +1,49 @@
+import { en } from './en.js';
+import { isolate as b } from './isolate.js';
+
+/**
+ * Every sentence <recording-clipper> shows, in one typed table (English; the `locale` property replaces any of
+ * them, and the element follows `lang` and `dir` as <video-uploader> does). A bad attribute is told in the
+ * uploader's words (`invalid`, `expected`), which every language of the package has.
+ */
+export const clipperEn = {
+  invalid: en.invalid,
+  expected: en.expected,
+  recordingsLabel: 'Recordings of this stream',
+  noRecordings: 'No recordings yet. A recording appears a few seconds after the stream starts.',
+  status: { live: 'Live', stopped: 'Stopped', complete: 'Complete' } as Record<string, string>,
+  recording: (status: string, start: string, length: string) => `${status}: ${start}, ${length}`,
+  exportsCount: (n: number) => (n === 1 ? '1 export' : `${n} exports`),
+  playerLabel: 'Recording',
+  timelineLabel: 'Part to convert',
+  start: 'Start',
+  end: 'End',
+  length: (seconds: number) => `${seconds} s`,
+  lengthLabel: 'Length',
+  liveEdge: 'live edge',
+  keysHelp:
+    'Arrows move a thumb 1 s, Shift+arrows the start one frame, Page Up and Page Down 10 s; I and O set start and end at the playhead.',
+  timecodeInvalid: (field: string, text: string) =>
+    `${field}: ${b(text)} is not a time code. Use hours:minutes:seconds.milliseconds, such as 00:01:05.250.`,
+  preview: 'Preview the part in a loop',
+  convert: 'Convert to video',
+  convertWhole: 'Convert the whole recording',
+  wholeWaits: 'The whole recording can be converted once the stream has ended; a part can be converted now.',
+  requested: (length: string, start: string) => `Converting ${length} from ${start}…`,
+  entryStatus: { PROCESSING: 'PROCESSING', EXPORTED: 'EXPORTED', FAILED: 'FAILED' } as Record<string, string>,
+  entry: (start: string, length: string, status: string) => `${start}, ${length}: ${status}`,
+  exportsLabel: 'Conversions of this recording',
+  failed: (reason: string) => `The conversion failed${reason ? `: ${b(reason)}` : '.'}`,
+  refused: (reason: string) => `The video service refused the conversion: ${b(reason)}`,
+  resultLabel: 'The new video',
+  videosLabel: 'Videos made from this stream',
+  noVideos: 'None yet.',
+  video: (name: string, status: string) => `${b(name)}: ${status}`,
+  deleted: 'This recording has been deleted (recordings are kept for 3 days), so it can no longer be clipped.',
+  unreachable: 'The video service cannot be reached right now; the list will be updated when it can.',
+  unplayable: 'This browser cannot play HLS video.',
+};
+
+export type ClipperStrings = typeof clipperEn;
+/** Any of the strings, to replace the language's own (the `locale` property). */
+export type ClipperStringsOverride = Partial<ClipperStrings>;
