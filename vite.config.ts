@@ -70,7 +70,7 @@ export default defineConfig(({ command, mode }) =>
             emptyOutDir: true,
             sourcemap: true,
             lib: {
-              entry: { index: 'src/index.ts', react: 'src/react.ts' },
+              entry: { index: 'src/index.ts', clipper: 'src/clipper.ts', react: 'src/react.ts' },
               formats: ['es'],
               fileName: (_format, name) => `${name}.js`,
             },

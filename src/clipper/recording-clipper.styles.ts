@@ -12,6 +12,10 @@ export const styles = [
     :host([hidden]) {
       display: none;
     }
+    .base {
+      background: var(--video-uploader-background);
+      border-radius: var(--video-uploader-radius);
+    }
     h2 {
       font-size: 1rem;
       margin: 1rem 0 0.5rem;

@@ -17,6 +17,8 @@ import { styles } from './recording-clipper.styles.js';
 /** #9 is read this often while something can change (a recording live or stopped, a conversion running). */
 const BUSY_POLL_MS = 2_000;
 const IDLE_POLL_MS = 10_000;
+/** Seconds to the millisecond, as the sliders say them. */
+const ms = (seconds: number) => Math.round(seconds * 1000) / 1000;
 /** One frame until the video has shown two in a row (requestVideoFrameCallback). */
 const DEFAULT_FRAME = 1 / 30;
 
@@ -146,7 +148,8 @@ export class RecordingClipper extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('locale')) this.i18n.override(this.locale);
-    if (!(['baseUrl', 'tokenUrl', 'tokenProvider', 'streamId'] as const).some((k) => changed.has(k))) return;
+    const config = ['baseUrl', 'tokenUrl', 'tokenProvider', 'streamId'] as const;
+    if (this.hasUpdated && !config.some((k) => changed.has(k))) return;
     const previous = this.configError?.message;
     try {
       const baseUrl = parseUrl('base-url', this.baseUrl);
@@ -320,7 +323,11 @@ export class RecordingClipper extends LitElement {
   /** The frame shown: its time (to place the start on it) and the length of a frame, where the browser says. */
   private watchFrames(video: FrameVideo): void {
     video.addEventListener('timeupdate', () => this.tick(video));
-    video.addEventListener('seeked', () => this.tick(video));
+    video.addEventListener('seeked', () => {
+      if (this.seekedTo !== undefined && Math.abs(video.currentTime - this.seekedTo) > 1e-3 && video.paused)
+        video.currentTime = this.seekedTo;
+      this.tick(video);
+    });
     if (!video.requestVideoFrameCallback) return;
     const onFrame = (_now: number, meta: { mediaTime: number; presentedFrames: number }) => {
       const last = this.lastFrame;
@@ -353,7 +360,8 @@ export class RecordingClipper extends LitElement {
     const video = this.videoEl;
     if (!video || !video.paused || !this.timeline) return;
     this.seekedTo = Math.max(0, seconds + this.frame / 2);
-    video.currentTime = this.seekedTo;
+    // One seek at a time: keys held down ask for many; the last one asked is where the video goes next.
+    if (!video.seeking) video.currentTime = this.seekedTo;
   }
 
   private setStart(seconds: number, toFrame: boolean): void {
@@ -645,9 +653,9 @@ export class RecordingClipper extends LitElement {
       role="slider"
       tabindex=${ready ? 0 : -1}
       aria-label=${label}
-      aria-valuemin=${min}
-      aria-valuemax=${max}
-      aria-valuenow=${Math.round(value * 1000) / 1000}
+      aria-valuemin=${ms(min)}
+      aria-valuemax=${ms(max)}
+      aria-valuenow=${ms(value)}
       aria-valuetext=${timecode(value)}
       aria-disabled=${ready ? 'false' : 'true'}
       aria-describedby="keys"

@@ -8,6 +8,8 @@ export interface Env {
   storage: string;
   /** A long-lived token of the tests' organization. */
   token: string;
+  /** A stream with one stopped recording of 6 s, and a clip token for it (web-test-runner.config.ts). */
+  clip: { streamId: string; token: string; recordingId: string };
 }
 
 let cached: Promise<Env> | undefined;

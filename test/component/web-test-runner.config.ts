@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { createServer, type ViteDevServer } from 'vite';
 import { pruneUppyCss } from '../../vite.config.js';
 import { chromiumLaunchOptions } from '../helpers/browser.js';
-import { startService, type RunningService } from '../helpers/service.js';
+import { push } from '../helpers/live.js';
+import { startService, until, type RunningService } from '../helpers/service.js';
 import { MINIBROWSER, startWebKitDriver } from '../helpers/webkit.js';
 
 /**
@@ -25,6 +26,24 @@ let service: RunningService;
 let token: string;
 let vite: ViteDevServer;
 let viteOrigin = '';
+let clip: { streamId: string; token: string; recordingId: string };
+
+/** For <recording-clipper>: a stream with one stopped recording of 6 s (pushed as fast as ffmpeg encodes), and a clip token. */
+async function recordingToClip(service: RunningService, key: string) {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await service.call(method, path, { token: key, body });
+    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const stream = await call('POST', '/live_streams', { name: 'component tests' });
+  if ((await push(stream.ingest.url, 6, undefined, false)) !== 0) throw new Error('the RTMP push failed');
+  const [recording] = await until('the recording to stop', async () => {
+    const list = await call('GET', `/live_streams/${stream._id}/temporary_recordings`);
+    return list[0]?.status === 'stopped' ? list : undefined;
+  });
+  const { token } = await call('POST', '/tokens', { scope: 'clip', live_stream_id: stream._id, ttl_seconds: 86_400 });
+  return { streamId: stream._id as string, token: token as string, recordingId: recording._id as string };
+}
 
 /** Counts passed and failed tests into .test-results/component.json for npm test's closing line. */
 function countingReporter(): Reporter {
@@ -50,6 +69,7 @@ function countingReporter(): Reporter {
 }
 
 const webkit = await startWebKitDriver();
+const ENGINES = ['chromium', 'firefox', 'webkit'];
 
 const config: TestRunnerConfig = {
   reporters: [defaultReporter(), countingReporter()],
@@ -58,6 +78,7 @@ const config: TestRunnerConfig = {
   concurrency: 1,
   testsFinishTimeout: 300_000,
   testFramework: { config: { timeout: 30_000 } },
+  // BROWSERS=chromium,firefox,webkit (all three by default) runs only those.
   browsers: [
     playwrightLauncher({ product: 'chromium', launchOptions: { ...chromiumLaunchOptions(), headless: true } }),
     // Debian's firefox-esr, driven by Puppeteer over WebDriver BiDi (Playwright cannot drive a stock Firefox).
@@ -82,7 +103,7 @@ const config: TestRunnerConfig = {
         'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
       } as WebdriverIO.Capabilities,
     }) as unknown as BrowserLauncher,
-  ],
+  ].filter((_, i) => !process.env.BROWSERS || process.env.BROWSERS.split(',').includes(ENGINES[i]!)),
   filterBrowserLogs: ({ args }) =>
     !args.some((a) => typeof a === 'string' && (a.startsWith('[vite]') || a.startsWith('Lit is in dev mode'))),
   middleware: [
@@ -131,6 +152,7 @@ const config: TestRunnerConfig = {
               'lit',
               'lit/decorators.js',
               'lit/directives/if-defined.js',
+              'lit/directives/style-map.js',
               '@uppy/core',
               '@uppy/dashboard',
               '@uppy/aws-s3',
@@ -164,13 +186,14 @@ const config: TestRunnerConfig = {
         viteOrigin = vite.resolvedUrls!.local[0]!.replace(/\/$/, '');
         service = await startService();
         token = await service.token('component-tests');
+        clip = await recordingToClip(service, token);
       },
       async serverStop() {
         await Promise.all([service?.stop(), vite?.close()]);
       },
       serve(context) {
         if (context.path === '/__env')
-          return { body: JSON.stringify({ api: service.api, storage: service.storage, token }), type: 'json' };
+          return { body: JSON.stringify({ api: service.api, storage: service.storage, token, clip }), type: 'json' };
       },
     },
   ],

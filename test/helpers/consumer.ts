@@ -32,6 +32,19 @@ for (const name of ['upload-success', 'upload-error', 'video-ready', 'preview-pl
 fetch('/api/config').then((r) => r.json()).then(({ baseUrl }) => uploader.setAttribute('base-url', baseUrl));
 `;
 
+/** The clipper's page: `video-uploader/clipper` alone, on the demo backend's live stream with its clip token. */
+export const CLIPPER_HTML = (script: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>clipper</title></head>
+<body><recording-clipper token-url="/api/clip-token"></recording-clipper><ol id="events"></ol>${script}</body></html>`;
+export const CLIPPER_JS = `import 'video-uploader/clipper';
+
+const clipper = document.querySelector('recording-clipper');
+Promise.all([fetch('/api/config').then((r) => r.json()), fetch('/api/live').then((r) => r.json())]).then(([config, live]) => {
+  clipper.setAttribute('stream-id', live.streamId);
+  clipper.setAttribute('base-url', config.baseUrl);
+});
+`;
+
 /** A TypeScript user's code: once the package is imported, the tag and its events are typed (compiled with `tsc`, not run). */
 const TYPED_TS = `import 'video-uploader';
 import type { VideoUploader } from 'video-uploader';
@@ -128,10 +141,14 @@ export const APPS: App[] = [
     tools: ['webpack', 'webpack-cli'],
     files: {
       'src/index.js': MAIN_JS,
-      'webpack.config.mjs': `export default { mode: 'production', entry: './src/index.js', output: { path: new URL('./dist', import.meta.url).pathname, filename: 'main.js', clean: true } };\n`,
+      'src/clipper.js': CLIPPER_JS,
+      'webpack.config.mjs': `export default { mode: 'production', entry: { main: './src/index.js', clipper: './src/clipper.js' }, output: { path: new URL('./dist', import.meta.url).pathname, filename: '[name].js', clean: true } };\n`,
     },
     build: ['npx', 'webpack'],
-    afterBuild: { 'dist/index.html': INDEX_HTML('<script src="main.js"></script>') },
+    afterBuild: {
+      'dist/index.html': INDEX_HTML('<script src="main.js"></script>'),
+      'dist/clipper.html': CLIPPER_HTML('<script src="clipper.js"></script>'),
+    },
   },
   {
     name: 'vite',
@@ -140,6 +157,10 @@ export const APPS: App[] = [
     files: {
       'index.html': INDEX_HTML('<script type="module" src="/src/main.js"></script>'),
       'src/main.js': MAIN_JS,
+      'clipper.html': CLIPPER_HTML('<script type="module" src="/src/clipper.js"></script>'),
+      'src/clipper.js': CLIPPER_JS,
+      // Two pages: Vite builds the ones its config names (index.html alone by default).
+      'vite.config.js': `export default { build: { rollupOptions: { input: ['index.html', 'clipper.html'] } } };\n`,
       'src/typed.ts': TYPED_TS,
       'src/typed-vue.ts': TYPED_VUE,
       'src/typed-svelte.ts': TYPED_SVELTE,

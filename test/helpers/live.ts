@@ -4,7 +4,8 @@ import { testPattern } from './media.js';
 /**
  * A real RTMP publisher: ffmpeg pushing a test pattern and a tone in real time (`-re`), 720p at 2 Mbit/s,
  * H.264 + AAC with a keyframe every 2 s, as OBS sends by default. `codecs` swaps in others (FLV's own
- * Sorenson video and MP3, say) to make the service encode. Resolves with ffmpeg's exit code.
+ * Sorenson video and MP3, say) to make the service encode. `realTime: false` sends it as fast as it encodes (a
+ * recording to test against, made in a second or two). Resolves with ffmpeg's exit code.
  */
 export function push(
   url: string,
@@ -25,6 +26,7 @@ export function push(
     '-b:a',
     '128k',
   ],
+  realTime = true,
 ): Promise<number | null> {
   const child = spawn(
     'ffmpeg',
@@ -33,7 +35,7 @@ export function push(
       '-nostdin',
       '-v',
       'error',
-      '-re',
+      ...(realTime ? ['-re'] : []),
       ...testPattern('1280x720', 30, 'frequency=440:sample_rate=48000'),
       '-t',
       String(seconds),

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { APPS, buildApp } from '../helpers/consumer.js';
+import { push } from '../helpers/live.js';
 import { media, sha256 } from '../helpers/media.js';
 import { serveStatic } from '../helpers/static.js';
 import { addFile, env, event, expect, expectPreviewPlays, getVideo, test } from '../e2e/demo.js';
@@ -53,6 +54,39 @@ for (const app of APPS) {
         await page.evaluate(() => document.documentElement.setAttribute('lang', 'ja-JP'));
         await expect(root).toContainText('ここにファイルをドロップ');
         await expect(root).toHaveAttribute('dir', 'ltr');
+      });
+    }
+
+    if (app.name !== 'react') {
+      test('<recording-clipper> from video-uploader/clipper: lists the stream, plays the recording, no Uppy loaded', async ({
+        page,
+      }) => {
+        const live = (await (await fetch(new URL('/api/live', env('DEMO_URL')))).json()) as {
+          server: string;
+          streamKey: string;
+        };
+        expect(await push(`${live.server}/${live.streamKey}`, 4, undefined, false)).toBe(0);
+        const loaded: string[] = [];
+        page.on('response', (r) => loaded.push(r.url()));
+        await page.goto(new URL('clipper.html', served.get(app.name)!.url).href);
+        const clipper = page.locator('recording-clipper');
+        await expect(clipper.getByRole('slider', { name: 'Start' })).toHaveAttribute('aria-disabled', 'false', {
+          timeout: 30_000,
+        });
+        await expect
+          .poll(() => clipper.locator('video.recording').evaluate((v: HTMLVideoElement) => v.readyState), {
+            timeout: 30_000,
+          })
+          .toBeGreaterThanOrEqual(2);
+        const texts = await Promise.all(
+          loaded
+            .filter((u) => u.startsWith(served.get(app.name)!.url) && u.endsWith('.js'))
+            .map(async (u) => (await fetch(u)).text()),
+        );
+        expect(
+          texts.some((t) => t.includes('uppy-Dashboard')),
+          'the clipper page loads nothing of Uppy',
+        ).toBe(false);
       });
     }
 

@@ -1,0 +1,146 @@
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
+import '../../src/clipper.js';
+import type { RecordingClipper } from '../../src/clipper.js';
+import { env } from './helpers.js';
+
+/** <recording-clipper> on a real stopped recording of 6 s in the local service, with a clip token of its stream. */
+async function clipper(attributes: Record<string, string> = {}): Promise<RecordingClipper> {
+  const { api, clip } = await env();
+  const el = await fixture<RecordingClipper>(html`<recording-clipper></recording-clipper>`);
+  el.tokenProvider = async () => clip.token;
+  el.setAttribute('base-url', api);
+  el.setAttribute('stream-id', clip.streamId);
+  for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, value);
+  await waitUntil(() => thumb(el, 'Start')?.getAttribute('aria-disabled') === 'false', 'the timeline', {
+    timeout: 10_000,
+  });
+  return el;
+}
+
+const thumb = (el: RecordingClipper, name: 'Start' | 'End') =>
+  el.shadowRoot!.querySelector<HTMLElement>(`[role="slider"][aria-label="${name}"]`);
+const now = (el: RecordingClipper, name: 'Start' | 'End') => Number(thumb(el, name)!.getAttribute('aria-valuenow'));
+
+/** WebKitGTK is driven over classic WebDriver, where a chord is its keys' codes pressed together (Shift, then the key). */
+const WEBDRIVER_KEYS: Record<string, string> = { Shift: '\uE008', ArrowRight: '\uE014', ArrowLeft: '\uE012' };
+const webdriver = /AppleWebKit/.test(navigator.userAgent) && !/Chrome/.test(navigator.userAgent);
+
+async function press(el: RecordingClipper, name: 'Start' | 'End', ...keys: string[]) {
+  thumb(el, name)!.focus();
+  for (const key of keys) {
+    const [first, second] = key.split('+');
+    if (!second) await sendKeys({ press: key });
+    else if (webdriver) await sendKeys({ press: WEBDRIVER_KEYS[first!]! + WEBDRIVER_KEYS[second]! });
+    else {
+      await sendKeys({ down: first! });
+      await sendKeys({ press: second });
+      await sendKeys({ up: first! });
+    }
+    await el.updateComplete;
+  }
+}
+
+describe('<recording-clipper>', () => {
+  it('lists the stream’s recordings and shows a timeline with two named sliders', async () => {
+    const el = await clipper();
+    const root = el.shadowRoot!;
+    const item = root.querySelector<HTMLButtonElement>('.recordings button')!;
+    expect(item.textContent).to.match(/Stopped: .*00:00:0[56]/);
+    expect(item.getAttribute('aria-pressed')).to.equal('true');
+    const start = thumb(el, 'Start')!;
+    const end = thumb(el, 'End')!;
+    expect(start.getAttribute('aria-valuenow')).to.equal('0');
+    expect(start.getAttribute('aria-valuetext')).to.equal('00:00:00.000');
+    expect(start.tabIndex).to.equal(0);
+    // The end is whole seconds from the start, never past what is recorded.
+    const edge = Number(end.getAttribute('aria-valuemax'));
+    expect(edge).to.be.within(5, 6);
+    expect(now(el, 'End')).to.equal(edge);
+    expect(root.querySelector('.convert')!.textContent!.trim()).to.equal('Convert to video');
+    expect(root.querySelector('video.recording')!.getAttribute('aria-label')).to.match(/^Recording: /);
+  });
+
+  it('is accessible', async () => {
+    const el = await clipper();
+    await expect(el).to.be.accessible();
+  });
+
+  it('is accessible in its dark theme', async () => {
+    const el = await clipper({ theme: 'dark' });
+    await expect(el).to.be.accessible();
+  });
+
+  it('moves the start by the keyboard: arrows 1 s, Shift+arrows a frame, Page keys 10 s, Home and End', async () => {
+    const el = await clipper();
+    await press(el, 'Start', 'ArrowRight', 'ArrowUp');
+    expect(now(el, 'Start')).to.equal(2);
+    await press(el, 'Start', 'Shift+ArrowRight');
+    expect(now(el, 'Start')).to.be.closeTo(2 + 1 / 30, 0.002);
+    expect(thumb(el, 'Start')!.getAttribute('aria-valuetext')).to.match(/^00:00:02\.03[34]$/);
+    // The end keeps whole seconds from the start: it moved by the frame too.
+    expect(now(el, 'End') - now(el, 'Start')).to.be.closeTo(Math.round(now(el, 'End') - now(el, 'Start')), 1e-6);
+    await press(el, 'Start', 'Shift+ArrowLeft', 'ArrowLeft');
+    expect(now(el, 'Start')).to.equal(1);
+    await press(el, 'Start', 'PageUp');
+    const edge = Number(thumb(el, 'End')!.getAttribute('aria-valuemax'));
+    expect(now(el, 'Start'), 'no further than 1 s before the edge').to.be.within(edge - 2, edge - 1 + 0.001);
+    expect(now(el, 'End')).to.be.at.most(edge);
+    await press(el, 'Start', 'Home');
+    expect(now(el, 'Start')).to.equal(0);
+    await press(el, 'Start', 'End');
+    expect(now(el, 'Start')).to.equal(now(el, 'End') - 1);
+    await press(el, 'Start', 'PageDown');
+    expect(now(el, 'Start')).to.equal(0);
+  });
+
+  it('moves the end in whole seconds, from 1 s after the start to the edge', async () => {
+    const el = await clipper();
+    const edge = Number(thumb(el, 'End')!.getAttribute('aria-valuemax'));
+    await press(el, 'End', 'Home');
+    expect(now(el, 'End')).to.equal(1);
+    expect(el.shadowRoot!.querySelector('.length')!.textContent).to.contain('1 s');
+    await press(el, 'End', 'ArrowRight', 'ArrowRight');
+    expect(now(el, 'End')).to.equal(3);
+    await press(el, 'End', 'Shift+ArrowRight');
+    expect(now(el, 'End'), 'Shift moves the end a whole second too').to.equal(4);
+    await press(el, 'End', 'PageUp');
+    expect(now(el, 'End'), 'not past the edge').to.equal(edge);
+    await press(el, 'End', 'ArrowLeft', 'PageDown');
+    expect(now(el, 'End')).to.equal(1);
+  });
+
+  it('takes start and end as time codes, and says which is not one', async () => {
+    const el = await clipper();
+    const root = el.shadowRoot!;
+    const start = root.querySelector<HTMLInputElement>('input.start')!;
+    start.value = '00:00:01.250';
+    start.dispatchEvent(new Event('change'));
+    await el.updateComplete;
+    expect(now(el, 'Start')).to.equal(1.25);
+    expect(start.value).to.equal('00:00:01.250');
+    const end = root.querySelector<HTMLInputElement>('input.end')!;
+    end.value = '0:03.9';
+    end.dispatchEvent(new Event('change'));
+    await el.updateComplete;
+    expect(now(el, 'End'), 'rounded to whole seconds from the start').to.equal(4.25);
+    start.value = 'half past';
+    start.dispatchEvent(new Event('change'));
+    await el.updateComplete;
+    const alert = root.querySelector('[role="alert"].field-error')!;
+    expect(alert.textContent).to.match(/^Start: .*half past.* is not a time code/);
+    expect(start.getAttribute('aria-invalid')).to.equal('true');
+    expect(now(el, 'Start'), 'nothing changed').to.equal(1.25);
+  });
+
+  it('refuses a missing stream-id with a message and a config-error event', async () => {
+    const { api, clip } = await env();
+    const el = await fixture<RecordingClipper>(html`<recording-clipper></recording-clipper>`);
+    el.tokenProvider = async () => clip.token;
+    el.setAttribute('base-url', api);
+    const { detail } = await oneEvent(el, 'config-error');
+    expect(detail.attribute).to.equal('stream-id');
+    await el.updateComplete;
+    expect(el.shadowRoot!.querySelector('[part="error"]')!.textContent).to.contain('stream-id="" is not valid');
+  });
+});
