@@ -6,7 +6,7 @@
  *     cost) measured in the same run.
  *   - Time from a publisher's start to the recording's first listing in #9, as a ratio to the time the
  *     same publisher takes to be accepted by a bare node-media-server in this process.
- *   - Time from a conversion request (#10) to EXPORTED for 60 s of a 10-minute recording, as a ratio to
+ *   - Time from a conversion request (#10) to EXPORTED for parts of 5 s, 60 s and 10 min of an 11-minute recording, as a ratio to
  *     a plain ffmpeg re-encode of the same part with the same settings (cut.ts), interleaved; and the two
  *     cut strategies side by side, beside a plain `ffmpeg -ss … -t … -c copy` (fast, not accurate).
  */
@@ -31,11 +31,11 @@ const CLIP_SECONDS = 20;
 const PUBLISH_SECONDS = 15;
 const TICK = 100; // getconf CLK_TCK on Linux
 
-/** 20 s of 720p30 H.264 (2 Mbit/s, keyframe every 2 s) + AAC as FLV, and the same looped to 10 minutes. */
+/** 20 s of 720p30 H.264 (2 Mbit/s, keyframe every 2 s) + AAC as FLV, and the same looped to 11 minutes (a 10-minute part fits). */
 async function sources(): Promise<{ clip: string; tenMinutes: string }> {
   await mkdir(DIR, { recursive: true });
   const clip = join(DIR, 'live-720p-2mbit.flv');
-  const tenMinutes = join(DIR, 'live-720p-10min.flv');
+  const tenMinutes = join(DIR, 'live-720p-11min.flv');
   if (!(await stat(clip).catch(() => null))) {
     await run('ffmpeg', [
       '-v',
@@ -70,7 +70,7 @@ async function sources(): Promise<{ clip: string; tenMinutes: string }> {
       '-v',
       'error',
       '-stream_loop',
-      String(600 / CLIP_SECONDS - 1),
+      String(660 / CLIP_SECONDS - 1),
       '-i',
       clip,
       '-c',
@@ -353,60 +353,50 @@ async function conversion(tenMinutes: string): Promise<string[][]> {
 
     // #10 → EXPORTED against its baseline, interleaved: the same part, re-encoded by a plain ffmpeg with the
     // service's settings. #10 holds that encode plus the permanent video's pipeline (probe, HLS by copy,
-    // MP4, poster, mediainfo) and the job queue's pick-up.
-    const from = new Date(Date.parse(recording.start_time) + offset * 1000).toISOString();
-    const reencode = async () => {
-      const start = performance.now();
-      await run('ffmpeg', [
-        '-v',
-        'error',
-        '-ss',
-        String(offset),
-        '-i',
-        source,
-        '-t',
-        '60',
-        '-map',
-        '0:v?',
-        '-map',
-        '0:a?',
-        ...X264,
-        ...AAC,
-        '-movflags',
-        '+faststart',
-        '-y',
-        join(DIR, 'reencode.mp4'),
-      ]);
-      return performance.now() - start;
-    };
-    let exports = 0;
-    const convert = async () => {
-      const start = performance.now();
-      const r = await service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recording._id}`, {
-        token,
-        body: { from, duration: 60 },
-      });
-      if (r.status !== 200) throw new Error(JSON.stringify(r.body));
-      exports++;
-      await until(
-        'EXPORTED',
-        async () => {
-          const [rec] = await recordingsOf(service, token, stream._id);
-          return rec.export_data.filter((e: any) => e.status === 'EXPORTED').length === exports ? true : undefined;
-        },
-        300_000,
-      );
-      return performance.now() - start;
-    };
-    const [plain, exported] = (await interleaved(3, [reencode, convert])) as [number[], number[]];
+    // MP4, poster, mediainfo) and the job queue's pick-up. Parts of 5 s, 60 s and 10 minutes, each mid-GOP.
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     const spread = (xs: number[]) => `${s(Math.min(...xs))}–${s(Math.max(...xs))}`;
-    rows.push([
-      '#10 → EXPORTED, 60 s of 10 min',
-      `${s(median(exported))} (${spread(exported)})`,
-      `re-encode ${s(median(plain))} (${spread(plain)})`,
-      (median(exported) / median(plain)).toFixed(2),
-    ]);
+    let exports = 0;
+    for (const [seconds, at, rounds] of [
+      [5, offset, 3],
+      [60, offset, 3],
+      [600, 30.5, 2],
+    ] as const) {
+      const from = new Date(Date.parse(recording.start_time) + at * 1000).toISOString();
+      const reencode = async () => {
+        const start = performance.now();
+        await run('ffmpeg', [
+          ...['-v', 'error', '-ss', String(at), '-i', source, '-t', String(seconds), '-map', '0:v?', '-map', '0:a?'],
+          ...[...X264, ...AAC, '-movflags', '+faststart', '-y', join(DIR, 'reencode.mp4')],
+        ]);
+        return performance.now() - start;
+      };
+      const convert = async () => {
+        const start = performance.now();
+        const r = await service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recording._id}`, {
+          token,
+          body: { from, duration: seconds },
+        });
+        if (r.status !== 200) throw new Error(JSON.stringify(r.body));
+        exports++;
+        await until(
+          'EXPORTED',
+          async () => {
+            const [rec] = await recordingsOf(service, token, stream._id);
+            return rec.export_data.filter((e: any) => e.status === 'EXPORTED').length === exports ? true : undefined;
+          },
+          1_800_000,
+        );
+        return performance.now() - start;
+      };
+      const [plain, exported] = (await interleaved(rounds, [reencode, convert])) as [number[], number[]];
+      rows.push([
+        `Convert → EXPORTED, ${seconds < 60 ? `${seconds} s` : `${seconds / 60} min`} of 11 min`,
+        `${s(median(exported))} (${spread(exported)})`,
+        `re-encode ${s(median(plain))} (${spread(plain)})`,
+        (median(exported) / median(plain)).toFixed(2),
+      ]);
+    }
     return rows;
   } finally {
     await service.stop();
@@ -460,7 +450,7 @@ async function main(only = process.argv[2]) {
     );
   }
   if (!only || only === 'conversion') {
-    console.log('\nConversion of 60 s from minute 5 of a 10-minute recording (medians of 3)');
+    console.log('\nConversion of parts of an 11-minute recording (medians of 3, of 2 for 10 min)');
     console.log(
       table([
         [
