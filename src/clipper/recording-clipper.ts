@@ -336,6 +336,7 @@ export class RecordingClipper extends LitElement {
       const step = playing && last?.presentedFrames === meta.presentedFrames - 1 ? meta.mediaTime - last.mediaTime : 0;
       if (step > 0.004 && step < 0.2) this.frame = this.frame === DEFAULT_FRAME ? step : (this.frame * 7 + step) / 8;
       this.lastFrame = meta;
+      if (playing) this.tick(video);
       // The frame the last seek asked for (not one shown on the way): the start becomes its exact time.
       const settled =
         !video.seeking && this.seekedTo !== undefined && Math.abs(video.currentTime - this.seekedTo) < 1e-3;

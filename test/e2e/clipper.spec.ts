@@ -162,6 +162,25 @@ test('clips a part after the stream has ended, the times typed as time codes', a
   await endField.fill('00:00:04.500');
   await page.keyboard.press('Tab');
   await expect(clipper(page).getByText('Length: 3 s')).toBeVisible();
+  // The part previews in a loop: playback stays inside it and comes back to its start.
+  await tabTo(page, clipper(page).getByRole('button', { name: 'Preview the part in a loop' }));
+  await page.keyboard.press('Enter');
+  const times: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    times.push(
+      await clipper(page)
+        .locator('video.recording')
+        .evaluate((v: HTMLVideoElement) => v.currentTime),
+    );
+    await page.waitForTimeout(125);
+  }
+  expect(Math.min(...times), `${times}`).toBeGreaterThanOrEqual(1.45);
+  expect(Math.max(...times), `${times}`).toBeLessThanOrEqual(4.55);
+  expect(
+    times.some((t, i) => i > 0 && t < times[i - 1]!),
+    `it came back to the start: ${times}`,
+  ).toBe(true);
+  await page.keyboard.press('Enter');
   await tabTo(page, clipper(page).getByRole('button', { name: 'Convert to video' }));
   await page.keyboard.press('Enter');
   const ready = await event(page, 'clip-ready', 90_000);

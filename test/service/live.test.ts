@@ -358,7 +358,9 @@ describe('clips while live (#10) and storyboards', () => {
     const stream = await createStream(service, token, 'instant clips');
     const pushed = push(stream.ingest.url, 14);
     const live = await stream.waitFor('6 s recorded', (r) => r.status === 'live' && r.duration >= 6, 0, 20_000);
-    const from = new Date(Date.parse(live.start_time) + 1_500).toISOString();
+    // Half a frame before the frame 1.5 s in, as the clipper sends it: each cut begins on that frame, whatever
+    // milliseconds the playlist's timeline and the MP4's differ by.
+    const from = new Date(Date.parse(live.start_time) + 1_500 - 17).toISOString();
 
     const pastTheEdge = await stream.convert(live._id, { from, duration: 40 });
     assert.equal(pastTheEdge.status, 400);
