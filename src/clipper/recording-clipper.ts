@@ -126,6 +126,7 @@ export class RecordingClipper extends LitElement {
   /** The start was set to a frame: once the video shows it, the start becomes that frame's exact time. */
   private snapping = false;
   private lastFrame: { mediaTime: number; presentedFrames: number } | undefined;
+  private readonly watched = new WeakSet<HTMLVideoElement>();
   /** Where the clipper last moved the playhead to show a frame. */
   private seekedTo: number | undefined;
   /** Conversions asked here and not yet done. */
@@ -266,6 +267,7 @@ export class RecordingClipper extends LitElement {
     this.storyboardRead = '';
     this.looping = false;
     this.selection = moveStart({ start: 0, duration: 10 }, 0, this.bounds);
+    this.lastFrame = this.seekedTo = undefined;
   }
 
   /** The storyboard's thumbnails along the timeline; read again while the recording grows. */
@@ -322,6 +324,9 @@ export class RecordingClipper extends LitElement {
 
   /** The frame shown: its time (to place the start on it) and the length of a frame, where the browser says. */
   private watchFrames(video: FrameVideo): void {
+    // Once per <video>: Lit keeps the element when another recording is chosen.
+    if (this.watched.has(video)) return;
+    this.watched.add(video);
     video.addEventListener('timeupdate', () => this.tick(video));
     video.addEventListener('seeked', () => {
       if (this.seekedTo !== undefined && Math.abs(video.currentTime - this.seekedTo) > 1e-3 && video.paused)
