@@ -22,16 +22,23 @@ const thumb = (el: RecordingClipper, name: 'Start' | 'End') =>
   el.shadowRoot!.querySelector<HTMLElement>(`[role="slider"][aria-label="${name}"]`);
 const now = (el: RecordingClipper, name: 'Start' | 'End') => Number(thumb(el, name)!.getAttribute('aria-valuenow'));
 
-/** WebKitGTK is driven over classic WebDriver, where a chord is its keys' codes pressed together (Shift, then the key). */
-const WEBDRIVER_KEYS: Record<string, string> = { Shift: '\uE008', ArrowRight: '\uE014', ArrowLeft: '\uE012' };
+/**
+ * WebKitGTK is driven over classic WebDriver, whose key actions hung (UND_ERR_HEADERS_TIMEOUT, then the session lost)
+ * in about one run in four while the page's <video> loaded and seeked HLS; there the keys are dispatched to the focused
+ * thumb as the browser would (keydown, with shiftKey). Chromium and Firefox get real key presses.
+ */
 const webdriver = /AppleWebKit/.test(navigator.userAgent) && !/Chrome/.test(navigator.userAgent);
 
 async function press(el: RecordingClipper, name: 'Start' | 'End', ...keys: string[]) {
-  thumb(el, name)!.focus();
+  const target = thumb(el, name)!;
+  target.focus();
   for (const key of keys) {
     const [first, second] = key.split('+');
-    if (!second) await sendKeys({ press: key });
-    else if (webdriver) await sendKeys({ press: WEBDRIVER_KEYS[first!]! + WEBDRIVER_KEYS[second]! });
+    if (webdriver) {
+      const init = { key: second ?? first!, shiftKey: first === 'Shift' && !!second, bubbles: true, composed: true };
+      target.dispatchEvent(new KeyboardEvent('keydown', { ...init, cancelable: true }));
+      target.dispatchEvent(new KeyboardEvent('keyup', init));
+    } else if (!second) await sendKeys({ press: key });
     else {
       await sendKeys({ down: first! });
       await sendKeys({ press: second });
