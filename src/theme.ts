@@ -25,6 +25,9 @@ const DARK = `
   --video-uploader-note: #c8c8c8;
 `;
 
+/** The palette, and what both elements' hosts are: a block in the system font, hidden by `hidden`. */
 export const theme = unsafeCSS(
-  `:host {${LIGHT}} :host([theme='dark']) {${DARK}} @media (prefers-color-scheme: dark) { :host([theme='auto']) {${DARK}} }`,
+  `:host {${LIGHT} display: block; font-family: system-ui, sans-serif; color: var(--video-uploader-text); }
+  :host([hidden]) { display: none; }
+  :host([theme='dark']) {${DARK}} @media (prefers-color-scheme: dark) { :host([theme='auto']) {${DARK}} }`,
 );

@@ -9,14 +9,6 @@ export const styles = [
   unsafeCSS(dashboardCss),
   theme,
   css`
-    :host {
-      display: block;
-      font-family: system-ui, sans-serif;
-      color: var(--video-uploader-text);
-    }
-    :host([hidden]) {
-      display: none;
-    }
     /* @uppy/dashboard 5.1 renders its Informer twice (components/Dashboard.tsx), so each message was
        two role=alert elements, read out twice. The second copy is hidden, for sight and screen readers. */
     .uppy-Dashboard-progressindicators > .uppy-Informer ~ .uppy-Informer {

@@ -4,14 +4,6 @@ import { theme } from '../theme.js';
 export const styles = [
   theme,
   css`
-    :host {
-      display: block;
-      font-family: system-ui, sans-serif;
-      color: var(--video-uploader-text);
-    }
-    :host([hidden]) {
-      display: none;
-    }
     .base {
       background: var(--video-uploader-background);
       border-radius: var(--video-uploader-radius);

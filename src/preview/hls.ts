@@ -9,16 +9,18 @@ export interface Player {
   destroy(): void;
 }
 
+/** Loads `url` into `video` with `hls` (its listeners already on), a fatal error told to `onFatal`. */
+function attach(hls: Hls, video: HTMLVideoElement, url: string, onFatal: (message: string) => void): Player {
+  hls.on(Hls.Events.ERROR, (_event, data) => {
+    if (data.fatal) onFatal(`${data.type}: ${data.details}`);
+  });
+  hls.loadSource(url);
+  hls.attachMedia(video);
+  return { destroy: () => hls.destroy() };
+}
+
 export function playHls(video: HTMLVideoElement, url: string, onFatal: (message: string) => void): Player {
-  if (Hls.isSupported()) {
-    const hls = new Hls({ enableWorker: true });
-    hls.on(Hls.Events.ERROR, (_event, data) => {
-      if (data.fatal) onFatal(`${data.type}: ${data.details}`);
-    });
-    hls.loadSource(url);
-    hls.attachMedia(video);
-    return { destroy: () => hls.destroy() };
-  }
+  if (Hls.isSupported()) return attach(new Hls({ enableWorker: true }), video, url, onFatal);
   if (video.canPlayType('application/vnd.apple.mpegurl')) {
     video.src = url;
     return { destroy: () => video.removeAttribute('src') };
@@ -91,12 +93,7 @@ export function playRecording(
       shifts.set(frag.cc, video.startPTS - frag.start);
       tell();
     });
-    hls.on(Hls.Events.ERROR, (_event, data) => {
-      if (data.fatal) onFatal(`${data.type}: ${data.details}`);
-    });
-    hls.loadSource(url);
-    hls.attachMedia(video);
-    return { destroy: () => hls.destroy() };
+    return attach(hls, video, url, onFatal);
   }
   if (video.canPlayType('application/vnd.apple.mpegurl')) {
     // Native HLS (Safari): the first segment's date and the seekable range stand in for hls.js's playlist.
