@@ -16,7 +16,7 @@ export async function main(): Promise<void> {
     // Fault rules persist until replaced, so every case sets its own: only the failing case has faults.
     const upload = async (faults: unknown, chunkMiB: number, attributes: Record<string, string> = {}) => {
       await bench.faults(faults);
-      return bench.run('multipart', chunkMiB, attributes);
+      return bench.run('multipart', chunkMiB, { 'parallel-uploads': '4', ...attributes });
     };
     const tenPercentFailing = { rules: [{ target: 'chunk-put', probability: 0.1, action: 'status', status: 500 }] };
     const [none, tenPercent, verifyOff, verifyOn] = await interleaved(5, [

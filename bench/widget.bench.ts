@@ -26,17 +26,17 @@ const run = promisify(execFile);
 const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_MIB ?? 512) * MiB;
 
-/** The 512 MiB file on disk (made once; its bytes do not matter to the upload path). */
-async function sourceFile(): Promise<string> {
+/** A file of `size` bytes on disk (made once; its bytes do not matter to the upload path). */
+export async function sourceFile(size = SIZE): Promise<string> {
   const dir = join(tmpdir(), 'video-uploader-bench');
   await mkdir(dir, { recursive: true });
-  const path = join(dir, `source-${SIZE}.bin`);
-  if ((await stat(path).catch(() => null))?.size === SIZE) return path;
+  const path = join(dir, `source-${size}.bin`);
+  if ((await stat(path).catch(() => null))?.size === size) return path;
   const block = Buffer.alloc(64 * MiB);
   for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
   const out = await open(path, 'w');
-  for (let written = 0; written < SIZE; written += block.length)
-    await out.write(block, 0, Math.min(block.length, SIZE - written));
+  for (let written = 0; written < size; written += block.length)
+    await out.write(block, 0, Math.min(block.length, size - written));
   await out.close();
   return path;
 }

@@ -21,6 +21,14 @@ fi
 if [[ "${1:-}" == "--bench" ]] && ! command -v curl >/dev/null; then
   need+=(curl)
 fi
+# The link emulator (bench/link): its packet loop and congestion-control shim are compiled with cc, and it
+# makes namespaces and reads sockets with iproute2's ip and ss.
+if [[ "${1:-}" == "--bench" ]] && ! command -v cc >/dev/null; then
+  need+=(gcc libc6-dev)
+fi
+if [[ "${1:-}" == "--bench" ]] && { ! command -v ip >/dev/null || ! command -v ss >/dev/null; }; then
+  need+=(iproute2)
+fi
 [[ ${#need[@]} -eq 0 ]] && exit 0
 
 if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then

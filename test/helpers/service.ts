@@ -42,9 +42,19 @@ export interface RunningService {
 /** Receivers of the tests listen on 127.0.0.1, which the service refuses to reach unless told it may. */
 export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
 
-/** Starts the real service as its own process on 127.0.0.1 with test hooks, on free ports. */
+/**
+ * Starts the real service as its own process with test hooks, on free ports: on 127.0.0.1, or on `host` inside
+ * the network namespace `netns` (bench/link: the far end of an emulated link).
+ */
 export async function startService(
-  options: { data?: string; ports?: { api: string; storage: string }; args?: string[]; main?: string } = {},
+  options: {
+    data?: string;
+    ports?: { api: string; storage: string };
+    args?: string[];
+    main?: string;
+    host?: string;
+    netns?: string;
+  } = {},
 ): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
   const data = options.data ?? (await mkdtemp(join(tmpdir(), 'video-service-')));
@@ -58,11 +68,12 @@ export async function startService(
     '--data',
     data,
     '--test-hooks',
+    ...(options.host ? ['--host', options.host] : []),
   ];
-  const child = spawn(process.execPath, [...TSX, options.main ?? MAIN, ...args, ...(options.args ?? [])], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const command = [process.execPath, ...TSX, options.main ?? MAIN, ...args, ...(options.args ?? [])];
+  // `ip netns exec` execs the command: the child's pid is the service's.
+  if (options.netns) command.unshift('ip', 'netns', 'exec', options.netns);
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();

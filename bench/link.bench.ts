@@ -1,0 +1,223 @@
+/**
+ * Upload speed over emulated links (bench/link/emulator.ts), headless Chromium at one end and the servers at the
+ * other, side by side with the published peers. Prints figures; asserts nothing.
+ *
+ * The same file (256 MiB; 64 MiB with BENCH_QUICK=1) over each link, every contender in the same run on the same
+ * link: a raw single `fetch` PUT (what one TCP stream gets), the widget by single link, the widget multipart with
+ * its defaults and with `parallel-uploads="1"`, Uppy 6 (@uppy/core and @uppy/aws-s3 6.x, as published) multipart to
+ * s3rver, and UpChunk (@mux/upchunk, as published) to a resumable Content-Range endpoint. MB/s, the share of the
+ * link, and each row's ratio to the widget's default; `bench/link.svg` draws the MB/s.
+ *
+ * The link is checked first: for each rate and round trip, a plain TCP transfer on it without loss reaches 90 %
+ * of the rate and the round trip is within 10 %; every lossy link's round trip is checked too, and the loss the
+ * forwarder applied is printed. Only root can make namespaces: as another user, it says so and skips.
+ *
+ *   BENCH_QUICK=1          64 MiB instead of 256 MiB
+ *   BENCH_LINKS=0,2        only these links (indexes of LINKS)
+ *   BENCH_LINK_DEADLINE=s  a contender still uploading after s seconds (default 1800) is stopped and reported
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'vite';
+import { startService } from '../test/helpers/service.js';
+import { pruneUppyCss } from '../vite.config.js';
+import { barChart } from './link/chart.js';
+import type { ClientConfig, Contender } from './link/client.js';
+import {
+  cannotEmulate,
+  checkLink,
+  describeLink,
+  lossOf,
+  openLink,
+  TSX,
+  type Link,
+  type LinkSpec,
+} from './link/emulator.js';
+import { table } from './stats.js';
+import { sourceFile } from './widget.bench.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PEERS = join(ROOT, 'bench/peers');
+const MiB = 1024 * 1024;
+const SIZE = (process.env.BENCH_QUICK === '1' ? 64 : 256) * MiB;
+const DEADLINE_SECONDS = Number(process.env.BENCH_LINK_DEADLINE ?? 1800);
+
+export const LINKS: LinkSpec[] = [
+  { mbit: 100, rttMs: 40, lossPct: 0 },
+  { mbit: 100, rttMs: 40, lossPct: 0.1 },
+  { mbit: 100, rttMs: 40, lossPct: 1 },
+  { mbit: 20, rttMs: 150, lossPct: 0.5 },
+];
+
+/** The contenders, the widget's default first: every ratio is to it. */
+function contenders(service: { api: string; token: string }, peers: { s3: string; upchunk: string }): Contender[] {
+  const widget = (label: string, mode: string, attributes: Record<string, string> = {}): Contender => ({
+    label,
+    page: 'bench/page.html',
+    call: 'bench',
+    args: [mode, service.api, service.token, 0, attributes],
+  });
+  return [
+    widget('widget, multipart, its defaults', 'multipart'),
+    widget('widget, multipart, parallel-uploads="1"', 'multipart', { 'parallel-uploads': '1' }),
+    widget('widget, single link', 'single'),
+    widget('raw fetch PUT, one stream', 'raw'),
+    {
+      label: 'Uppy 6 (@uppy/aws-s3 6.3.1) to s3rver',
+      page: 'bench/peers/page.html',
+      call: 'peer',
+      args: ['uppy6', peers.s3],
+    },
+    {
+      label: 'UpChunk 3.5.0 to Content-Range',
+      page: 'bench/peers/page.html',
+      call: 'peer',
+      args: ['upchunk', peers.upchunk],
+    },
+  ];
+}
+
+/** The peers as published, in bench/peers/node_modules (installed from its own lock file). */
+async function installPeers(): Promise<void> {
+  if (existsSync(join(PEERS, 'node_modules/@uppy/aws-s3'))) return;
+  await promisify(execFile)('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEERS });
+}
+
+/** The widget's page and the peers' page, built for production into a temporary folder. */
+async function buildPages(): Promise<string> {
+  const outDir = await mkdtemp(join(tmpdir(), 'link-bench-pages-'));
+  await build({
+    configFile: false,
+    root: ROOT,
+    logLevel: 'warn',
+    plugins: [pruneUppyCss()],
+    build: {
+      outDir,
+      target: 'es2022',
+      rollupOptions: { input: [join(ROOT, 'bench/page.html'), join(PEERS, 'page.html')] },
+    },
+  });
+  return outDir;
+}
+
+/** The first line a process prints. */
+function firstLine(child: ReturnType<Link['server']>, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
+  });
+}
+
+interface Result {
+  label: string;
+  ms?: number;
+  error?: string;
+}
+
+/** Every contender over one link, one after another. */
+async function race(spec: LinkSpec, pages: string, file: string): Promise<{ results: Result[]; notes: string[] }> {
+  const link = await openLink(spec);
+  const dir = await mkdtemp(join(tmpdir(), 'link-bench-'));
+  const notes: string[] = [];
+  try {
+    const check = await checkLink(link);
+    notes.push(`round trip ${check.rttMs.toFixed(1)} ms, the sender's congestion control ${check.congestion}`);
+    if (check.problems.length) throw new Error(`the link is not what it should be: ${check.problems.join('; ')}`);
+    const service = await startService({
+      data: join(dir, 'service'),
+      netns: link.namespaces.server,
+      host: link.serverAddress,
+    });
+    try {
+      const token = await service.token('bench');
+      const [node, ...tsx] = TSX;
+      const servers = link.server(node, [...tsx, join(PEERS, 'servers.ts'), link.serverAddress, join(dir, 'peers')], {
+        cwd: PEERS,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const peers = JSON.parse(await firstLine(servers, 'the peers’ servers')) as { s3: string; upchunk: string };
+      const config: ClientConfig = {
+        dist: pages,
+        file,
+        contenders: contenders({ api: service.api, token }, peers),
+        deadlineSeconds: DEADLINE_SECONDS,
+      };
+      const client = link.client(node, [...tsx, join(ROOT, 'bench/link/client.ts'), JSON.stringify(config)], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const results: Result[] = [];
+      for await (const line of createInterface({ input: client.stdout! })) {
+        const result = JSON.parse(line) as Result;
+        results.push(result);
+        console.log(`  ${result.label}: ${result.ms ? `${mbps(result.ms).toFixed(2)} MB/s` : result.error}`);
+      }
+      servers.kill();
+      return { results, notes };
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    const counts = await link.close();
+    notes.push(`loss applied ${lossOf(counts.up).toFixed(3)} % up, ${lossOf(counts.down).toFixed(3)} % down`);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const mbps = (ms: number) => SIZE / 1e6 / (ms / 1000);
+
+export async function main(): Promise<void> {
+  const skip = cannotEmulate();
+  if (skip) {
+    console.log(`\nUploads over emulated links: skipped (${skip}).`);
+    return;
+  }
+  const only = process.env.BENCH_LINKS?.split(',').map(Number);
+  const links = LINKS.filter((_, i) => !only || only.includes(i));
+  await installPeers();
+  const [pages, file] = await Promise.all([buildPages(), sourceFile(SIZE)]);
+  console.log(`\nUploads of ${SIZE / MiB} MiB from headless Chromium over emulated links (CUBIC sender)`);
+
+  // The link is checked first: each rate and round trip without loss.
+  const lossless = [...new Map(links.map((s) => [`${s.mbit}/${s.rttMs}`, { ...s, lossPct: 0 }])).values()];
+  for (const spec of lossless) {
+    const link = await openLink(spec);
+    const check = await checkLink(link).finally(() => link.close());
+    console.log(
+      `link check, ${describeLink(spec)}: TCP ${check.mbit!.toFixed(1)} Mbit/s (${((100 * check.mbit!) / spec.mbit).toFixed(1)} %), round trip ${check.rttMs.toFixed(1)} ms, ${check.congestion}` +
+        (check.problems.length ? ` — FAILED: ${check.problems.join('; ')}` : ''),
+    );
+    if (check.problems.length) throw new Error('the link emulator does not give the link asked for');
+  }
+
+  const figures: { link: string; rows: { label: string; mbps?: number }[] }[] = [];
+  for (const spec of links) {
+    console.log(`\n${describeLink(spec)} loss:`);
+    const { results, notes } = await race(spec, pages, file);
+    const base = results[0]?.ms;
+    const rows = results.map((r) => [
+      r.label,
+      r.ms ? `${mbps(r.ms).toFixed(2)} MB/s` : (r.error ?? ''),
+      r.ms ? `${((100 * mbps(r.ms) * 8) / spec.mbit).toFixed(0)} %` : '',
+      r.ms && base ? (base / r.ms).toFixed(2) : '',
+    ]);
+    console.log(table([['upload', 'speed', 'of the link', 'ratio to the widget’s default'], ...rows]));
+    console.log(`  (${notes.join('; ')})`);
+    figures.push({
+      link: describeLink(spec),
+      rows: results.map((r) => ({ label: r.label, mbps: r.ms && mbps(r.ms) })),
+    });
+  }
+  await rm(pages, { recursive: true, force: true });
+  const svg = join(ROOT, 'bench/link.svg');
+  await writeFile(svg, barChart(`Upload of ${SIZE / MiB} MiB from Chromium, MB/s`, figures));
+  console.log(`\nchart: ${svg}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

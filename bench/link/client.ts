@@ -1,0 +1,59 @@
+/**
+ * bench/link.bench.ts's browser end, run inside the client's namespace: serves the built pages on that
+ * namespace's 127.0.0.1, launches headless Chromium (its TCP sockets CUBIC, from the LD_PRELOAD in the
+ * environment), and runs each contender in a fresh page of its own with the file picked from disk, as a user
+ * picks it. Prints one JSON line per contender: {label, ms} or {label, error}.
+ *
+ *   client.ts CONFIG_JSON    see ClientConfig
+ */
+import { chromium } from 'playwright';
+import { chromiumLaunchOptions } from '../../test/helpers/browser.js';
+import { serveStatic } from '../../test/helpers/static.js';
+
+export interface Contender {
+  label: string;
+  /** The built page (bench/page.html: the widget and raw uploads; bench/peers/page.html: the peers). */
+  page: 'bench/page.html' | 'bench/peers/page.html';
+  /** The page's function and its arguments: `bench(mode, api, token, chunkMiB, attributes)` or `peer(name, endpoint)`. */
+  call: 'bench' | 'peer';
+  args: unknown[];
+}
+
+export interface ClientConfig {
+  dist: string;
+  file: string;
+  contenders: Contender[];
+  /** A contender still running after this long is stopped and reported as such. */
+  deadlineSeconds: number;
+}
+
+const config = JSON.parse(process.argv[2]!) as ClientConfig;
+const { url, server } = await serveStatic(config.dist, 'http://127.0.0.1:9');
+const browser = await chromium.launch({ ...chromiumLaunchOptions(), headless: true });
+try {
+  for (const contender of config.contenders) {
+    const page = await browser.newPage();
+    try {
+      await page.goto(url + contender.page);
+      await page.waitForFunction(() => (window as any).benchReady === true, undefined, { timeout: 60_000 });
+      await page.locator('#source').setInputFiles(config.file);
+      const ms = await Promise.race([
+        page.evaluate(([call, args]) => (window as any)[call](...args), [contender.call, contender.args] as const),
+        new Promise<never>((_, reject) =>
+          setTimeout(
+            () => reject(new Error(`did not finish within ${config.deadlineSeconds} s`)),
+            config.deadlineSeconds * 1000,
+          ),
+        ),
+      ]);
+      console.log(JSON.stringify({ label: contender.label, ms }));
+    } catch (err) {
+      console.log(JSON.stringify({ label: contender.label, error: (err as Error).message.split('\n')[0] }));
+    } finally {
+      await page.close();
+    }
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
