@@ -15,6 +15,8 @@
  *   BENCH_QUICK=1          64 MiB instead of 256 MiB
  *   BENCH_LINKS=0,2        only these links (indexes of LINKS)
  *   BENCH_LINK_DEADLINE=s  a contender still uploading after s seconds (default 1800) is stopped and reported
+ *   BENCH_CONTENDERS=text  only the contenders whose label contains text
+ *   BENCH_TIMELINE=1       each run's requests (Resource Timing) on standard error
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -63,7 +65,8 @@ function contenders(service: { api: string; token: string }, peers: { s3: string
     call: 'bench',
     args: [mode, service.api, service.token, 0, attributes],
   });
-  return [
+  const only = process.env.BENCH_CONTENDERS;
+  const all: Contender[] = [
     widget('widget, multipart, its defaults', 'multipart'),
     widget('widget, multipart, parallel-uploads="1"', 'multipart', { 'parallel-uploads': '1' }),
     widget('widget, single link', 'single'),
@@ -81,6 +84,7 @@ function contenders(service: { api: string; token: string }, peers: { s3: string
       args: ['upchunk', peers.upchunk],
     },
   ];
+  return all.filter((c) => !only || c.label.includes(only));
 }
 
 /** The peers as published, in bench/peers/node_modules (installed from its own lock file). */

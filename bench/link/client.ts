@@ -27,6 +27,20 @@ export interface ClientConfig {
   deadlineSeconds: number;
 }
 
+/** BENCH_TIMELINE=1: each request of the last run, from Resource Timing (ms from the page's start). */
+async function timeline(page: import('playwright').Page): Promise<string> {
+  const entries = await page.evaluate(() =>
+    performance
+      .getEntriesByType('resource')
+      .map((e) => e as PerformanceResourceTiming)
+      .filter((e) => !/\.(js|css|html)$/.test(new URL(e.name).pathname))
+      .map((e) => [new URL(e.name).pathname.slice(0, 60), Math.round(e.startTime), Math.round(e.responseEnd)] as const),
+  );
+  return entries
+    .map(([path, start, end]) => `    ${String(start).padStart(6)} → ${String(end).padStart(6)}  ${path}`)
+    .join('\n');
+}
+
 const config = JSON.parse(process.argv[2]!) as ClientConfig;
 const { url, server } = await serveStatic(config.dist, 'http://127.0.0.1:9');
 const browser = await chromium.launch({ ...chromiumLaunchOptions(), headless: true });
@@ -37,16 +51,18 @@ try {
       await page.goto(url + contender.page);
       await page.waitForFunction(() => (window as any).benchReady === true, undefined, { timeout: 60_000 });
       await page.locator('#source').setInputFiles(config.file);
+      let deadline: NodeJS.Timeout | undefined;
       const ms = await Promise.race([
         page.evaluate(([call, args]) => (window as any)[call](...args), [contender.call, contender.args] as const),
-        new Promise<never>((_, reject) =>
-          setTimeout(
+        new Promise<never>((_, reject) => {
+          deadline = setTimeout(
             () => reject(new Error(`did not finish within ${config.deadlineSeconds} s`)),
             config.deadlineSeconds * 1000,
-          ),
-        ),
-      ]);
+          );
+        }),
+      ]).finally(() => clearTimeout(deadline));
       console.log(JSON.stringify({ label: contender.label, ms }));
+      if (process.env.BENCH_TIMELINE) console.error(await timeline(page));
     } catch (err) {
       console.log(JSON.stringify({ label: contender.label, error: (err as Error).message.split('\n')[0] }));
     } finally {
