@@ -17,6 +17,7 @@ const KEEP_FILES_UP_TO = 64 * 1024 * 1024;
 export async function installPlugins(
   uppy: Uppy<VideoMeta, Body>,
   hooks: WiringDeps,
+  parallelUploads: number,
   current: () => boolean,
 ): Promise<boolean> {
   const [{ default: AwsS3 }, { default: GoldenRetriever }] = await Promise.all([
@@ -24,7 +25,7 @@ export async function installPlugins(
     import('@uppy/golden-retriever'),
   ]);
   if (!current()) return false;
-  uppy.use(AwsS3, awsS3Options(hooks));
+  uppy.use(AwsS3, awsS3Options(hooks, parallelUploads));
   const saved = (() => {
     try {
       // Golden Retriever 5.x keeps its metadata under this key (its MetaDataStore, `uppyState:<uppy id>`).
