@@ -35,10 +35,10 @@ import {
   cannotEmulate,
   checkLink,
   describeLink,
+  firstLine,
   lossOf,
   openLink,
   TSX,
-  type Link,
   type LinkSpec,
 } from './link/emulator.js';
 import { table } from './stats.js';
@@ -108,14 +108,6 @@ async function buildPages(): Promise<string> {
     },
   });
   return outDir;
-}
-
-/** The first line a process prints. */
-function firstLine(child: ReturnType<Link['server']>, what: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
-  });
 }
 
 interface Result {

@@ -201,6 +201,14 @@ export async function openLink(spec: LinkSpec): Promise<Link> {
   };
 }
 
+/** The first line a process in a namespace prints (a port, a JSON answer); rejects if it exits first. */
+export function firstLine(child: ChildProcess, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
+  });
+}
+
 /**
  * What the self-check measured: the median round trip of one-byte echoes and, on a lossless link, a plain TCP
  * transfer's rate past slow start (with loss, the loss decides the rate: see `LinkCounts` for the loss itself).
@@ -224,9 +232,7 @@ export async function checkLink(link: Link, seconds = 8): Promise<LinkCheck> {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const port = await new Promise<string>((resolve) =>
-    createInterface({ input: sink.stdout! }).once('line', (l) => resolve(l.trim())),
-  );
+  const port = (await firstLine(sink, "the link check's sink")).trim();
   const sender = link.client(
     node,
     [...tsx, join(HERE, 'tcp-check.ts'), 'send', link.serverAddress, port, String(bytes)],
@@ -235,10 +241,7 @@ export async function checkLink(link: Link, seconds = 8): Promise<LinkCheck> {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: sender.stdout! }).once('line', resolve);
-    sender.once('exit', (code) => code && reject(new Error(`the link check's sender exited with ${code}`)));
-  });
+  const line = await firstLine(sender, "the link check's sender");
   sink.kill();
   const measured = JSON.parse(line) as { mbit: number; rttMs: number; congestion: string };
   if (!bytes) delete (measured as Partial<typeof measured>).mbit;
