@@ -34,9 +34,11 @@ export const VIDEO_EXTENSIONS = [
   '.y4m',
 ] as const;
 export const DEFAULT_ACCEPT = ['video/*', ...VIDEO_EXTENSIONS];
-/** Chosen by `npm run bench` (bench/widget.bench.ts): see the README. */
-export const DEFAULT_CHUNK_SIZE = 32 * MiB;
-export const DEFAULT_PARALLEL_UPLOADS = 4;
+/**
+ * Chromium's connections per host over HTTP/1.1: one chunk per connection, which is what beats loss
+ * (bench/link.bench.ts; the README has the figures). The chunk size follows the file (upload/plan.ts).
+ */
+export const DEFAULT_PARALLEL_UPLOADS = 6;
 /** The spec recommends the signed link below 5 GB. */
 export const DEFAULT_MULTIPART_THRESHOLD = 5 * GIB;
 
@@ -124,7 +126,8 @@ export function parseUrl(attribute: string, value: string | undefined): string {
 export interface UploaderOptions {
   baseUrl: string;
   multipartThreshold: number;
-  chunkSize: number;
+  /** Bytes per chunk; null: sized to each file (upload/plan.ts `autoChunkSize`). */
+  chunkSize: number | null;
   parallelUploads: number;
   maxFileSize: number | null;
   maxFiles: number | null;
@@ -221,8 +224,9 @@ export function resolveOptions(attributes: {
 }): UploaderOptions {
   const theme = attributes.theme ?? 'light';
   if (!(THEMES as readonly string[]).includes(theme)) throw new OptionError('theme', theme, 'theme');
-  const chunkSize = attributes.chunkSize ? parseSize('chunk-size', attributes.chunkSize) : DEFAULT_CHUNK_SIZE;
-  if (chunkSize >= MAX_PART_BYTES) throw new OptionError('chunk-size', attributes.chunkSize, 'chunkTooBig');
+  const chunkSize = attributes.chunkSize ? parseSize('chunk-size', attributes.chunkSize) : null;
+  if (chunkSize !== null && chunkSize >= MAX_PART_BYTES)
+    throw new OptionError('chunk-size', attributes.chunkSize, 'chunkTooBig');
   const accept = attributes.accept
     ?.split(',')
     .map((s) => s.trim())

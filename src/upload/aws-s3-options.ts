@@ -3,6 +3,7 @@ import type { Body, Meta, UppyFile } from '@uppy/core';
 import type { VideoServiceClient } from '../api/client.js';
 import { VideoServiceError } from '../api/errors.js';
 import type { Strings } from '../locale/en.js';
+import { ChunkUrls } from './chunk-urls.js';
 import type { ChunkLedger } from './ledger.js';
 import type { UploadPlan } from './plan.js';
 import { ExpiredUrlError, putBytes } from './put.js';
@@ -37,11 +38,15 @@ export interface WiringDeps {
   strings: () => Strings;
   /** Whether ETags are checked against the MD5 of the bytes sent (`verify-chunks`). */
   verifyChunks: () => boolean;
+  /** `parallel-uploads` now: read when the plugin is installed (configure() may come while it loads) and as chunks are signed. */
+  parallelUploads: () => number;
   onRetry?: (file: File, err: VideoServiceError, delayMs: number) => void;
 }
 
 /** A chunk the ledger already has: "signed" with this, it is answered from the ledger and never sent again. */
 const LEDGER_URL = 'ledger:';
+/** A chunk whose URL (#4) is on its way (chunk-urls.ts): "signed" with this, its PUT takes the URL when it starts. */
+const AHEAD_URL = 'ahead:';
 
 const contentType = (file: File) => file.type || 'application/octet-stream';
 const planOf = (deps: WiringDeps, file: File) => deps.getFile(file.id)?.meta.uploadPlan ?? file.meta.uploadPlan;
@@ -50,12 +55,18 @@ const planOf = (deps: WiringDeps, file: File) => deps.getFile(file.id)?.meta.upl
  * The @uppy/aws-s3 5.x options that speak the service's protocol. Uppy's `key` is the video `_id`
  * and its `uploadId` is the session key of #3, so every callback has both.
  */
-export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<VideoMeta, Body> {
+export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
   /** Each signed URL handed out, with its file and whether it is a single link (#2) or a chunk URL (#4). */
-  const signed = new Map<string, { file: File; single: boolean }>();
+  const signed = new Map<
+    string,
+    { file: File; single: boolean; chunk?: { videoId: string; sessionKey: string; chunkId: number } }
+  >();
+  const urls = new ChunkUrls(async (videoId, sessionKey, chunkId) => {
+    return (await deps.client().getChunkUploadUrl(videoId, sessionKey, chunkId)).url;
+  });
   const fileOfBlob = new WeakMap<Blob, File>();
   return {
-    limit,
+    limit: deps.parallelUploads(),
     // Uppy's own retries are used for one thing only: re-signing a chunk whose URL expired
     // (ExpiredUrlError). Every other retry follows api/retry.ts, inside the client and putBytes.
     retryDelays: [0, 0, 0],
@@ -114,12 +125,16 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
       return { key: videoId, uploadId: fresh.key };
     },
 
-    // #4, just in time for each chunk; none for a chunk that is already in.
-    async signPart(file, { key, uploadId, partNumber, signal }) {
+    // #4 for this chunk and the next ones, one per connection, ahead of their PUTs (chunk-urls.ts says why);
+    // none for a chunk that is already in.
+    async signPart(file, { key, uploadId, partNumber }) {
       if (deps.ledger.get(uploadId, partNumber))
         return { method: 'PUT', url: `${LEDGER_URL}${uploadId}/${partNumber}` };
-      const { url } = await deps.client().getChunkUploadUrl(key, uploadId, partNumber, signal);
-      signed.set(url, { file, single: false });
+      const last = planOf(deps, file)?.chunks ?? partNumber;
+      urls.again(uploadId, partNumber);
+      urls.ahead(key, uploadId, partNumber, deps.parallelUploads(), last, (id) => !!deps.ledger.get(uploadId, id));
+      const url = `${AHEAD_URL}${uploadId}/${partNumber}`;
+      signed.set(url, { file, single: false, chunk: { videoId: key, sessionKey: uploadId, chunkId: partNumber } });
       return { method: 'PUT', url, headers: { 'Content-Type': contentType(file) } };
     },
 
@@ -131,6 +146,7 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
       const chunks = parts.map((p) => ({ chunkId: p.PartNumber!, eTag: p.ETag! }));
       const { url } = await deps.client().completeMultipart(key, uploadId, chunks);
       deps.ledger.forget(uploadId);
+      urls.forget(uploadId);
       return { location: url };
     },
 
@@ -139,6 +155,7 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
     async abortMultipartUpload(file, { uploadId }) {
       if (!deps.cancelledByUser(file.id)) return;
       deps.ledger.forget(uploadId!);
+      urls.forget(uploadId!);
       await deps.client().abortMultipart(uploadId!);
     },
 
@@ -157,8 +174,10 @@ export function awsS3Options(deps: WiringDeps, limit: number): AwsS3Options<Vide
       }
       const target = signed.get(signature.url);
       try {
+        const { chunk } = target ?? {};
+        const url = chunk ? await urls.take(chunk.videoId, chunk.sessionKey, chunk.chunkId) : signature.url;
         const etag = await putBytes({
-          url: signature.url,
+          url,
           body: body as Blob,
           contentType: signature.headers?.['Content-Type'] ?? 'application/octet-stream',
           onProgress,

@@ -17,7 +17,6 @@ const KEEP_FILES_UP_TO = 64 * 1024 * 1024;
 export async function installPlugins(
   uppy: Uppy<VideoMeta, Body>,
   hooks: WiringDeps,
-  parallelUploads: number,
   current: () => boolean,
 ): Promise<boolean> {
   const [{ default: AwsS3 }, { default: GoldenRetriever }] = await Promise.all([
@@ -25,7 +24,7 @@ export async function installPlugins(
     import('@uppy/golden-retriever'),
   ]);
   if (!current()) return false;
-  uppy.use(AwsS3, awsS3Options(hooks, parallelUploads));
+  uppy.use(AwsS3, awsS3Options(hooks));
   const saved = (() => {
     try {
       // Golden Retriever 5.x keeps its metadata under this key (its MetaDataStore, `uppyState:<uppy id>`).

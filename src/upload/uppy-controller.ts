@@ -7,7 +7,13 @@ import { VideoServiceError } from '../api/errors.js';
 import type { Emit, UploadFileInfo } from '../events.js';
 import type { Strings } from '../locale/en.js';
 import { EN_UPPY, type LocalizeController } from '../locale/localize.js';
-import { DEFAULT_SOURCES, hasMediaLimits, type MediaLimits, type UploaderOptions } from '../options.js';
+import {
+  DEFAULT_PARALLEL_UPLOADS,
+  DEFAULT_SOURCES,
+  hasMediaLimits,
+  type MediaLimits,
+  type UploaderOptions,
+} from '../options.js';
 import type { VideoMeta } from './aws-s3-options.js';
 import { enableDashboard, hostDashboard, setLanguage, setTheme } from './dashboard-host.js';
 import { setSources } from './sources.js';
@@ -150,8 +156,8 @@ export class UppyController implements ReactiveController {
           notify: (message) => uppy.info(message, 'warning', 8000),
           strings: this.deps.strings,
           verifyChunks: () => this.options?.verifyChunks ?? false,
+          parallelUploads: () => this.options?.parallelUploads ?? DEFAULT_PARALLEL_UPLOADS,
         },
-        this.options?.parallelUploads ?? 4,
         () => this.uppy === uppy,
       );
     } finally {
@@ -227,7 +233,8 @@ export class UppyController implements ReactiveController {
     }
     if (!this.options) return file;
     try {
-      const uploadPlan = planUpload(file.size, this.options.multipartThreshold, this.options.chunkSize);
+      const { multipartThreshold, chunkSize, parallelUploads } = this.options;
+      const uploadPlan = planUpload(file.size, multipartThreshold, chunkSize, parallelUploads);
       return { ...file, meta: { ...file.meta, uploadPlan } };
     } catch {
       // planUpload's one refusal: a file that would need more than 10,000 chunks under 5 GB.
