@@ -160,7 +160,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // organization's huge files (a fair queue: the job runner takes the next organization's job).
   jobs.register(
     PROCESS_VIDEO,
-    processVideo({ videos, files, exports, webhooks, limits: { ...DEFAULT_LIMITS, ...options.limits } }),
+    processVideo({ videos, files, exports, uploads, webhooks, limits: { ...DEFAULT_LIMITS, ...options.limits } }),
     2,
     1,
   );

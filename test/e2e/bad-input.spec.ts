@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { sha256 } from '../helpers/media.js';
 import { addFile, env, event, expect, faults, getVideo, message, open, test } from './demo.js';
+import { storedSha256 } from '../helpers/service.js';
 
 /** Bad input (issue 4): each gets a clear message, loses nothing, and leaves no spinner turning. */
 
@@ -50,7 +51,7 @@ test('uploads a file whose size is an exact multiple of the chunk size', async (
   await open(page, { 'multipart-threshold': '1MB', 'chunk-size': '5MB', 'no-preview': '' });
   await addFile(page, path);
   const { videoId } = await event(page, 'upload-success');
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(path));
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(path));
 });
 
 test('shows file names with HTML, right-to-left text, emoji and 255 characters as text, safely', async ({ page }) => {

@@ -1,8 +1,8 @@
 import { expect, test as base, type Page } from '@playwright/test';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { sha256 } from '../helpers/media.js';
 import type { StorageRequest } from '../../demo/service/storage/server.js';
+import { storedSha256 } from '../helpers/service.js';
 
 /** What the end-to-end tests share: the demo page, the service's test hooks, and a storage-Authorization watch. */
 export const env = (name: string) => process.env[name] ?? '';
@@ -145,7 +145,7 @@ export async function expectIntact(
   since: number,
   { oneSession = false } = {},
 ) {
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(file));
   const requests = (await storageRequests(page, since)).filter((r) => r.method === 'PUT');
   const done = finishedChunks(requests);
   expect(new Set(done.map((r) => r.path)).size, 'no chunk was stored twice').toBe(done.length);

@@ -1,8 +1,9 @@
 import type { Server } from 'node:http';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
 import { serveStatic } from '../helpers/static.js';
 import { env, event, expect, expectPreviewPlays, getVideo, open, test } from './demo.js';
+import { storedSha256 } from '../helpers/service.js';
 
 /** A third party's file server on this machine (the demo runs with --allow-private-network, as `npm start` does). */
 let files: { url: string; server: Server };
@@ -34,7 +35,7 @@ test('a link given to the Link source is imported by the service, processed and 
   await event(page, 'video-ready');
   const video = await getVideo(page, videoId);
   expect(video.upload_method).toBe('import');
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(file));
 });
 
 test('a link that leads nowhere is said so on its preview, and video-failed names why', async ({ page }) => {

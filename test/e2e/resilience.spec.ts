@@ -1,6 +1,6 @@
-import { join } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
 import { retryDelayMs } from '../../src/api/retry.js';
+import { storedSha256 } from '../helpers/service.js';
 import {
   addFile,
   env,
@@ -268,9 +268,7 @@ test('verify-chunks catches a chunk the storage stored altered, and sends it aga
   await open(page, { ...MULTIPART, 'verify-chunks': '' });
   await addFile(page, file);
   const { videoId } = await event(page, 'upload-success');
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source')), 'the altered chunk was replaced').toBe(
-    await sha256(file),
-  );
+  expect(await storedSha256(env('SERVICE_DATA'), videoId), 'the altered chunk was replaced').toBe(await sha256(file));
   const puts = (await storageRequests(page, since)).filter((r) => r.method === 'PUT');
   expect(puts.length, 'one chunk was sent twice').toBe(finishedChunks(puts).length);
   expect(new Set(puts.map((r) => r.path)).size).toBe(puts.length - 1);
@@ -282,5 +280,5 @@ test('without verify-chunks the same alteration goes unnoticed (what the attribu
   await open(page, MULTIPART);
   await addFile(page, file);
   const { videoId } = await event(page, 'upload-success');
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).not.toBe(await sha256(file));
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).not.toBe(await sha256(file));
 });

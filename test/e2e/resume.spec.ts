@@ -3,6 +3,7 @@ import { copyFile, mkdtemp, readFile, stat, utimes, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
+import { storedSha256 } from '../helpers/service.js';
 import {
   addFile,
   askChunkUrl,
@@ -122,7 +123,7 @@ test("a different file with the same name, size and date does not continue anoth
   await open(page, MULTIPART);
   await addFile(page, impostor);
   const { videoId } = await event(page, 'upload-success');
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(impostor));
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(impostor));
   const sessions = new Set(finishedChunks(await storageRequests(page, since)).map(sessionOf));
   expect(sessions.size, 'the impostor got a session of its own').toBe(2);
 });
@@ -145,7 +146,7 @@ test('when the session expired meanwhile, the re-added file starts again and the
   await expect(message(page, 'expired before all of it was sent')).toBeVisible();
   const { videoId } = await event(page, 'upload-success');
   expect(videoId, 'the restart went into the same video').toBe(original);
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(file));
   const res = await askChunkUrl(page, first, 1);
   expect((await res.json()).error.message, 'the expired session was aborted').toContain('aborted');
 });
@@ -169,7 +170,7 @@ test('a closed tab whose chunks were all in is completed the next time the eleme
   await expect(message(later, 'it is now complete')).toBeVisible();
   const video = await getVideo(later, videoId);
   expect(['processing', 'ready']).toContain(video.status);
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(file));
 });
 
 test('a closed tab whose session expired unfinished is aborted the next time the element sees its ledger', async ({

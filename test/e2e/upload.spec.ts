@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
+import { storedSha256 } from '../helpers/service.js';
 import {
   addFile,
   askChunkUrl,
@@ -51,7 +52,7 @@ test('uploads in parallel 5 MB chunks above a 1 MB threshold; the stored source 
   await open(page, { 'multipart-threshold': '1MB', 'chunk-size': '5MB' });
   await addFile(page, file);
   const { videoId } = await event(page, 'upload-success');
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(file));
   const mine = finishedChunks(await storageRequests(page, before));
   expect(mine.length).toBeGreaterThanOrEqual(3);
   const overlapping = mine.some((a) =>
@@ -121,7 +122,7 @@ test('a token that expires mid-upload is refreshed and the upload completes', as
   await page.request.post(`${env('SERVICE_URL')}/__test__/expire-token`, { data: { token: tokens[0] } });
   const { videoId } = await event(page, 'upload-success');
   expect(tokens.length, 'the element fetched a new token').toBe(2);
-  expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(file));
   expect(storageAuth.length).toBeGreaterThan(0);
 });
 

@@ -1,4 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { checkedOrigins } from './contract.js';
+import { sha256 } from './media.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'demo/service/main.ts');
@@ -220,6 +222,16 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * The SHA-256 of a video's stored source, once it is there: a multipart source is joined from its chunks
+ * when processing starts, just after #6 answers (demo/service/domain/uploads.ts, assemble).
+ */
+export async function storedSha256(data: string, videoId: string): Promise<string> {
+  const source = join(data, 'videos', videoId, 'source');
+  await until(`the source of ${videoId}`, async () => (existsSync(source) ? true : undefined));
+  return sha256(source);
 }
 
 /** Waits for #8 to leave `processing`/`waiting`, and returns the video. */

@@ -7,6 +7,7 @@ import { INDEX_HTML, MAIN_JS } from '../helpers/consumer.js';
 import { media, sha256 } from '../helpers/media.js';
 import { serveStatic } from '../helpers/static.js';
 import { addFile, env, event, expect, expectPreviewPlays, getVideo, test } from '../e2e/demo.js';
+import { storedSha256 } from '../helpers/service.js';
 
 const CDN = fileURLToPath(new URL('../../dist/cdn/', import.meta.url));
 
@@ -57,7 +58,7 @@ test.describe('dist/cdn/video-uploader.js on a page of plain static files', () =
     await addFile(page, file);
     const { videoId } = await event(page, 'upload-success');
     expect((await getVideo(page, videoId)).upload_method).toBe('multipart');
-    expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+    expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(file));
     await expectPreviewPlays(page, 1280);
     expect(errors).toEqual([]);
     // The entry, then its lazy chunks (the uploader, Golden Retriever, the MD5 worker, hls.js), all from /cdn.

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { APPS, buildApp } from '../helpers/consumer.js';
 import { push } from '../helpers/live.js';
 import { media, sha256 } from '../helpers/media.js';
 import { serveStatic } from '../helpers/static.js';
 import { addFile, env, event, expect, expectPreviewPlays, getVideo, test } from '../e2e/demo.js';
+import { storedSha256 } from '../helpers/service.js';
 
 /**
  * What ships, as a frontend team gets it: the packed package in a fresh webpack 5 app and a fresh Vite app,
@@ -99,7 +99,7 @@ for (const app of APPS) {
       const { videoId } = await event(page, 'upload-success');
       await expectPreviewPlays(page, 1280);
       expect((await getVideo(page, videoId)).upload_method).toBe('single');
-      expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+      expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(file));
       expect(errors).toEqual([]);
     });
 
@@ -113,7 +113,7 @@ for (const app of APPS) {
       await expect(page.locator('#events li[data-event="upload-error"]')).toHaveCount(0);
       expect(workers.length, 'the MD5 worker started').toBeGreaterThan(0);
       expect((await getVideo(page, videoId)).upload_method).toBe('multipart');
-      expect(await sha256(join(env('SERVICE_DATA'), 'videos', videoId, 'source'))).toBe(await sha256(file));
+      expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(file));
       await expectPreviewPlays(page, 1280);
     });
   });

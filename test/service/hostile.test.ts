@@ -7,12 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { media, sha256, testPattern } from '../helpers/media.js';
+import { media, testPattern } from '../helpers/media.js';
 import {
   put,
   startService,
   startWithToken,
   stillServes,
+  storedSha256,
   until,
   upload,
   waitForVideo,
@@ -234,7 +235,7 @@ describe('storage under abuse', () => {
       ),
     );
     assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409]);
-    const stored = await sha256(join(service.data, 'videos', video._id, 'source'));
+    const stored = await storedSha256(service.data, video._id);
     assert.equal(stored, sessions[answers.findIndex((a) => a.status === 200)]!.sha);
   });
 

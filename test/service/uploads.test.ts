@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { media, sha256 } from '../helpers/media.js';
-import { put, startService, startWithToken, until, type RunningService } from '../helpers/service.js';
+import { put, startService, startWithToken, until, waitForVideo, type RunningService } from '../helpers/service.js';
 
 const md5 = (b: Uint8Array) => createHash('md5').update(b).digest('hex');
 const SIX_HOURS = 6 * 60 * 60 * 1000;
@@ -129,11 +129,12 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.deepEqual(done.body, { success: true, url: `${service.api}/videos/${id}` });
+    assert.equal((await waitForVideo(service, token, id)).status, 'ready');
     assert.equal(
       await sha256(join(service.data, 'videos', id, 'source')),
       createHash('sha256').update(file).digest('hex'),
     );
-    assert.ok(!existsSync(join(service.data, 'chunks', key)), 'chunk files are gone after complete');
+    assert.ok(!existsSync(join(service.data, 'chunks', key)), 'chunk files are gone once the source is assembled');
     const { body: details } = await service.call('GET', `/videos/${id}`, { token });
     assert.equal(details.upload_method, 'multipart');
     assert.equal(details.size, file.length);
@@ -170,6 +171,7 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
       body: { key, chunks: [{ chunkId: 1, eTag: newTag.replaceAll('"', '') }] },
     });
     assert.equal(done.status, 200, 'the eTag without quotes is accepted too');
+    await waitForVideo(service, token, id);
     assert.deepEqual(await readFile(join(service.data, 'videos', id, 'source')), second);
   });
 
@@ -370,10 +372,46 @@ describe('durability', () => {
         },
       });
       assert.equal(done.status, 200, JSON.stringify(done.body));
+      assert.equal((await waitForVideo(service, token, video._id)).status, 'ready');
       assert.equal(
         await sha256(join(service.data, 'videos', video._id, 'source')),
         createHash('sha256').update(file).digest('hex'),
       );
+      assert.deepEqual(await readdir(join(service.data, 'chunks')), [], 'no chunk file is left on disk');
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('answers #6 before joining the chunks, and a SIGKILL right after it loses nothing', async () => {
+    let service = await startService();
+    const token = await service.token('acme');
+    const parts = Array.from({ length: 6 }, () => randomBytes(8 * 1024 * 1024));
+    const { body: video } = await service.call('POST', '/videos', { token });
+    const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
+    const chunks = await Promise.all(
+      parts.map(async (bytes, i) => {
+        const { body } = await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+          token,
+          body: { key: session.key, chunkId: i + 1 },
+        });
+        return { chunkId: i + 1, eTag: (await put(body.url, bytes)).etag! };
+      }),
+    );
+    const done = await service.call('POST', '/videos/multipart-upload/complete', {
+      token,
+      body: { key: session.key, chunks },
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    await service.kill();
+    const source = join(service.data, 'videos', video._id, 'source');
+    assert.ok(!existsSync(source), 'the kill came before the 48 MiB were joined');
+
+    service = await startService({ data: service.data, ports: service });
+    try {
+      // Random bytes are no video: processing fails, after joining them.
+      assert.equal((await waitForVideo(service, token, video._id)).status, 'failed');
+      assert.equal(await sha256(source), createHash('sha256').update(Buffer.concat(parts)).digest('hex'));
       assert.deepEqual(await readdir(join(service.data, 'chunks')), [], 'no chunk file is left on disk');
     } finally {
       await service.stop();

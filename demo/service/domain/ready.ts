@@ -2,6 +2,7 @@ import { MediaError } from '../processing/ffmpeg.js';
 import { processMedia, type ProcessingLimits } from '../processing/pipeline.js';
 import type { Files } from '../storage/files.js';
 import type { Exports } from './exports.js';
+import type { Uploads } from './uploads.js';
 import type { Videos } from './videos.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -14,6 +15,7 @@ export function processVideo(deps: {
   videos: Videos;
   files: Files;
   exports: Exports;
+  uploads: Uploads;
   webhooks: Webhooks;
   limits: ProcessingLimits;
 }) {
@@ -21,6 +23,7 @@ export function processVideo(deps: {
   return async (payload: Record<string, unknown>, signal: AbortSignal): Promise<void> => {
     const id = payload.videoId as string;
     try {
+      await deps.uploads.assemble(id);
       videos.markReady(id, await processMedia(files.source(id), files.media(id, ''), signal, deps.limits));
     } catch (err) {
       if (signal.aborted) throw err;

@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, renameSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -111,7 +111,7 @@ export class Uploads {
     return { url: this.signer.sign(`/chunks/${session.key}/${chunkId}`, session.expires_at) };
   }
 
-  // #6: checks the list against the stored chunks, then assembles the source by streaming.
+  // #6: checks the list against the stored chunks and commits it; the source is assembled when processing starts.
   async complete(caller: Caller, { key, chunks }: CompleteRequest, pathVideoId?: string): Promise<CompleteResponse> {
     const session = this.session(caller, key, pathVideoId);
     this.assertOpen(session);
@@ -139,33 +139,69 @@ export class Uploads {
         }
         return chunk;
       });
-      const source = this.files.source(session.video_id);
-      await mkdir(this.files.videoDir(session.video_id), { recursive: true });
       const size = parts.reduce((sum, p) => sum + p.size, 0);
       await assertRoom(this.files.root, size, this.reserveBytes);
-      const temp = `${source}${TEMP_MARK}${newId()}`;
-      // flush: on disk (fsync) before the row that names it commits.
-      await pipeline(
-        (async function* (files: string[]) {
-          for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * 1024 * 1024 });
-        })(parts.map((p) => this.files.chunk(session.key, p.file))),
-        createWriteStream(temp, { highWaterMark: 4 * 1024 * 1024, flush: true }),
-      );
-      try {
-        this.db.transaction(() => {
-          this.videos.assertWaiting(this.videos.row(session.video_id)!);
-          renameSync(temp, source);
-          this.closeSession(session.key, 'completed');
-          this.videos.startProcessing(session.video_id, size, 'multipart');
-        })();
-      } finally {
-        await rm(temp, { force: true });
-      }
-      await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
+      // The listed chunks stay, in their rows, until processing joins them into the source (assemble);
+      // #6 answers without copying the file (bench/link.bench.ts measured that copy at the end of every upload).
+      const unlisted = [...stored.values()].filter((c) => !parts.includes(c));
+      this.db.transaction(() => {
+        this.videos.assertWaiting(this.videos.row(session.video_id)!);
+        // A chunk sent again while this complete waited for the disk check: its eTag is no longer the listed one.
+        const now = this.db.prepare('SELECT file FROM chunks WHERE session_key = ? AND chunk_id = ?');
+        parts.forEach((p, i) => {
+          if ((now.get(session.key, p.chunk_id) as { file: string } | undefined)?.file !== p.file)
+            throw badField(
+              `chunks[${i}].eTag`,
+              `Chunk ${p.chunk_id} was sent again meanwhile; complete with its new eTag.`,
+            );
+        });
+        this.db
+          .prepare("UPDATE upload_sessions SET state = 'completed', closed_at = ? WHERE key = ?")
+          .run(this.clock.now(), session.key);
+        const drop = this.db.prepare('DELETE FROM chunks WHERE session_key = ? AND chunk_id = ?');
+        for (const c of unlisted) drop.run(session.key, c.chunk_id);
+        this.videos.startProcessing(session.video_id, size, 'multipart');
+      })();
+      await Promise.all(unlisted.map((c) => rm(this.files.chunk(session.key, c.file), { force: true })));
       return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
     } finally {
       this.completing.delete(session.video_id);
     }
+  }
+
+  /**
+   * The first step of processing a multipart upload: the chunks #6 listed, joined in order into the source,
+   * on disk (fsync) before their rows go. Idempotent: a crash at any point leaves the rows, and the job runs again.
+   */
+  async assemble(videoId: string): Promise<void> {
+    const session = this.db
+      .prepare(
+        `SELECT key FROM upload_sessions WHERE video_id = ? AND state = 'completed'
+         AND EXISTS (SELECT 1 FROM chunks WHERE session_key = key)`,
+      )
+      .get(videoId) as { key: string } | undefined;
+    if (!session) return;
+    const parts = this.db
+      .prepare('SELECT file FROM chunks WHERE session_key = ? ORDER BY chunk_id')
+      .all(session.key) as { file: string }[];
+    const source = this.files.source(videoId);
+    if (!existsSync(source)) {
+      await mkdir(this.files.videoDir(videoId), { recursive: true });
+      const temp = `${source}${TEMP_MARK}${newId()}`;
+      try {
+        await pipeline(
+          (async function* (files: string[]) {
+            for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * 1024 * 1024 });
+          })(parts.map((p) => this.files.chunk(session.key, p.file))),
+          createWriteStream(temp, { highWaterMark: 4 * 1024 * 1024, flush: true }),
+        );
+        renameSync(temp, source);
+      } finally {
+        await rm(temp, { force: true });
+      }
+    }
+    this.db.prepare('DELETE FROM chunks WHERE session_key = ?').run(session.key);
+    await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
   }
 
   // #7: cancels the session and deletes its chunks. Decision: aborting twice is a success, like a DELETE.
@@ -180,7 +216,7 @@ export class Uploads {
         'This multipart session is being completed; it can no longer be aborted.',
       );
     }
-    if (session.state === 'open') this.closeSession(session.key, 'aborted');
+    if (session.state === 'open') this.closeSession(session.key);
     await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
     return { success: true };
   }
@@ -230,7 +266,7 @@ export class Uploads {
       await assertRoom(this.files.root, Number(req.headers['content-length'] ?? 0), this.reserveBytes);
       return writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n), corrupt);
     }).catch(async (err: unknown) => {
-      await this.dropIfClosed(key);
+      await this.dropIfClosed(key, file);
       throw err;
     });
     const replaced = this.db.transaction(() => {
@@ -249,7 +285,7 @@ export class Uploads {
       return old?.file ?? '';
     })();
     if (replaced === null) {
-      await this.dropIfClosed(key);
+      await this.dropIfClosed(key, file);
       this.assertOpen(this.sessionRow(key)!);
     } else if (replaced) {
       await rm(this.files.chunk(key, replaced), { force: true });
@@ -259,10 +295,17 @@ export class Uploads {
 
   /**
    * A PUT that was writing while its session was completed or aborted (the abort removed the session's folder,
-   * and the write made it again): what it left goes too, so no chunk outlives its session on disk.
+   * and the write made it again): what it left goes too, so no chunk outlives its session on disk. The chunks
+   * a completed session listed stay until they are assembled.
    */
-  private async dropIfClosed(key: string): Promise<void> {
-    if (this.sessionRow(key)?.state !== 'open') await rm(this.files.chunkDir(key), { recursive: true, force: true });
+  private async dropIfClosed(key: string, file: string): Promise<void> {
+    if (this.sessionRow(key)?.state === 'open') return;
+    await rm(this.files.chunk(key, file), { force: true });
+    if (!this.hasChunks(key)) await rm(this.files.chunkDir(key), { recursive: true, force: true });
+  }
+
+  private hasChunks(key: string): boolean {
+    return !!this.db.prepare('SELECT 1 FROM chunks WHERE session_key = ?').get(key);
   }
 
   /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */
@@ -282,11 +325,17 @@ export class Uploads {
   }
 
   /**
-   * At start: what a crash left behind. Chunk folders of closed sessions, and every temporary file (no
+   * At start: what a crash left behind. Chunk folders of closed sessions (but the chunks of a completed one
+   * processing has not assembled yet), and every temporary file (no
    * writer can exist yet): half bodies, half assembled sources.
    */
   async sweepOrphans(): Promise<void> {
-    const closed = this.db.prepare(`SELECT key FROM upload_sessions WHERE state != 'open'`).all() as { key: string }[];
+    const closed = this.db
+      .prepare(
+        `SELECT key FROM upload_sessions WHERE state != 'open'
+         AND NOT EXISTS (SELECT 1 FROM chunks WHERE session_key = key)`,
+      )
+      .all() as { key: string }[];
     await Promise.all(closed.map((s) => rm(this.files.chunkDir(s.key), { recursive: true, force: true })));
     for (const dir of [join(this.files.root, 'chunks'), join(this.files.root, 'videos')]) {
       const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
@@ -304,7 +353,7 @@ export class Uploads {
       .all(this.clock.now() - ABANDONED_AFTER_EXPIRY_MS) as { key: string }[];
     for (const { key } of stale) {
       if (this.completing.has(this.sessionRow(key)!.video_id)) continue;
-      this.closeSession(key, 'aborted');
+      this.closeSession(key);
       await rm(this.files.chunkDir(key), { recursive: true, force: true });
     }
   }
@@ -361,10 +410,11 @@ export class Uploads {
     return session;
   }
 
-  private closeSession(key: string, state: 'completed' | 'aborted'): void {
+  /** Aborted: the session and its chunks' rows (#6 closes a session itself, keeping the chunks it listed). */
+  private closeSession(key: string): void {
     this.db
-      .prepare('UPDATE upload_sessions SET state = ?, closed_at = ? WHERE key = ?')
-      .run(state, this.clock.now(), key);
+      .prepare("UPDATE upload_sessions SET state = 'aborted', closed_at = ? WHERE key = ?")
+      .run(this.clock.now(), key);
     this.db.prepare('DELETE FROM chunks WHERE session_key = ?').run(key);
   }
 

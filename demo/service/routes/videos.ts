@@ -18,7 +18,9 @@ const COMPLETE = {
   summary: '#6 Complete a multipart upload',
   description:
     "chunkIds must run 1..N with no gap or duplicate; each eTag must be the stored chunk's (with or without quotes). " +
-    "Accepted after the session expired. The source is assembled by streaming and processing starts. Decision: `url` is the video's #8 address.",
+    'Accepted after the session expired. Decision: #6 answers once the list is checked and committed, and processing starts; ' +
+    'the chunks are joined into the source as its first step, so no upload waits for that copy (a chunk sent again ' +
+    "meanwhile is refused, naming it). Decision: `url` is the video's #8 address.",
 };
 
 /** #1–#4, #6–#8 of the spec, and POST /tokens. Every one needs a token (spec: Authentication 1). */
