@@ -208,8 +208,10 @@ export class VideoUploader extends LitElement {
   }
 
   /** A count as its number, or, when the attribute is not a number, the attribute's text for the message. */
-  private count(attribute: string, value: number | undefined): number | string | undefined {
-    return value !== undefined && Number.isNaN(value) ? (this.getAttribute(attribute) ?? String(value)) : value;
+  private count(attribute: string, value: number | null | undefined): number | string | undefined {
+    // A removed attribute is null (Lit's Number converter): the default again.
+    if (value === null || value === undefined) return undefined;
+    return Number.isNaN(value) ? (this.getAttribute(attribute) ?? String(value)) : value;
   }
 
   protected override firstUpdated(): void {

@@ -101,6 +101,14 @@ describe('<video-uploader>', () => {
     expect(el.shadowRoot!.querySelector('[role=alert]')).to.equal(null);
   });
 
+  it('goes back to the default when a number attribute is removed, instead of refusing "null"', async () => {
+    const el = await uploader({ 'parallel-uploads': '2', 'max-files': '3' });
+    el.removeAttribute('parallel-uploads');
+    el.removeAttribute('max-files');
+    await el.updateComplete;
+    expect(el.shadowRoot!.querySelector('[role=alert]')?.textContent ?? '').to.equal('');
+  });
+
   it('says so when base-url is missing or malformed', async () => {
     const el = await fixture<VideoUploader>(html`<video-uploader token-url="/token"></video-uploader>`);
     expect(el.shadowRoot!.querySelector('[role=alert]')!.textContent).to.contain('base-url');
