@@ -1,9 +1,9 @@
 /**
  * The local service's upload path and processing, on loopback. Prints figures; asserts nothing.
- *   - 1 GiB as one PUT, and as 16 chunks of 64 MiB with 4 in parallel, in MB/s, each as a ratio to a
- *     baseline measured in the same run: a plain node:http server that only pipes the body to a file,
- *     with the same 1 MiB write buffer as the service. The file is read once before, so both sides read
- *     it from a warm page cache; the samples are interleaved (baseline, service, baseline, …), 5 of each.
+ *   - 1 GiB as one PUT, and as 16 chunks of 64 MiB with 4 in parallel, in MB/s, each as a ratio to two
+ *     baselines measured in the same run: a plain node:http server that only pipes the body to a file, with
+ *     the same 1 MiB write buffer as the service, and the same pipe computing the MD5 and fsyncing. The file is read once before, so both sides read
+ *     it from a warm page cache; the samples are interleaved (baselines, service, baselines, …), 5 of each.
  *   - Peak RSS growth of the service process during the 1 GiB PUT.
  *   - Time from the end of the upload to `ready` for 60 s of 1080p H.264/AAC (copy) and VP9 (encode).
  */
@@ -77,24 +77,32 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-/** The baseline: a node:http server that pipes each body to a file, nothing else, in its own process like the service. */
+/**
+ * The baselines: a node:http server in its own process, like the service, that pipes each body to a file;
+ * `md5` also computes the body's MD5 on the way (what an ETag needs) and fsyncs the file before answering (what
+ * the service does before a body counts), the least any S3-like storage does.
+ */
 const BASELINE = `
 const WRITE_BUFFER = ${WRITE_BUFFER};
 const { createServer } = require('node:http');
+const { createHash } = require('node:crypto');
 const { createWriteStream } = require('node:fs');
 const { pipeline } = require('node:stream/promises');
+const md5 = process.argv[2] === 'md5';
 let n = 0;
 const server = createServer((req, res) => {
-  const out = createWriteStream(require('node:path').join(process.argv[1], 'body-' + (n++ % 8)), { highWaterMark: WRITE_BUFFER });
-  pipeline(req, out).then(() => res.end(), () => res.destroy());
+  const out = createWriteStream(require('node:path').join(process.argv[1], 'body-' + (n++ % 8)), { highWaterMark: WRITE_BUFFER, flush: md5 });
+  const hash = md5 && createHash('md5');
+  if (hash) req.on('data', (chunk) => hash.update(chunk));
+  pipeline(req, out).then(() => res.end(hash ? hash.digest('hex') : ''), () => res.destroy());
 });
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-async function baselineServer(): Promise<{ url: string; stop: () => void }> {
-  const dir = join(DIR, 'baseline');
+async function baselineServer(mode: 'plain' | 'md5'): Promise<{ url: string; stop: () => void }> {
+  const dir = join(DIR, `baseline-${mode}`);
   await mkdir(dir, { recursive: true });
-  const child = spawn(process.execPath, ['-e', BASELINE, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', BASELINE, dir, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve) =>
     child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
   );
@@ -150,68 +158,71 @@ async function sixtySeconds(name: string, codecArgs: string[]): Promise<string> 
 export async function main(): Promise<void> {
   const file = await bigFile();
   const chunks = Array.from({ length: TOTAL / CHUNK }, (_, i) => i);
-  const baseline = await baselineServer();
+  const plain = await baselineServer('plain');
+  const md5 = await baselineServer('md5');
   const service = await startService();
   const token = await service.token('bench');
   const rows: string[][] = [];
   try {
-    // The whole file into the page cache, and both servers warmed, before any sample.
+    // The whole file into the page cache, and every server warmed, before any sample.
     for await (const _ of createReadStream(file, { highWaterMark: 16 * MiB }));
-    await putRange(baseline.url, file, 0, CHUNK);
+    for (const base of [plain, md5]) await putRange(base.url, file, 0, CHUNK);
     await putRange((await singleUrl(service, token)).url, file, 0, CHUNK);
 
     const pid = service.process.pid!;
     const rssBefore = await rssKiB(pid);
     let rssPeak = rssBefore;
-    const times = {
-      baseSingle: [] as number[],
-      serviceSingle: [] as number[],
-      baseParallel: [] as number[],
-      serviceParallel: [] as number[],
-    };
+    const sides = ['service', 'plain', 'md5'] as const;
+    const times = Object.fromEntries(
+      sides.flatMap((side) => [
+        [`${side} single`, []],
+        [`${side} parallel`, []],
+      ]),
+    ) as Record<string, number[]>;
+    const toBaseline = (url: string) => async (i: number) => putRange(url, file, i * CHUNK, (i + 1) * CHUNK);
     for (let round = 0; round < ROUNDS; round++) {
-      times.baseSingle.push(await timed(() => putRange(baseline.url, file, 0, TOTAL)));
+      for (const [side, base] of [
+        ['plain', plain],
+        ['md5', md5],
+      ] as const) {
+        times[`${side} single`]!.push(await timed(() => putRange(base.url, file, 0, TOTAL)));
+        times[`${side} parallel`]!.push(await timed(() => parallel(chunks, PARALLEL, toBaseline(base.url))));
+      }
       const single = await singleUrl(service, token);
       const sampler = setInterval(() => void rssKiB(pid).then((kib) => (rssPeak = Math.max(rssPeak, kib))), 20);
-      times.serviceSingle.push(await timed(() => putRange(single.url, file, 0, TOTAL)));
+      times['service single']!.push(await timed(() => putRange(single.url, file, 0, TOTAL)));
       clearInterval(sampler);
       rssPeak = Math.max(rssPeak, await rssKiB(pid));
-      times.baseParallel.push(
-        await timed(() => parallel(chunks, PARALLEL, (i) => putRange(baseline.url, file, i * CHUNK, (i + 1) * CHUNK))),
-      );
       const multi = await chunkUrls(service, token, chunks.length);
-      times.serviceParallel.push(
+      times['service parallel']!.push(
         await timed(() =>
           parallel(chunks, PARALLEL, (i) => putRange(multi.urls[i]!, file, i * CHUNK, (i + 1) * CHUNK)),
         ),
       );
     }
-    const range = (xs: number[]) =>
-      `${mbps(TOTAL, Math.max(...xs)).toFixed(0)}–${mbps(TOTAL, Math.min(...xs)).toFixed(0)}`;
-    const [baseSingle, serviceSingle, baseParallel, serviceParallel] = [
-      times.baseSingle,
-      times.serviceSingle,
-      times.baseParallel,
-      times.serviceParallel,
-    ].map(median) as [number, number, number, number];
-    rows.push([
-      '1 GiB single PUT',
-      `${mbps(TOTAL, serviceSingle).toFixed(0)} MB/s (${range(times.serviceSingle)})`,
-      `${mbps(TOTAL, baseSingle).toFixed(0)} MB/s (${range(times.baseSingle)})`,
-      (baseSingle / serviceSingle).toFixed(2),
-      '≥ 0.90',
-    ]);
-    rows.push([
-      '1 GiB as 16 × 64 MiB, 4 parallel',
-      `${mbps(TOTAL, serviceParallel).toFixed(0)} MB/s (${range(times.serviceParallel)})`,
-      `${mbps(TOTAL, baseParallel).toFixed(0)} MB/s (${range(times.baseParallel)})`,
-      (baseParallel / serviceParallel).toFixed(2),
-      '',
-    ]);
+    const figure = (xs: number[]) =>
+      `${mbps(TOTAL, median(xs)).toFixed(0)} MB/s (${mbps(TOTAL, Math.max(...xs)).toFixed(0)}–${mbps(TOTAL, Math.min(...xs)).toFixed(0)})`;
+    for (const [label, shape, target] of [
+      ['1 GiB single PUT', 'single', '≥ 0.90 of the pipe'],
+      [`1 GiB as 16 × 64 MiB, ${PARALLEL} parallel`, 'parallel', ''],
+    ] as const) {
+      const [service, pipe, hashed] = sides.map((side) => times[`${side} ${shape}`]!);
+      rows.push([
+        label,
+        figure(service!),
+        figure(pipe!),
+        (median(pipe!) / median(service!)).toFixed(2),
+        figure(hashed!),
+        (median(hashed!) / median(service!)).toFixed(2),
+        target,
+      ]);
+    }
     rows.push([
       'service RSS growth during the 1 GiB PUT',
       `${((rssPeak - rssBefore) / 1024).toFixed(1)} MB`,
       `(from ${(rssBefore / 1024).toFixed(0)} MB)`,
+      '',
+      '',
       '',
       '< 100 MB',
     ]);
@@ -241,19 +252,24 @@ export async function main(): Promise<void> {
         `${((performance.now() - start) / 1000).toFixed(2)} s`,
         video.status,
         '',
+        '',
+        '',
         label.includes('copy') ? '< 5 s' : '',
       ]);
     }
   } finally {
-    baseline.stop();
+    plain.stop();
+    md5.stop();
     await service.stop();
-    await rm(join(DIR, 'baseline'), { recursive: true, force: true });
+    for (const mode of ['plain', 'md5']) await rm(join(DIR, `baseline-${mode}`), { recursive: true, force: true });
     await rm(service.data, { recursive: true, force: true });
   }
   console.log(
     `\nService upload and processing (loopback, this machine; medians of ${ROUNDS} interleaved samples, range in brackets)`,
   );
-  console.log(table([['measure', 'service', 'baseline (plain pipe to file)', 'ratio', 'target'], ...rows]));
+  console.log(
+    table([['measure', 'service', 'plain pipe to file', 'ratio', 'pipe + MD5 + fsync', 'ratio', 'target'], ...rows]),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();
