@@ -71,7 +71,7 @@ export class VideoUploader extends LitElement {
   /** URL the element POSTs to for an access token; it answers `{token, expiresAt}`. Or set `tokenProvider`. */
   @property({ attribute: 'token-url' }) tokenUrl?: string;
 
-  /** Files this big or bigger go in chunks (multipart), smaller ones by the signed link. Default `5GB`. */
+  /** Files this big or bigger go in chunks (multipart), smaller ones by the signed link. Default `64MB`. */
   @property({ attribute: 'multipart-threshold' }) multipartThreshold?: string;
 
   /** Bytes per chunk, e.g. `32MB`; raised automatically so no file needs more than 10,000 chunks. */
