@@ -439,7 +439,9 @@ export class Recordings {
     this.removing.add(id);
     try {
       await this.storyboards.idle(id);
-      await rm(this.files.recordingDir(id), { recursive: true, force: true });
+      // A publish just ended may still write its last segment and thumbnails meanwhile (rmdir: ENOTEMPTY, a 500
+      // to DELETE /live_streams/{id} seen once in four e2e runs): Node retries the removal.
+      await rm(this.files.recordingDir(id), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       this.db.transaction(() => {
         this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(id);
         this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);
