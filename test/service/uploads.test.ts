@@ -6,7 +6,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { media, sha256 } from '../helpers/media.js';
-import { put, startService, startWithToken, until, waitForVideo, type RunningService } from '../helpers/service.js';
+import {
+  put,
+  startService,
+  startWithToken,
+  storedSha256,
+  until,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
 
 const md5 = (b: Uint8Array) => createHash('md5').update(b).digest('hex');
 const SIX_HOURS = 6 * 60 * 60 * 1000;
@@ -27,10 +35,7 @@ describe('single-link upload (#2, #5)', () => {
     const res = await put(body.url, bytes, 'application/json');
     assert.equal(res.status, 200);
     assert.equal(res.etag, `"${md5(bytes)}"`);
-    assert.equal(
-      await sha256(join(service.data, 'videos', video._id, 'source')),
-      createHash('sha256').update(bytes).digest('hex'),
-    );
+    assert.equal(await storedSha256(service.data, video._id), createHash('sha256').update(bytes).digest('hex'));
     const { body: details } = await service.call('GET', `/videos/${video._id}`, { token });
     assert.equal(details.upload_method, 'single');
     assert.equal(details.size, bytes.length);
@@ -130,10 +135,7 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.deepEqual(done.body, { success: true, url: `${service.api}/videos/${id}` });
     assert.equal((await waitForVideo(service, token, id)).status, 'ready');
-    assert.equal(
-      await sha256(join(service.data, 'videos', id, 'source')),
-      createHash('sha256').update(file).digest('hex'),
-    );
+    assert.equal(await storedSha256(service.data, id), createHash('sha256').update(file).digest('hex'));
     assert.ok(!existsSync(join(service.data, 'chunks', key)), 'chunk files are gone once the source is assembled');
     const { body: details } = await service.call('GET', `/videos/${id}`, { token });
     assert.equal(details.upload_method, 'multipart');
@@ -373,10 +375,7 @@ describe('durability', () => {
       });
       assert.equal(done.status, 200, JSON.stringify(done.body));
       assert.equal((await waitForVideo(service, token, video._id)).status, 'ready');
-      assert.equal(
-        await sha256(join(service.data, 'videos', video._id, 'source')),
-        createHash('sha256').update(file).digest('hex'),
-      );
+      assert.equal(await storedSha256(service.data, video._id), createHash('sha256').update(file).digest('hex'));
       assert.deepEqual(await readdir(join(service.data, 'chunks')), [], 'no chunk file is left on disk');
     } finally {
       await service.stop();

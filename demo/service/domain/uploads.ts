@@ -175,12 +175,9 @@ export class Uploads {
    */
   async assemble(videoId: string): Promise<void> {
     const session = this.db
-      .prepare(
-        `SELECT key FROM upload_sessions WHERE video_id = ? AND state = 'completed'
-         AND EXISTS (SELECT 1 FROM chunks WHERE session_key = key)`,
-      )
+      .prepare(`SELECT key FROM upload_sessions WHERE video_id = ? AND state = 'completed'`)
       .get(videoId) as { key: string } | undefined;
-    if (!session) return;
+    if (!session || !this.hasChunks(session.key)) return;
     const parts = this.db
       .prepare('SELECT file FROM chunks WHERE session_key = ? ORDER BY chunk_id')
       .all(session.key) as { file: string }[];
