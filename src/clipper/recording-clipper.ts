@@ -129,6 +129,8 @@ export class RecordingClipper extends LitElement {
   private readonly watched = new WeakSet<HTMLVideoElement>();
   /** Where the clipper last moved the playhead to show a frame. */
   private seekedTo: number | undefined;
+  /** seekedTo was asked while the video was seeking elsewhere: it goes there once that seek ends. */
+  private seekQueued = false;
   /** Conversions asked here and not yet done. */
   private pending: { recordingId: string; from: string; duration: number }[] = [];
   private storyboardRead = '';
@@ -268,6 +270,7 @@ export class RecordingClipper extends LitElement {
     this.looping = false;
     this.selection = moveStart({ start: 0, duration: 10 }, 0, this.bounds);
     this.lastFrame = this.seekedTo = undefined;
+    this.seekQueued = false;
   }
 
   /** The storyboard's thumbnails along the timeline; read again while the recording grows. */
@@ -329,8 +332,8 @@ export class RecordingClipper extends LitElement {
     this.watched.add(video);
     video.addEventListener('timeupdate', () => this.tick(video));
     video.addEventListener('seeked', () => {
-      if (this.seekedTo !== undefined && Math.abs(video.currentTime - this.seekedTo) > 1e-3 && video.paused)
-        video.currentTime = this.seekedTo;
+      if (this.seekQueued && video.paused) video.currentTime = this.seekedTo!;
+      this.seekQueued = false;
       this.tick(video);
     });
     if (!video.requestVideoFrameCallback) return;
@@ -342,10 +345,12 @@ export class RecordingClipper extends LitElement {
       if (step > 0.004 && step < 0.2) this.frame = this.frame === DEFAULT_FRAME ? step : (this.frame * 7 + step) / 8;
       this.lastFrame = meta;
       if (playing) this.tick(video);
-      // The frame the last seek asked for (not one shown on the way): the start becomes its exact time.
+      // The frame the last seek asked for (not one shown on the way): the start becomes its exact time. Firefox
+      // gives the playhead (the middle of the frame asked for) as mediaTime, not the frame's time: the start stays.
       const settled =
         !video.seeking && this.seekedTo !== undefined && Math.abs(video.currentTime - this.seekedTo) < 1e-3;
-      if (this.snapping && settled && Math.abs(meta.mediaTime - this.selection.start) < this.frame) {
+      const framesOwnTime = this.seekedTo !== undefined && Math.abs(meta.mediaTime - this.seekedTo) > 1e-4;
+      if (this.snapping && settled && framesOwnTime && Math.abs(meta.mediaTime - this.selection.start) < this.frame) {
         this.snapping = false;
         this.selection = moveStart(this.selection, meta.mediaTime, this.bounds);
       }
@@ -367,7 +372,8 @@ export class RecordingClipper extends LitElement {
     if (!video || !video.paused || !this.timeline) return;
     this.seekedTo = Math.max(0, seconds + this.frame / 2);
     // One seek at a time: keys held down ask for many; the last one asked is where the video goes next.
-    if (!video.seeking) video.currentTime = this.seekedTo;
+    if (video.seeking) this.seekQueued = true;
+    else video.currentTime = this.seekedTo;
   }
 
   private setStart(seconds: number, toFrame: boolean): void {
@@ -397,10 +403,20 @@ export class RecordingClipper extends LitElement {
     const video = this.videoEl;
     if (!video || !this.recording) return;
     event.preventDefault();
-    const at = this.lastFrame && video.paused ? this.lastFrame.mediaTime : video.currentTime;
-    if (key === 'i') this.setStart(at, true);
-    else this.setEnd(at);
+    if (key === 'i') this.setStart(this.shownFrame(video), true);
+    else this.setEnd(video.currentTime);
   };
+
+  /**
+   * The time of the frame the paused video shows: as the browser says (requestVideoFrameCallback), else the
+   * playhead down to a whole frame (WebKitGTK says nothing; Firefox says the playhead itself).
+   */
+  private shownFrame(video: HTMLVideoElement): number {
+    const told = this.lastFrame?.mediaTime;
+    if (video.paused && told !== undefined && Math.abs(told - video.currentTime) > 1e-4) return told;
+    if (!video.paused) return video.currentTime;
+    return Math.floor(video.currentTime / this.frame + 1e-3) * this.frame;
+  }
 
   private onDrag(thumb: Thumb, event: PointerEvent): void {
     const track = (event.currentTarget as HTMLElement).parentElement!;
