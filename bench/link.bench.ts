@@ -18,10 +18,13 @@
  *   BENCH_LINK_DEADLINE=s  a contender still uploading after s seconds (default 1800) is stopped and reported
  *   BENCH_CONTENDERS=text  only the contenders whose label contains text
  *   BENCH_TIMELINE=1       each run's requests (Resource Timing) on standard error
+ *
+ * `node --import tsx bench/link.bench.ts chart <log>...` draws bench/link.svg from the output of runs over some
+ * links each.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -199,4 +202,33 @@ export async function main(): Promise<void> {
   console.log(`\nchart: ${svg}`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+/**
+ * `chart <log>...`: bench/link.svg from what runs over some of the links printed (a run over all four takes about
+ * four hours at 256 MiB, so it can be run as several). Every log must be of the same file size; every link once.
+ */
+async function chart(logs: string[]): Promise<void> {
+  const found = new Map<string, { label: string; mbps?: number }[]>();
+  let size = '';
+  for (const log of logs) {
+    let link: string | undefined;
+    for (const line of (await readFile(log, 'utf8')).split('\n')) {
+      const head = /^Uploads of (\d+) MiB/.exec(line)?.[1];
+      if (head && size && head !== size) throw new Error(`${log} uploaded ${head} MiB, another log ${size} MiB`);
+      size ||= head ?? '';
+      const row = /^ {2}(.+?): (?:([\d.]+) MB\/s|.+)$/.exec(line);
+      if (link && row) found.get(link)!.push({ label: row[1]!, mbps: row[2] ? Number(row[2]) : undefined });
+      else link = /^(.+) loss:$/.exec(line)?.[1];
+      if (link && !found.has(link)) found.set(link, []);
+    }
+  }
+  const missing = LINKS.map(describeLink).filter((l) => !found.get(l)?.length);
+  if (missing.length) throw new Error(`no figures for ${missing.join('; ')}`);
+  const figures = LINKS.map(describeLink).map((link) => ({ link, rows: found.get(link)! }));
+  await writeFile(join(ROOT, 'bench/link.svg'), barChart(`Upload of ${size} MiB from Chromium, MB/s`, figures));
+  console.log(`chart: ${join(ROOT, 'bench/link.svg')}, from ${logs.join(', ')}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv[2] === 'chart') await chart(process.argv.slice(3));
+  else await main();
+}

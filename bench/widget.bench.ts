@@ -3,7 +3,10 @@
  *   - Upload throughput of a 512 MiB file: single link, and multipart with the element's defaults and two
  *     other shapes, each as a ratio to a raw `fetch` PUT and to a raw XMLHttpRequest PUT of the same Blob to a
  *     signed URL of the same storage. The page is built for production, as it ships (a dev server's
- *     dependency optimizer reloads the page when the lazy upload plugins first load).
+ *     dependency optimizer reloads the page when the lazy upload plugins first load). Then the CPU each took
+ *     per MiB, by process (bench/cpu.ts): on two cores shared by Chromium and the service, the figure that says
+ *     why one upload is slower than another, and steadier than the speed. BENCH_MIB and BENCH_ROUNDS (5) change
+ *     the file's size and the rounds.
  *   - gzip size of the element's initial JS+CSS and of its preview chunk, beside @mux/mux-uploader and
  *     @uppy/core + @uppy/dashboard + @uppy/aws-s3 (with their CSS), built with the same Vite settings.
  */
@@ -21,12 +24,14 @@ import { APPS, buildApp } from '../test/helpers/consumer.js';
 import { startService } from '../test/helpers/service.js';
 import { serveStatic } from '../test/helpers/static.js';
 import { pruneUppyCss } from '../vite.config.js';
+import { cpuBetween, cpuSample } from './cpu.js';
 import { interleaved, median, table } from './stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_MIB ?? 512) * MiB;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 /** A file of `size` bytes on disk (made once; its bytes do not matter to the upload path). */
 export async function sourceFile(size = SIZE): Promise<string> {
@@ -46,6 +51,8 @@ export async function sourceFile(size = SIZE): Promise<string> {
 export interface BenchPage {
   /** Milliseconds to upload the file: `raw`, `raw-xhr`, `single` or `multipart` (chunk MiB), with extra attributes. */
   run(mode: string, chunkMiB?: number, attributes?: Record<string, string>): Promise<number>;
+  /** CPU milliseconds by role (bench/cpu.ts) that the last run took, from its start to its upload's end. */
+  cpu: Record<string, number>;
   /** Sets the service's faults (see demo/service/faults.ts). */
   faults(body: unknown): Promise<void>;
   close(): Promise<void>;
@@ -75,8 +82,10 @@ export async function benchPage(): Promise<BenchPage> {
   await page.goto(`${served.url}bench/page.html`);
   await page.waitForFunction(() => (window as any).benchReady === true, undefined, { timeout: 60_000 });
   await page.locator('#source').setInputFiles(await sourceFile());
-  return {
+  const bench: BenchPage = {
+    cpu: {},
     async run(mode, chunk = 0, attributes = {}) {
+      const before = await cpuSample();
       const ms = (await page.evaluate(([m, api, t, c, a]) => (window as any).bench(m, api, t, c, a), [
         mode,
         service.api,
@@ -84,6 +93,7 @@ export async function benchPage(): Promise<BenchPage> {
         chunk,
         attributes,
       ] as const)) as number;
+      bench.cpu = cpuBetween(before, await cpuSample());
       // The next run starts with the service idle: the jobs this upload started (processing, the join of a
       // multipart upload's chunks) would otherwise share the two cores with it.
       await service.idle();
@@ -98,13 +108,18 @@ export async function benchPage(): Promise<BenchPage> {
       await rm(service.data, { recursive: true, force: true });
     },
   };
+  return bench;
 }
 
 export const mbps = (ms: number) => SIZE / 1e6 / (ms / 1000);
 
-export async function throughput(): Promise<string[][]> {
+/** CPU of each role (bench/cpu.ts), in ms per MiB uploaded, as printed after the throughput table. */
+const ROLES = ['renderer', 'network', 'browser', 'gpu', 'other', 'service js', 'service io', 'kernel, other'];
+
+export async function throughput(): Promise<{ speed: string[][]; cpu: string[][] }> {
   const bench = await benchPage();
   const rows: string[][] = [];
+  const cpuRows: string[][] = [];
   try {
     await bench.run('raw'); // warm-up
     const modes: [label: string, mode: string, chunk: number, attributes: Record<string, string>, target: string][] = [
@@ -115,13 +130,14 @@ export async function throughput(): Promise<string[][]> {
       ['widget, multipart 32 MiB × 4 parallel (the defaults before)', 'multipart', 32, { 'parallel-uploads': '4' }, ''],
       ['widget, multipart 64 MiB × 6 parallel', 'multipart', 64, {}, ''],
     ];
+    const cpu: Record<string, number>[][] = modes.map(() => []);
     const times = await interleaved(
-      5,
-      modes.map(
-        ([, mode, chunk, attributes]) =>
-          () =>
-            bench.run(mode, chunk, attributes),
-      ),
+      ROUNDS,
+      modes.map(([, mode, chunk, attributes], i) => async () => {
+        const ms = await bench.run(mode, chunk, attributes);
+        cpu[i]!.push(bench.cpu);
+        return ms;
+      }),
     );
     // Ratios within a round (the runs of one round are back to back), then their median: this machine's speed
     // drifts between rounds by more than the differences between contenders (raw XHR 203–312 MB/s in one run).
@@ -136,11 +152,22 @@ export async function throughput(): Promise<string[][]> {
         target,
         `${Math.round(mbps(Math.max(...times[i]!)))}–${Math.round(mbps(Math.min(...times[i]!)))}`,
       ]);
+      // CPU per MiB is steadier than the speed: it does not depend on what else the machine did meanwhile.
+      const perMiB = (r: string) => median(cpu[i]!.map((c) => (c[r] ?? 0) / (SIZE / MiB)));
+      const total = median(cpu[i]!.map((c) => Object.values(c).reduce((a, b) => a + b, 0) / (SIZE / MiB)));
+      const busy = median(cpu[i]!.map((c, round) => Object.values(c).reduce((a, b) => a + b, 0) / times[i]![round]!));
+      cpuRows.push([
+        label.replace(/ \(.*\)$/, ''),
+        ...ROLES.map((r) => perMiB(r).toFixed(2)),
+        total.toFixed(2),
+        `${busy.toFixed(2)} of 2`,
+        `${(2000 / total / (MiB / 1e6)).toFixed(0)} MB/s`,
+      ]);
     });
   } finally {
     await bench.close();
   }
-  return rows;
+  return { speed: rows, cpu: cpuRows };
 }
 
 /**
@@ -383,12 +410,19 @@ export async function cdnSizes(): Promise<string[][]> {
 /** `node --import tsx bench/widget.bench.ts [throughput|sizes]` runs one part; no argument runs both. */
 export async function main(only = process.argv[2]): Promise<void> {
   if (!only || only === 'throughput') {
-    const speed = await throughput();
+    const { speed, cpu } = await throughput();
     console.log('\nWidget upload of 512 MiB from headless Chromium (loopback, this machine)');
     console.log('(ratios: the median of the ratios within each round)');
     console.log(
       table([['upload', 'median', 'ratio to raw fetch', 'ratio to raw XHR', 'target', 'range (MB/s)'], ...speed]),
     );
+    console.log(
+      '\nCPU per MiB uploaded (ms, medians): Chromium by process type, the service by thread, the rest of the machine',
+    );
+    console.log(
+      "(cores busy: the machine's CPU time over the upload's time; ceiling: the speed if the 2 cores did only this)",
+    );
+    console.log(table([['upload', ...ROLES, 'total', 'cores busy', 'ceiling'], ...cpu]));
   }
   if (!only || only === 'sizes') {
     console.log('\nBundle sizes, gzip -9, same Vite build settings (library mode, minified)');

@@ -23,7 +23,7 @@ export function barChart(title: string, groups: { link: string; rows: { label: s
       parts.push(
         `<text x="${labelWidth - 8}" y="${y + bar - 4}" text-anchor="end">${escape(row.label)}</text>`,
         `<rect x="${labelWidth}" y="${y}" width="${width.toFixed(1)}" height="${bar}" fill="${COLOURS[i % COLOURS.length]}"/>`,
-        `<text x="${labelWidth + width + 6}" y="${y + bar - 4}">${value}</text>`,
+        `<text x="${(labelWidth + width + 6).toFixed(1)}" y="${y + bar - 4}">${value}</text>`,
       );
       y += bar + gap;
     });
