@@ -4,11 +4,28 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
 
 /**
  * Runs every case once per round, `rounds` times, so drift on this shared 2-core machine falls on all
- * cases alike; returns each case's results.
+ * cases alike; returns each case's results. Each round runs the cases in another order (shuffled, the same
+ * shuffles every run), so no case always follows the same one: what ran before mattered (in bench/widget.bench.ts a
+ * raw XHR upload run twice, each in the same place every round, came out 1.23 × itself).
  */
 export async function interleaved(rounds: number, cases: (() => Promise<number>)[]): Promise<number[][]> {
   const times = cases.map(() => [] as number[]);
-  for (let round = 0; round < rounds; round++) for (const [i, run] of cases.entries()) times[i]!.push(await run());
+  // mulberry32 from a fixed seed: the orders differ between rounds and repeat between runs.
+  let seed = 1;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  for (let round = 0; round < rounds; round++) {
+    const order = cases.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const i of order) times[i]!.push(await cases[i]!());
+  }
   return times;
 }
 
