@@ -1,5 +1,6 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +45,10 @@ export interface RunningService {
 /** Receivers of the tests listen on 127.0.0.1, which the service refuses to reach unless told it may. */
 export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
 
+/** Data folders made here, removed when the test process exits (a restart reuses one, so not at each stop). */
+const madeData = new Set<string>();
+process.once('exit', () => madeData.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 /**
  * Starts the real service as its own process with test hooks, on free ports: on 127.0.0.1, or on `host` inside
  * the network namespace `netns` (bench/link: the far end of an emulated link).
@@ -59,7 +64,8 @@ export async function startService(
   } = {},
 ): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
-  const data = options.data ?? (await mkdtemp(join(tmpdir(), 'video-service-')));
+  let data = options.data;
+  if (!data) madeData.add((data = await mkdtemp(join(tmpdir(), 'video-service-'))));
   const args = [
     '--port',
     port(options.ports?.api),
