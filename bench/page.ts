@@ -35,6 +35,10 @@ async function rawXhr(api: string, token: string, body: File): Promise<void> {
   });
 }
 
+/** For the bench's diagnostic rows only: the Dashboard's animations and transitions off, to measure their cost. */
+const still = new CSSStyleSheet();
+still.replaceSync('*, *::before, *::after { animation: none !important; transition: none !important; }');
+
 async function widget(
   mode: string,
   api: string,
@@ -44,8 +48,10 @@ async function widget(
   attributes: Record<string, string>,
 ): Promise<void> {
   el.tokenProvider = async () => token;
+  const sheets = el.shadowRoot!.adoptedStyleSheets.filter((sheet) => sheet !== still);
+  el.shadowRoot!.adoptedStyleSheets = mode.endsWith(':still') ? [...sheets, still] : sheets;
   el.setAttribute('base-url', api);
-  el.setAttribute('multipart-threshold', mode === 'single' ? '5GB' : '1MB');
+  el.setAttribute('multipart-threshold', mode.startsWith('single') ? '5GB' : '1MB');
   // The element's own defaults, unless the run names a chunk size or attributes.
   for (const name of ['chunk-size', 'parallel-uploads', 'verify-chunks']) el.removeAttribute(name);
   if (chunkMiB > 0) el.setAttribute('chunk-size', `${chunkMiB}MB`);
