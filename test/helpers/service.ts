@@ -49,6 +49,13 @@ export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
 const madeData = new Set<string>();
 process.once('exit', () => madeData.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
+/** A new, empty data folder for a service, removed when the test process exits. */
+export async function tempData(): Promise<string> {
+  const data = await mkdtemp(join(tmpdir(), 'video-service-'));
+  madeData.add(data);
+  return data;
+}
+
 /**
  * Starts the real service as its own process with test hooks, on free ports: on 127.0.0.1, or on `host` inside
  * the network namespace `netns` (bench/link: the far end of an emulated link).
@@ -64,8 +71,7 @@ export async function startService(
   } = {},
 ): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
-  let data = options.data;
-  if (!data) madeData.add((data = await mkdtemp(join(tmpdir(), 'video-service-'))));
+  const data = options.data ?? (await tempData());
   const args = [
     '--port',
     port(options.ports?.api),

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { tempData } from '../helpers/service.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -35,7 +34,7 @@ describe('a port already in use', () => {
   const free = ['--port', '0', '--service-port', '0', '--storage-port', '0', '--rtmp-port', '0'];
   for (const flag of ['service-port', 'rtmp-port', 'port'] as const) {
     it(`npm start with --${flag} taken says so in one line, and exits`, async () => {
-      const data = await mkdtemp(join(tmpdir(), 'video-service-'));
+      const data = await tempData();
       const { code, stderr } = await run('demo/start.ts', [...free, `--${flag}`, String(port), '--data', data]);
       assert.equal(code, 1);
       const lines = stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'));
@@ -46,7 +45,7 @@ describe('a port already in use', () => {
   }
 
   it('npm run service with --storage-port taken says so in one line, and exits', async () => {
-    const data = await mkdtemp(join(tmpdir(), 'video-service-'));
+    const data = await tempData();
     const { code, stderr } = await run('demo/service/main.ts', [
       '--port',
       '0',

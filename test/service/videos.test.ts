@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startService as startInProcess } from '../../demo/service/app.js';
-import { startWithToken, type RunningService } from '../helpers/service.js';
+import { startWithToken, tempData, type RunningService } from '../helpers/service.js';
 
 describe('accounts, video objects and errors', () => {
   let service: RunningService;
@@ -144,7 +141,7 @@ describe('accounts, video objects and errors', () => {
   });
 
   it('has no test routes unless started with --test-hooks', async () => {
-    const data = await mkdtemp(join(tmpdir(), 'video-service-'));
+    const data = await tempData();
     const plain = await startInProcess({ dataDir: data });
     try {
       const res = await fetch(`${plain.apiOrigin}/__test__/clock`, { method: 'POST', body: '{"advanceMs":1}' });
