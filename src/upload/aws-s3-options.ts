@@ -92,18 +92,19 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
     async createMultipartUpload(file) {
       const current = deps.getFile(file.id) ?? file;
       const name = current.name ?? '';
-      const print = await deps.fingerprint(current);
+      const printing = deps.fingerprint(current);
       const session = current.meta.session;
       // A file that claims an interrupted upload (a re-selected file, restored by id) must be that file.
       const claimed = session && deps.ledger.bySession(session.key);
-      if (claimed && claimed.fingerprint !== print)
+      if (claimed && claimed.fingerprint !== (await printing))
         throw new VideoServiceError(
           `${name} is not the file whose upload was interrupted: same name and size, different content (fingerprint).`,
           0,
           'not_same_file',
           false,
         );
-      const videoId = await deps.ensureVideo(file);
+      // Any other file is hashed (for the ledger) while #1 is under way.
+      const [print, videoId] = await Promise.all([printing, deps.ensureVideo(file)]);
       if (session && session.expiresAt > Date.now()) return { key: videoId, uploadId: session.key };
       if (session && deps.ledger.count(session.key) >= (planOf(deps, current)?.chunks ?? Infinity)) {
         return { key: videoId, uploadId: session.key };

@@ -77,6 +77,14 @@ export class ChunkLedger {
     return Object.values(this.entries).find((e) => e.fingerprint === fingerprint && e.baseUrl === baseUrl);
   }
 
+  /**
+   * Whether an entry could be of a file of this name: only such a file is worth fingerprinting before its upload
+   * starts (a fingerprint begins with the name, so a file with another name can match no entry).
+   */
+  mayHold(name: string, baseUrl: string): boolean {
+    return this.all(baseUrl).some((e) => e.name === name);
+  }
+
   all(baseUrl: string): LedgerEntry[] {
     for (const e of Object.values(this.entries))
       if (e.discarded && e.session.expiresAt + KEEP_DISCARDED_MS < Date.now()) this.forget(e.session.key);

@@ -122,12 +122,15 @@ export class UppyController implements ReactiveController {
       onBeforeFileAdded: (file) => this.planFile(file),
       signal: this.listeners.signal,
     });
-    uppy.addPreProcessor((ids) =>
-      // resume.ts and fingerprint.ts load when first needed: an upload starting, or the ledger's reconciliation.
-      import('./resume.js').then(({ adoptInterruptedUploads }) =>
-        adoptInterruptedUploads(uppy, ids, this.ledger, this.client().baseUrl, (f) => this.fingerprintOf(f)),
-      ),
-    );
+    uppy.addPreProcessor(async (ids) => {
+      // Only a file the ledger may hold an interrupted upload of is hashed before its upload; any other's #1 goes
+      // out at once (createMultipartUpload hashes it meanwhile). resume.ts and fingerprint.ts load when first needed.
+      const baseUrl = this.client().baseUrl;
+      const candidates = ids.filter((id) => this.ledger.mayHold(uppy.getFile(id)?.name ?? '', baseUrl));
+      if (!candidates.length) return;
+      const { adoptInterruptedUploads } = await import('./resume.js');
+      await adoptInterruptedUploads(uppy, candidates, this.ledger, baseUrl, (f) => this.fingerprintOf(f));
+    });
     translateEvents(uppy, { ...this.deps, ledger: this.ledger, cancelled: this.cancelled });
     this.readBeforeAdding(uppy);
     this.decorateCards(uppy);

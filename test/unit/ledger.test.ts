@@ -44,6 +44,15 @@ describe('chunk ledger (src/upload/ledger.ts)', () => {
     assert.equal(ledger.find('fp-k1', 'https://other.example'), undefined);
   });
 
+  it('says which files may be an unfinished upload (only those are hashed before theirs starts): same name, same service', () => {
+    const storage = new Shared();
+    new ChunkLedger(storage).open(entry('k1'));
+    const afterReload = new ChunkLedger(storage);
+    assert.equal(afterReload.mayHold('a.mp4', 'https://api.example'), true);
+    assert.equal(afterReload.mayHold('b.mp4', 'https://api.example'), false);
+    assert.equal(afterReload.mayHold('a.mp4', 'https://other.example'), false);
+  });
+
   it('survives a reload, and two tabs do not erase each other', () => {
     const storage = new Shared();
     const tabA = new ChunkLedger(storage);
