@@ -66,6 +66,7 @@ async function widget(
   const transfer = new DataTransfer();
   transfer.items.add(body);
   input!.files = transfer.files;
+  performance.mark('file picked');
   input!.dispatchEvent(new Event('change', { bubbles: true }));
   await done;
 }
@@ -87,6 +88,7 @@ let runs = 0;
   document.body.append(el);
   await el.updateComplete;
   const start = performance.now();
+  performance.mark('bench start');
   if (mode === 'raw') await raw(api, token, body);
   else if (mode === 'raw-xhr') await rawXhr(api, token, body);
   else await widget(mode, api, token, body, chunkMiB, attributes);

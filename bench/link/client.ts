@@ -27,15 +27,22 @@ export interface ClientConfig {
   deadlineSeconds: number;
 }
 
-/** BENCH_TIMELINE=1: each request of the last run, from Resource Timing (ms from the page's start). */
+/**
+ * BENCH_TIMELINE=1: each request of the last run, from Resource Timing, and the page's marks (bench/page.ts), in
+ * ms from the page's start.
+ */
 async function timeline(page: import('playwright').Page): Promise<string> {
-  const entries = await page.evaluate(() =>
-    performance
+  const entries = await page.evaluate(() => [
+    ...performance
+      .getEntriesByType('mark')
+      .map((e) => [`(mark) ${e.name}`, Math.round(e.startTime), Math.round(e.startTime)] as const),
+    ...performance
       .getEntriesByType('resource')
       .map((e) => e as PerformanceResourceTiming)
       .filter((e) => !/\.(js|css|html)$/.test(new URL(e.name).pathname))
       .map((e) => [new URL(e.name).pathname.slice(0, 60), Math.round(e.startTime), Math.round(e.responseEnd)] as const),
-  );
+  ]);
+  entries.sort((a, b) => a[1] - b[1]);
   return entries
     .map(([path, start, end]) => `    ${String(start).padStart(6)} → ${String(end).padStart(6)}  ${path}`)
     .join('\n');
