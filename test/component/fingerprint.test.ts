@@ -14,7 +14,7 @@ describe('<video-uploader> while its worker hashes', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     // Every message to the page's workers waits until the test lets it through.
     window.Worker = class extends RealWorker {
-      override postMessage(message: unknown, options?: StructuredSerializeOptions): void {
+      override postMessage(message: unknown, options?: any): void {
         void held.then(() => super.postMessage(message, options));
       }
     };
