@@ -151,6 +151,48 @@ describe('<video-uploader>', () => {
     expect((await video((await second).detail.videoId)).upload_method).to.equal('multipart');
   });
 
+  it('sends six chunks at a time with its defaults, and as many as parallel-uploads says, never more', async () => {
+    const { storage } = await env();
+    const { open, send } = XMLHttpRequest.prototype;
+    const toStorage = new WeakSet<XMLHttpRequest>();
+    // Chunk PUTs wait here until released, so every one the element starts at once is counted.
+    let held: (() => void)[] | undefined;
+    XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL, ...rest: any[]) {
+      if (method === 'PUT' && new URL(url).origin === new URL(storage).origin) toStorage.add(this);
+      return (open as any).call(this, method, url, ...rest);
+    };
+    XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, body?: any) {
+      if (held && toStorage.has(this)) held.push(() => send.call(this, body));
+      else send.call(this, body);
+    };
+    try {
+      for (const [attributes, parallel] of [
+        [{}, 6],
+        [{ 'parallel-uploads': '2' }, 2],
+      ] as const) {
+        held = [];
+        const el = await uploader({
+          'multipart-threshold': '1MB',
+          'auto-proceed': '',
+          'no-preview': '',
+          ...attributes,
+        });
+        const uploaded = nextEvent(el, 'upload-success');
+        // 40 MiB: 8 chunks of 5 MiB whichever the parallelism (chunk-size follows it).
+        await pick(el, bytes(40 * MiB, `parallel-${parallel}.mp4`));
+        await waitUntil(() => held!.length >= parallel, `${parallel} chunk PUTs started`, { timeout: 10_000 });
+        await new Promise((r) => setTimeout(r, 500));
+        expect(held.length, `chunk PUTs started at once with ${JSON.stringify(attributes)}`).to.equal(parallel);
+        const waiting = held;
+        held = undefined;
+        waiting.forEach((go) => go());
+        expect((await video((await uploaded).detail.videoId)).size).to.equal(40 * MiB);
+      }
+    } finally {
+      Object.assign(XMLHttpRequest.prototype, { open, send });
+    }
+  });
+
   it('fires video-created, upload-progress and upload-success in order, bubbling and composed', async () => {
     const el = await uploader({ 'auto-proceed': '', 'no-preview': '' });
     const seen: string[] = [];
