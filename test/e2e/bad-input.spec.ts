@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { sha256 } from '../helpers/media.js';
 import { addFile, env, event, expect, faults, getVideo, message, open, test } from './demo.js';
 import { storedSha256 } from '../helpers/service.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** Bad input (issue 4): each gets a clear message, loses nothing, and leaves no spinner turning. */
 
 async function fileNamed(name: string, bytes: Uint8Array = randomBytes(64 * 1024)): Promise<string> {
-  const path = join(await mkdtemp(join(tmpdir(), 'bad-input-')), name);
+  const path = join(await tempDir('bad-input-'), name);
   await writeFile(path, bytes);
   return path;
 }

@@ -1,10 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { push } from '../helpers/live.js';
 import { firstFrameLikeness, probeDuration } from '../helpers/media.js';
 import { env, event } from './demo.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * <recording-clipper> on the demo's Live page, against real RTMP pushes (ffmpeg -re) into the local service,
@@ -81,7 +81,7 @@ test('clips 5 s of a live stream by keyboard alone: 5 s to the frame, beginning 
   await page.waitForTimeout(500);
   const chosen = await valueOf(page, 'Start');
   expect(chosen, 'five frames after 2 s').toBeCloseTo(2 + 5 / 30, 1);
-  const shown = join(await mkdtemp(join(tmpdir(), 'shown-')), 'shown.png');
+  const shown = join(await tempDir('shown-'), 'shown.png');
   const png = await clipper(page)
     .locator('video.recording')
     .evaluate((video: HTMLVideoElement) => {

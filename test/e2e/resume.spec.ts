@@ -1,6 +1,5 @@
 import type { BrowserContext, Page } from '@playwright/test';
-import { copyFile, mkdtemp, readFile, stat, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { media, sha256 } from '../helpers/media.js';
 import { storedSha256 } from '../helpers/service.js';
@@ -21,6 +20,7 @@ import {
   test,
   throttleUploads,
 } from './demo.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** Resume after a reload or a crashed tab, and what happens to sessions left behind (issue 4). */
 
@@ -109,7 +109,7 @@ test("a different file with the same name, size and date does not continue anoth
   context,
 }) => {
   const file = await media('h264-aac-720p-10s-12mb.mp4');
-  const impostor = join(await mkdtemp(join(tmpdir(), 'impostor-')), 'h264-aac-720p-10s-12mb.mp4');
+  const impostor = join(await tempDir('impostor-'), 'h264-aac-720p-10s-12mb.mp4');
   await copyFile(file, impostor);
   const bytes = await readFile(impostor);
   bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 0xff; // the last MiB differs

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { tempDir } from './temp.js';
 
 /**
  * Consumers' apps of the packed package, as a frontend team makes them: `npm pack`, installed into a fresh
@@ -195,7 +195,7 @@ export const APPS: App[] = [
 let packed: Promise<string> | undefined;
 const pack = () =>
   (packed ??= (async () => {
-    const work = await mkdtemp(join(tmpdir(), 'video-uploader-pack-'));
+    const work = await tempDir('video-uploader-pack-');
     await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
     return join(
       work,
@@ -206,7 +206,7 @@ const pack = () =>
 /** Writes the app, installs the tarball and its bundler as a consumer would, builds it, and serves its output. */
 export async function buildApp(app: App): Promise<{ dir: string; dist: string }> {
   const tarball = await pack();
-  const dir = await mkdtemp(join(tmpdir(), `video-uploader-${app.name}-app-`));
+  const dir = await tempDir(`video-uploader-${app.name}-app-`);
   const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
     devDependencies: Record<string, string>;
   };

@@ -1,14 +1,13 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { rmSync } from 'node:fs';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { checkedOrigins } from './contract.js';
 import { sha256 } from './media.js';
+import { tempDir } from './temp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'demo/service/main.ts');
@@ -45,16 +44,8 @@ export interface RunningService {
 /** Receivers of the tests listen on 127.0.0.1, which the service refuses to reach unless told it may. */
 export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
 
-/** Data folders made here, removed when the test process exits (a restart reuses one, so not at each stop). */
-const madeData = new Set<string>();
-process.once('exit', () => madeData.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-/** A new, empty data folder for a service, removed when the test process exits. */
-export async function tempData(): Promise<string> {
-  const data = await mkdtemp(join(tmpdir(), 'video-service-'));
-  madeData.add(data);
-  return data;
-}
+/** A new, empty data folder for a service, removed when the test process exits (a restart reuses one). */
+export const tempData = (): Promise<string> => tempDir('video-service-');
 
 /**
  * Starts the real service as its own process with test hooks, on free ports: on 127.0.0.1, or on `host` inside

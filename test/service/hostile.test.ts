@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -19,6 +18,7 @@ import {
   waitForVideo,
   type RunningService,
 } from '../helpers/service.js';
+import { tempDir } from '../helpers/temp.js';
 
 const HOUR = 3_600_000;
 
@@ -296,7 +296,7 @@ describe('storage when the volume runs low, and after a crash', () => {
 
 describe('uploaded media: limits and a fair queue', () => {
   const made = async (name: string, args: string[]) => {
-    const dir = await mkdtemp(join(tmpdir(), 'limits-'));
+    const dir = await tempDir('limits-');
     const out = join(dir, name);
     await promisify(execFile)('ffmpeg', ['-v', 'error', ...args, '-y', out]);
     return out;
