@@ -11,6 +11,7 @@
  *     @uppy/core + @uppy/dashboard + @uppy/aws-s3 (with their CSS), built with the same Vite settings.
  */
 import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { chromium } from 'playwright';
 import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,9 +59,10 @@ export interface BenchPage {
   close(): Promise<void>;
 }
 
-/** Bench pages (HTML files under the repository) built for production into a temporary folder. */
+/** Bench pages (HTML files under the repository) built for production into a temporary folder, removed at exit. */
 export async function buildPages(pages: string[]): Promise<string> {
   const outDir = await mkdtemp(join(tmpdir(), 'bench-pages-'));
+  process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
   await build({
     configFile: false,
     root: ROOT,
@@ -103,7 +105,6 @@ export async function benchPage(): Promise<BenchPage> {
     async close() {
       await browser.close();
       served.server.close();
-      await rm(dist, { recursive: true, force: true });
       await service.stop();
       await rm(service.data, { recursive: true, force: true });
     },

@@ -15,7 +15,7 @@
  * process is gone, even after a SIGKILL; `close()` does the same at once.
  */
 import { execFile, execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,11 +49,12 @@ export function cannotEmulate(): string | undefined {
   return undefined;
 }
 
-/** forward.c and cubic.c, compiled once per run (cc is on every machine of this project's kind). */
+/** forward.c and cubic.c, compiled once per run (cc is on every machine of this project's kind), removed at its end. */
 let built: Promise<{ forward: string; cubic: string }> | undefined;
 function buildTools(): Promise<{ forward: string; cubic: string }> {
   built ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'link-emulator-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const forward = join(dir, 'forward');
     const cubic = join(dir, 'cubic.so');
     await run('cc', ['-O2', '-Wall', '-o', forward, join(HERE, 'forward.c')]);
