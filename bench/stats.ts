@@ -1,4 +1,5 @@
 /** What every benchmark shares: medians, interleaved rounds, and a plain text table. */
+import { mulberry32 } from '../test/helpers/random.js';
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -10,14 +11,8 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
  */
 export async function interleaved(rounds: number, cases: (() => Promise<number>)[]): Promise<number[][]> {
   const times = cases.map(() => [] as number[]);
-  // mulberry32 from a fixed seed: the orders differ between rounds and repeat between runs.
-  let seed = 1;
-  const random = () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  // A fixed seed: the orders differ between rounds and repeat between runs.
+  const random = mulberry32(1);
   for (let round = 0; round < rounds; round++) {
     const order = cases.map((_, i) => i);
     for (let i = order.length - 1; i > 0; i--) {

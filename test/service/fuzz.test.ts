@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { push } from '../helpers/live.js';
 import { amf0, chunk, command, handshake, rtmpSocket, type Amf } from '../helpers/rtmp.js';
+import { mulberry32 } from '../helpers/random.js';
 import { ingestPid, startWithToken, until, type RunningService } from '../helpers/service.js';
 
 /**
@@ -12,16 +13,9 @@ import { ingestPid, startWithToken, until, type RunningService } from '../helper
 // A fixed seed by default, so a run is the same run everywhere; FUZZ_SEED=random (or a number) explores further.
 const SEED = process.env.FUZZ_SEED === 'random' ? Date.now() % 1_000_000 : Number(process.env.FUZZ_SEED || 20_261_123);
 
-/** mulberry32: a small seeded PRNG. */
+/** Seeded random inputs. */
 function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
   const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => int(256)));
