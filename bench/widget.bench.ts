@@ -11,7 +11,6 @@
  *     @uppy/core + @uppy/dashboard + @uppy/aws-s3 (with their CSS), built with the same Vite settings.
  */
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { chromium } from 'playwright';
 import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +23,7 @@ import { chromiumLaunchOptions } from '../test/helpers/browser.js';
 import { APPS, buildApp } from '../test/helpers/consumer.js';
 import { startService } from '../test/helpers/service.js';
 import { serveStatic } from '../test/helpers/static.js';
+import { tempDir } from '../test/helpers/temp.js';
 import { pruneUppyCss } from '../vite.config.js';
 import { cpuBetween, cpuSample } from './cpu.js';
 import { interleaved, median, table } from './stats.js';
@@ -61,8 +61,7 @@ export interface BenchPage {
 
 /** Bench pages (HTML files under the repository) built for production into a temporary folder, removed at exit. */
 export async function buildPages(pages: string[]): Promise<string> {
-  const outDir = await mkdtemp(join(tmpdir(), 'bench-pages-'));
-  process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
+  const outDir = await tempDir('bench-pages-');
   await build({
     configFile: false,
     root: ROOT,

@@ -15,13 +15,12 @@
  * process is gone, even after a SIGKILL; `close()` does the same at once.
  */
 import { execFile, execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { tempDir } from '../../test/helpers/temp.js';
 
 const run = promisify(execFile);
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -53,8 +52,7 @@ export function cannotEmulate(): string | undefined {
 let built: Promise<{ forward: string; cubic: string }> | undefined;
 function buildTools(): Promise<{ forward: string; cubic: string }> {
   built ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'link-emulator-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const dir = await tempDir('link-emulator-');
     const forward = join(dir, 'forward');
     const cubic = join(dir, 'cubic.so');
     await run('cc', ['-O2', '-Wall', '-o', forward, join(HERE, 'forward.c')]);
