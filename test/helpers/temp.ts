@@ -1,11 +1,21 @@
 import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Folders made here, removed when the test process exits (a test may serve or reuse one until then). */
 const made = new Set<string>();
-process.once('exit', () => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const removeAll = () => made.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+process.once('exit', removeAll);
+// Node runs no exit hook when a signal ends it: Ctrl-C on a bench, or a runner stopping a test file, would leave
+// every folder behind. The folders go at once; then, unless a runner (Playwright, the web test runner) listens
+// for the signal to shut down in its own way, the process ends as the signal would have ended it (128 + number).
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    removeAll();
+    if (process.listenerCount(signal) === 0) process.exit(128 + constants.signals[signal]);
+  });
+}
 
 /** A new, empty temporary folder named `prefix…`, removed when the test process exits. */
 export async function tempDir(prefix: string): Promise<string> {
