@@ -6,7 +6,7 @@
  *     dependency optimizer reloads the page when the lazy upload plugins first load). Then the CPU each took
  *     per MiB, by process (bench/cpu.ts): on two cores shared by Chromium and the service, the figure that says
  *     why one upload is slower than another, and steadier than the speed. BENCH_MIB and BENCH_ROUNDS (5) change
- *     the file's size and the rounds; BENCH_ROWS=text,… runs only the rows whose label contains one of the texts,
+ *     the file's size and the rounds; BENCH_ROWS='text|…' runs only the rows whose label contains one of the texts,
  *     beside the two raw baselines (more rounds of fewer rows, to narrow one ratio).
  *   - gzip size of the element's initial JS+CSS and of its preview chunk, beside @mux/mux-uploader and
  *     @uppy/core + @uppy/dashboard + @uppy/aws-s3 (with their CSS), built with the same Vite settings.
@@ -138,7 +138,7 @@ export async function throughput(): Promise<{ speed: string[][]; cpu: string[][]
       // The same upload as the second row: how far two identical runs differ on this machine.
       ['raw XMLHttpRequest PUT again (the noise)', 'raw-xhr', 0, {}, ''],
     ];
-    const only = process.env.BENCH_ROWS?.split(',');
+    const only = process.env.BENCH_ROWS?.split('|');
     const modes = every.filter(([label], i) => i < 2 || !only || only.some((text) => label.includes(text)));
     const cpu: Record<string, number>[][] = modes.map(() => []);
     const times = await interleaved(
