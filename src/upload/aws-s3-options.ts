@@ -6,6 +6,7 @@ import type { Strings } from '../locale/en.js';
 import { ChunkUrls } from './chunk-urls.js';
 import type { ChunkLedger } from './ledger.js';
 import type { UploadPlan } from './plan.js';
+import { ProgressBatch } from './progress.js';
 import { ExpiredUrlError, putBytes } from './put.js';
 
 /** What the element keeps in each Uppy file's meta. */
@@ -65,6 +66,7 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
     return (await deps.client().getChunkUploadUrl(videoId, sessionKey, chunkId)).url;
   });
   const fileOfBlob = new WeakMap<Blob, File>();
+  const progress = new ProgressBatch<{ loaded: number; lengthComputable: true }>();
   return {
     limit: deps.parallelUploads(),
     // Uppy's own retries are used for one thing only: re-signing a chunk whose URL expired
@@ -181,11 +183,12 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
           url,
           body: body as Blob,
           contentType: signature.headers?.['Content-Type'] ?? 'application/octet-stream',
-          onProgress,
+          onProgress: (ev) => progress.queue(onProgress, ev),
           signal,
           verify: deps.verifyChunks(),
           onRetry: (err, _retry, delay) => target && deps.onRetry?.(target.file, err, delay),
         });
+        progress.flush(onProgress);
         onComplete?.(etag);
         return { ETag: etag };
       } catch (err) {
@@ -199,6 +202,7 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
         }
         throw err;
       } finally {
+        progress.flush(onProgress);
         signed.delete(signature.url);
       }
     },

@@ -193,6 +193,35 @@ describe('<video-uploader>', () => {
     }
   });
 
+  it('reports the progress of its chunk PUTs together, at most every 100 ms and as each ends, up to the whole file', async () => {
+    const el = await uploader({
+      'multipart-threshold': '1MB',
+      'chunk-size': '5MB',
+      'auto-proceed': '',
+      'no-preview': '',
+    });
+    const times: number[] = [];
+    let sent = 0;
+    el.addEventListener('upload-progress', (e) => {
+      times.push(performance.now());
+      sent = e.detail.bytesSent;
+    });
+    const uploaded = nextEvent(el, 'upload-success');
+    // 26 chunks, six at a time. Alone, each PUT reports as it starts, as it ends and in between as often as the
+    // browser fires (Chromium and Firefox about every 50 ms, WebKit thousands of times in one upload).
+    await pick(el, bytes(128 * MiB, 'progress.mp4'));
+    await uploaded;
+    // Reports handed on in one task arrive within a few milliseconds of each other: one redraw each.
+    const bursts = times.filter((t, i) => i === 0 || t - times[i - 1]! > 3).length;
+    const span = times.at(-1)! - times[0]!;
+    const what = `${times.length} reports in ${bursts} bursts over ${span.toFixed(0)} ms`;
+    // One burst per 100 ms, with a report for each PUT under way, and one as each of the 26 ends.
+    const flushes = Math.ceil(span / 100) + 1;
+    expect(bursts, what).to.be.at.most(flushes + 26);
+    expect(times.length, what).to.be.at.most(6 * flushes + 26);
+    expect(sent).to.equal(128 * MiB);
+  });
+
   it('fires video-created, upload-progress and upload-success in order, bubbling and composed', async () => {
     const el = await uploader({ 'auto-proceed': '', 'no-preview': '' });
     const seen: string[] = [];
