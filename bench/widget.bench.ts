@@ -10,9 +10,11 @@
  *     beside the two raw baselines (more rounds of fewer rows, to narrow one ratio).
  *   - gzip size of the element's initial JS+CSS and of its preview chunk, beside @mux/mux-uploader and
  *     @uppy/core + @uppy/dashboard + @uppy/aws-s3 (with their CSS), built with the same Vite settings.
+ *   - `profile` only (not run by default): where the page's main thread spends its time during one upload of each
+ *     kind, from Chromium's sampling profiler (CDP), the page built unminified so that functions keep their names.
  */
 import { execFile } from 'node:child_process';
-import { chromium } from 'playwright';
+import { chromium, type Page } from 'playwright';
 import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +53,7 @@ export async function sourceFile(size = SIZE): Promise<string> {
 }
 
 export interface BenchPage {
+  page: Page;
   /** Milliseconds to upload the file: `raw`, `raw-xhr`, `single` or `multipart` (chunk MiB), with extra attributes. */
   run(mode: string, chunkMiB?: number, attributes?: Record<string, string>): Promise<number>;
   /** CPU milliseconds by role (bench/cpu.ts) that the last run took, from its start to its upload's end. */
@@ -61,23 +64,23 @@ export interface BenchPage {
 }
 
 /** Bench pages (HTML files under the repository) built for production into a temporary folder, removed at exit. */
-export async function buildPages(pages: string[]): Promise<string> {
+export async function buildPages(pages: string[], minify = true): Promise<string> {
   const outDir = await tempDir('bench-pages-');
   await build({
     configFile: false,
     root: ROOT,
     logLevel: 'warn',
     plugins: [pruneUppyCss()],
-    build: { outDir, target: 'es2022', rollupOptions: { input: pages.map((page) => join(ROOT, page)) } },
+    build: { outDir, target: 'es2022', minify, rollupOptions: { input: pages.map((page) => join(ROOT, page)) } },
   });
   return outDir;
 }
 
 /** The local service, the bench page (built, served as static files) in headless Chromium, and the file picked in it. */
-export async function benchPage(): Promise<BenchPage> {
+export async function benchPage(minify = true): Promise<BenchPage> {
   const service = await startService();
   const token = await service.token('bench');
-  const dist = await buildPages(['bench/page.html']);
+  const dist = await buildPages(['bench/page.html'], minify);
   const served = await serveStatic(dist, service.api);
   const browser = await chromium.launch({ ...chromiumLaunchOptions(), headless: true });
   const page = await browser.newPage();
@@ -85,6 +88,7 @@ export async function benchPage(): Promise<BenchPage> {
   await page.waitForFunction(() => (window as any).benchReady === true, undefined, { timeout: 60_000 });
   await page.locator('#source').setInputFiles(await sourceFile());
   const bench: BenchPage = {
+    page,
     cpu: {},
     async run(mode, chunk = 0, attributes = {}) {
       const before = await cpuSample();
@@ -417,7 +421,43 @@ export async function cdnSizes(): Promise<string[][]> {
   return rows;
 }
 
-/** `node --import tsx bench/widget.bench.ts [throughput|sizes]` runs one part; no argument runs both. */
+/**
+ * The page's main thread during one upload of each kind (after a warm-up of each): milliseconds not idle, and the
+ * functions with the most self time. Chromium's sampling profiler every 0.1 ms; "(program)" is the browser's own
+ * work on that thread (style, layout, paint, event dispatch), not JS.
+ */
+async function profile(): Promise<string[][]> {
+  const bench = await benchPage(false);
+  const rows: string[][] = [];
+  try {
+    const cdp = await bench.page.context().newCDPSession(bench.page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+    for (const mode of ['raw-xhr', 'single', 'multipart']) {
+      await bench.run(mode);
+      await cdp.send('Profiler.start');
+      const ms = await bench.run(mode);
+      const { profile } = await cdp.send('Profiler.stop');
+      const nodes = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+      const self = new Map<string, number>();
+      profile.samples!.forEach((id, i) => {
+        const f = nodes.get(id)!;
+        const name = `${f.functionName || '(anonymous)'}${f.url ? ` ${f.url.split('/').pop()}:${f.lineNumber + 1}` : ''}`;
+        self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas![i + 1] ?? 0) / 1000);
+      });
+      self.delete('(idle)');
+      const busy = [...self.values()].reduce((a, b) => a + b, 0);
+      const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 12);
+      rows.push([mode, `${ms.toFixed(0)} ms`, `${busy.toFixed(0)} ms`, '', '']);
+      for (const [name, t] of top) rows.push(['', '', '', t.toFixed(1), name]);
+    }
+  } finally {
+    await bench.close();
+  }
+  return rows;
+}
+
+/** `node --import tsx bench/widget.bench.ts [throughput|sizes|profile]` runs one part; no argument runs the first two. */
 export async function main(only = process.argv[2]): Promise<void> {
   if (!only || only === 'throughput') {
     const { speed, cpu } = await throughput();
@@ -433,6 +473,12 @@ export async function main(only = process.argv[2]): Promise<void> {
       "(cores busy: the machine's CPU time over the upload's time; ceiling: the speed if the 2 cores did only this)",
     );
     console.log(table([['upload', ...ROLES, 'total', 'cores busy', 'ceiling'], ...cpu]));
+  }
+  if (only === 'profile') {
+    console.log(
+      `\nThe page's main thread during one upload of ${SIZE / MiB} MiB (Chromium's profiler, the page unminified)`,
+    );
+    console.log(table([['upload', 'took', 'main thread busy', 'self ms', 'function'], ...(await profile())]));
   }
   if (!only || only === 'sizes') {
     console.log('\nBundle sizes, gzip -9, same Vite build settings (library mode, minified)');
