@@ -16,7 +16,7 @@ import { styles } from './video-uploader.styles.js';
  * link or in chunks, then previews each one with hls.js once the service has processed it.
  *
  * @fires video-created - #1 made the video object for a file: `{videoId, file}`.
- * @fires upload-progress - Bytes sent so far for a file: `{file, bytesSent, bytesTotal}`.
+ * @fires upload-progress - Bytes sent so far for a file, at most every 100 ms and as each PUT ends: `{file, bytesSent, bytesTotal}`.
  * @fires upload-success - A file's bytes are all in the service: `{file, videoId}`.
  * @fires upload-error - A file's upload failed: `{file, error, retryable}`.
  * @fires video-ready - The service has processed the video: `{video}` (the #8 object).
