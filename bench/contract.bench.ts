@@ -9,13 +9,13 @@
  */
 import autocannon from 'autocannon';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { checkedOrigins } from '../test/helpers/contract.js';
 import { startService, type RunningService } from '../test/helpers/service.js';
+import { tempDir } from '../test/helpers/temp.js';
 import { bigFile, mbps, putRange, singleUrl } from './service.bench.js';
 import { median, table } from './stats.js';
 
@@ -27,7 +27,7 @@ const GiB = 1024 ** 3;
 const sh = promisify(execFile);
 
 async function checkoutBefore(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'video-service-before-'));
+  const dir = await tempDir('video-service-before-');
   await sh('bash', ['-c', `git -C "${ROOT}" archive ${BEFORE} demo src package.json | tar -x -C "${dir}"`]);
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;

@@ -24,13 +24,14 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startService } from '../test/helpers/service.js';
+import { tempDir } from '../test/helpers/temp.js';
 import { barChart } from './link/chart.js';
 import type { ClientConfig, Contender } from './link/client.js';
 import {
@@ -104,7 +105,7 @@ interface Result {
 /** Every contender over one link, one after another. */
 async function race(spec: LinkSpec, pages: string, file: string): Promise<{ results: Result[]; notes: string[] }> {
   const link = await openLink(spec);
-  const dir = await mkdtemp(join(tmpdir(), 'link-bench-'));
+  const dir = await tempDir('link-bench-'); // removed after the link, or at exit if a run is stopped
   const notes: string[] = [];
   try {
     const check = await checkLink(link);
