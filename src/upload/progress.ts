@@ -5,8 +5,8 @@ export const PROGRESS_INTERVAL_MS = 100;
  * The progress of every PUT under way, handed on together at most once per interval. Each report to Uppy
  * re-renders the Dashboard (Uppy debounces its render to one per task only). Chromium and Firefox fire an
  * upload's progress about every 50 ms, so six chunk PUTs at once drew the Dashboard over a hundred times a
- * second, and WebKit fires far more often; a report that waits keeps only its latest figure. `flush` hands one on at once, for the end of a
- * PUT, so that a chunk's last figure arrives before it counts as done.
+ * second, and WebKit fires far more often; a report that waits keeps only its latest figure. `flush` hands
+ * one on at once, for the end of a PUT, so that a chunk's last figure arrives before it counts as done.
  */
 export class ProgressBatch<E> {
   private readonly pending = new Map<(ev: E) => void, E>();
