@@ -67,10 +67,10 @@ export function storageHandler(
         ? await faults.apply(chunk ? 'chunk-put' : 'single-put', req, res, (n) => uploads.countFor(url.pathname, n))
         : false;
       if (fault === true) return;
-      const corrupt = fault === 'corrupt';
+      const altered = fault || undefined;
       const { etag } = chunk
-        ? await uploads.receiveChunk(url, req, corrupt)
-        : await uploads.receiveSingle(url, req, corrupt);
+        ? await uploads.receiveChunk(url, req, altered)
+        : await uploads.receiveSingle(url, req, altered);
       res.writeHead(200, { etag, 'content-length': '0' });
       res.end();
     } catch (err) {
