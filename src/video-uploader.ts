@@ -77,7 +77,10 @@ export class VideoUploader extends LitElement {
   /** Bytes per chunk, e.g. `32MB`; raised automatically so no file needs more than 10,000 chunks. */
   @property({ attribute: 'chunk-size' }) chunkSize?: string;
 
-  /** How many chunk requests are in flight at once (across files). Default 4. */
+  /**
+   * Requests in flight at once, at most (across files). Default 6. Chunk PUTs start at two and grow to this
+   * while each one more raises the throughput, as it does where loss holds each connection back.
+   */
   @property({ type: Number, attribute: 'parallel-uploads' }) parallelUploads?: number;
 
   /** Largest file accepted, e.g. `20GB`. No limit by default. */
