@@ -77,10 +77,7 @@ export class VideoUploader extends LitElement {
   /** Bytes per chunk, e.g. `32MB`; raised automatically so no file needs more than 10,000 chunks. */
   @property({ attribute: 'chunk-size' }) chunkSize?: string;
 
-  /**
-   * Requests in flight at once, at most (across files). Default 6. Chunk PUTs start at two and grow to this
-   * while each one more raises the throughput, as it does where loss holds each connection back.
-   */
+  /** How many chunk requests are in flight at once (across files). Default 4. */
   @property({ type: Number, attribute: 'parallel-uploads' }) parallelUploads?: number;
 
   /** Largest file accepted, e.g. `20GB`. No limit by default. */

@@ -8,7 +8,6 @@ import type { ChunkLedger } from './ledger.js';
 import type { UploadPlan } from './plan.js';
 import { ProgressBatch } from './progress.js';
 import { ExpiredUrlError, putBytes } from './put.js';
-import { ConnectionRamp } from './ramp.js';
 
 /** What the element keeps in each Uppy file's meta. */
 export interface VideoMeta extends Meta {
@@ -68,8 +67,6 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
   });
   const fileOfBlob = new WeakMap<Blob, File>();
   const progress = new ProgressBatch<{ loaded: number; lengthComputable: true }>();
-  // Chunk PUTs at once, up to `parallel-uploads` (Uppy's queue, `limit`, holds that many requests of any kind).
-  const ramp = new ConnectionRamp(deps.parallelUploads);
   return {
     limit: deps.parallelUploads(),
     // Uppy's own retries are used for one thing only: re-signing a chunk whose URL expired
@@ -179,24 +176,14 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
         return { ETag: etag };
       }
       const target = signed.get(signature.url);
-      const { chunk } = target ?? {};
-      let turn = false;
-      let sent = 0;
       try {
-        if (chunk) {
-          await ramp.acquire(signal);
-          turn = true;
-        }
+        const { chunk } = target ?? {};
         const url = chunk ? await urls.take(chunk.videoId, chunk.sessionKey, chunk.chunkId) : signature.url;
         const etag = await putBytes({
           url,
           body: body as Blob,
           contentType: signature.headers?.['Content-Type'] ?? 'application/octet-stream',
-          onProgress: (ev) => {
-            if (turn) ramp.sent(Math.max(0, ev.loaded - sent));
-            sent = ev.loaded;
-            progress.queue(onProgress, ev);
-          },
+          onProgress: (ev) => progress.queue(onProgress, ev),
           signal,
           verify: deps.verifyChunks(),
           onRetry: (err, _retry, delay) => target && deps.onRetry?.(target.file, err, delay),
@@ -215,7 +202,6 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
         }
         throw err;
       } finally {
-        if (turn) ramp.release();
         progress.flush(onProgress);
         signed.delete(signature.url);
       }
