@@ -11,8 +11,7 @@ import { writeJson } from './http/errors.js';
  *   action   'status' (answer `status` and `code`, with `retryAfter` seconds when given, after reading the body),
  *            'reset' (read part of the body, then drop the connection), 'stall' (wait `stallMs`, then go on),
  *            'not-json' (answer 200 with an HTML page), 'no-fields' (answer 200 with `{}`),
- *            'corrupt' (store the body with its first byte flipped, as a faulty disk or proxy would),
- *            'throttle' (read the body at most `bytesPerSecond`, as a connection that loss holds back would send it)
+ *            'corrupt' (store the body with its first byte flipped, as a faulty disk or proxy would)
  *   times    how many times the rule fires at most (default: no limit)
  *
  * `exposeEtag: false` makes the storage stop exposing ETag to browsers (a misconfigured CORS).
@@ -27,22 +26,13 @@ export interface FaultRule {
   code?: string;
   retryAfter?: number;
   stallMs?: number;
-  bytesPerSecond?: number;
   times?: number;
-}
-
-/** What a fault does to a body the storage goes on to receive (files.ts, writeBody). */
-export interface BodyFault {
-  /** Stored with its first byte flipped. */
-  corrupt?: boolean;
-  /** Read no faster than this. */
-  bytesPerSecond?: number;
 }
 
 /** The header of every answer a fault made up. */
 export const INJECTED_HEADER = 'x-injected-fault';
 
-export const FAULT_ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt', 'throttle'] as const;
+export const FAULT_ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt'] as const;
 
 export class Faults {
   private rules: (FaultRule & { fired: number })[] = [];
@@ -71,19 +61,18 @@ export class Faults {
   }
 
   /**
-   * Applies a matching rule. Returns true when the request was answered (or dropped) here; a `BodyFault`
-   * when the body is to be received altered or slowly; false when the request goes on (a stall, after its wait).
+   * Applies a matching rule. Returns true when the request was answered (or dropped) here; 'corrupt'
+   * when the body is to be stored altered; false when the request goes on (a stall, after its wait).
    */
   async apply(
     target: string,
     req: IncomingMessage,
     res: ServerResponse,
     onBytes?: (n: number) => void,
-  ): Promise<boolean | BodyFault> {
+  ): Promise<boolean | 'corrupt'> {
     const rule = this.match(target);
     if (!rule) return false;
-    if (rule.action === 'corrupt') return { corrupt: true };
-    if (rule.action === 'throttle') return { bytesPerSecond: rule.bytesPerSecond ?? 1_000_000 };
+    if (rule.action === 'corrupt') return 'corrupt';
     if (rule.action === 'stall') {
       await new Promise((r) => setTimeout(r, rule.stallMs ?? 5000));
       return false;

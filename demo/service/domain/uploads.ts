@@ -19,7 +19,6 @@ import type { Db } from '../db.js';
 import { newId, newSecret } from '../ids.js';
 import { assertRoom, TEMP_MARK, writeBody, type Files } from '../storage/files.js';
 import type { UrlSigner } from '../storage/signing.js';
-import type { BodyFault } from '../faults.js';
 import type { Caller } from './accounts.js';
 import { badField, notFound, ServiceError, show } from './errors.js';
 import type { Usage } from './usage.js';
@@ -220,7 +219,7 @@ export class Uploads {
   }
 
   // #5 for a signed link: the whole file. A failed PUT leaves nothing; the next one starts over.
-  async receiveSingle(url: URL, req: IncomingMessage, fault?: BodyFault): Promise<{ etag: string }> {
+  async receiveSingle(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
     const [, linkId] = url.pathname.match(LINK_PATH) ?? [];
     if (!linkId) throw notFound('This upload URL');
     this.signer.verify(url, this.clock.now());
@@ -232,7 +231,7 @@ export class Uploads {
     const written = await this.exclusively(`video:${link.video_id}`, async () => {
       await assertRoom(this.files.root, Number(req.headers['content-length'] ?? 0), this.reserveBytes);
       const temp = `${source}${TEMP_MARK}${newId()}`;
-      const body = await writeBody(req, temp, MAX_PART_BYTES, (n) => this.count(link.video_id, n), fault);
+      const body = await writeBody(req, temp, MAX_PART_BYTES, (n) => this.count(link.video_id, n), corrupt);
       try {
         this.db.transaction(() => {
           this.videos.assertWaiting(this.videos.row(link.video_id)!);
@@ -248,7 +247,7 @@ export class Uploads {
   }
 
   // #5 for a chunk: stored under a unique name; the database row says which file is the chunk.
-  async receiveChunk(url: URL, req: IncomingMessage, fault?: BodyFault): Promise<{ etag: string }> {
+  async receiveChunk(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
     const [, key, id] = url.pathname.match(CHUNK_PATH) ?? [];
     if (!key || !id) throw notFound('This upload URL');
     this.signer.verify(url, this.clock.now());
@@ -262,7 +261,7 @@ export class Uploads {
     const path = this.files.chunk(key, file);
     const written = await this.exclusively(`chunk:${key}/${chunkId}`, async () => {
       await assertRoom(this.files.root, Number(req.headers['content-length'] ?? 0), this.reserveBytes);
-      return writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n), fault);
+      return writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n), corrupt);
     }).catch(async (err: unknown) => {
       await this.dropIfClosed(key, file);
       throw err;

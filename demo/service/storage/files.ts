@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServiceError } from '../domain/errors.js';
-import type { BodyFault } from '../faults.js';
 
 /** Where bytes live under the data directory. Names come from validated ids and keys only. */
 export class Files {
@@ -48,15 +47,15 @@ export async function assertRoom(dir: string, incoming: number, reserve: number)
  * whole body arrived and is on disk (fsync), so a cut connection or a crash never leaves a half file
  * under the real name, and the row that names the file is committed only after its bytes are durable.
  * The MD5 (the chunk's ETag, as S3 computes it) is taken on the way. More than `limit` bytes → 413.
- * `onBytes` sees every byte received, failed attempts included. A test fault (faults.ts) may flip the first
- * byte before it is stored and hashed, as a faulty disk or proxy would, or read the body slowly.
+ * `onBytes` sees every byte received, failed attempts included. `corrupt` (test faults only) flips the
+ * first byte before it is stored and hashed, as a faulty disk or proxy would.
  */
 export async function writeBody(
   req: IncomingMessage,
   target: string,
   limit: number,
   onBytes: (n: number) => void,
-  fault: BodyFault = {},
+  corrupt = false,
 ): Promise<Written> {
   const declared = Number(req.headers['content-length']);
   if (declared >= limit) {
@@ -70,7 +69,6 @@ export async function writeBody(
   const temp = `${target}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
   const md5 = createHash('md5');
   let size = 0;
-  const began = performance.now();
   const meter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
@@ -79,13 +77,10 @@ export async function writeBody(
         done(new ServiceError('payload_too_large', `The body must be smaller than ${limit} bytes.`));
         return;
       }
-      if (fault.corrupt && size === chunk.length && chunk.length > 0)
+      if (corrupt && size === chunk.length && chunk.length > 0)
         chunk = Buffer.concat([Buffer.from([chunk[0]! ^ 0xff]), chunk.subarray(1)]);
       md5.update(chunk);
-      // Held back until its time has come, so the sender sees the body read at that rate.
-      const due = fault.bytesPerSecond ? began + (size / fault.bytesPerSecond) * 1000 - performance.now() : 0;
-      if (due > 0) setTimeout(() => done(null, chunk), due);
-      else done(null, chunk);
+      done(null, chunk);
     },
   });
   try {

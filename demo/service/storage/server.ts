@@ -67,10 +67,10 @@ export function storageHandler(
         ? await faults.apply(chunk ? 'chunk-put' : 'single-put', req, res, (n) => uploads.countFor(url.pathname, n))
         : false;
       if (fault === true) return;
-      const altered = fault || undefined;
+      const corrupt = fault === 'corrupt';
       const { etag } = chunk
-        ? await uploads.receiveChunk(url, req, altered)
-        : await uploads.receiveSingle(url, req, altered);
+        ? await uploads.receiveChunk(url, req, corrupt)
+        : await uploads.receiveSingle(url, req, corrupt);
       res.writeHead(200, { etag, 'content-length': '0' });
       res.end();
     } catch (err) {
