@@ -77,7 +77,7 @@ export class VideoUploader extends LitElement {
   /** Bytes per chunk, e.g. `32MB`; raised automatically so no file needs more than 10,000 chunks. */
   @property({ attribute: 'chunk-size' }) chunkSize?: string;
 
-  /** How many chunk requests are in flight at once (across files). Default 4. */
+  /** How many requests are in flight at once (across files), chunks of one file included. Default 6. */
   @property({ type: Number, attribute: 'parallel-uploads' }) parallelUploads?: number;
 
   /** Largest file accepted, e.g. `20GB`. No limit by default. */
