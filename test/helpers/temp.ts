@@ -10,10 +10,15 @@ process.once('exit', removeAll);
 // Node runs no exit hook when a signal ends it: Ctrl-C on a bench, or a runner stopping a test file, would leave
 // every folder behind. The folders go at once; then, unless a runner (Playwright, the web test runner) listens
 // for the signal to shut down in its own way, the process ends as the signal would have ended it (128 + number).
+// They go once more as the last exit hook, after those that stop child processes (bench/link/emulator.ts kills
+// what runs in its namespaces): a service still running could write into its folder again meanwhile.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
     removeAll();
-    if (process.listenerCount(signal) === 0) process.exit(128 + constants.signals[signal]);
+    if (process.listenerCount(signal) > 0) return;
+    process.removeListener('exit', removeAll);
+    process.once('exit', removeAll);
+    process.exit(128 + constants.signals[signal]);
   });
 }
 

@@ -7,8 +7,17 @@ import { describe, it } from 'node:test';
 
 const helper = new URL('../helpers/temp.ts', import.meta.url).href;
 
-/** A process that makes a temporary folder, prints it, and waits to be stopped. */
-async function holder(): Promise<{ dir: string; stopped: (signal: NodeJS.Signals) => Promise<number | null> }> {
+/**
+ * A process that makes a temporary folder, prints it, and waits to be stopped. With `writer`, a child of its
+ * own keeps writing into the folder until an exit hook made after the folder kills it, as the link bench's
+ * service does until bench/link/emulator.ts's hook kills what runs in its namespaces (listing them first).
+ */
+async function holder(
+  writer = false,
+): Promise<{ dir: string; stopped: (signal: NodeJS.Signals) => Promise<number | null> }> {
+  const write = `const { spawn, execFileSync } = await import('node:child_process');
+       const child = spawn(process.execPath, ['-e', 'setInterval(() => require("node:fs").mkdirSync(process.argv[1] + "/data", { recursive: true }), 1)', dir], { stdio: 'ignore' });
+       process.once('exit', () => { execFileSync('sleep', ['0.2']); child.kill('SIGKILL'); });`;
   const child = spawn(
     process.execPath,
     [
@@ -17,7 +26,9 @@ async function holder(): Promise<{ dir: string; stopped: (signal: NodeJS.Signals
       '--input-type=module',
       '-e',
       `const { tempDir } = await import(${JSON.stringify(helper)});
-       console.log(await tempDir('temp-test-'));
+       const dir = await tempDir('temp-test-');
+       ${writer ? write : ''}
+       console.log(dir);
        setInterval(() => {}, 1000);`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -45,4 +56,11 @@ describe('temporary folders', () => {
       assert.equal(existsSync(dir), false, `${dir} is left behind`);
     });
   }
+
+  it('go after the exit hooks that stop what writes into them', async () => {
+    const { dir, stopped } = await holder(true);
+    assert.equal(await stopped('SIGTERM'), 143);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(existsSync(dir), false, `${dir} was written again and left behind`);
+  });
 });
