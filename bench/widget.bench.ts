@@ -15,7 +15,7 @@
  */
 import { execFile } from 'node:child_process';
 import { chromium, type Page } from 'playwright';
-import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -271,7 +271,7 @@ const LANGUAGES = '2a042eb';
 
 /** `src` as it was at `commit`, in a temporary folder with this checkout's node_modules. */
 async function checkout(commit: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'video-uploader-before-'));
+  const dir = await tempDir('video-uploader-before-');
   await run('bash', ['-c', `git -C "${ROOT}" archive ${commit} src | tar -x -C "${dir}"`]);
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
