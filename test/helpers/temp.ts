@@ -11,11 +11,13 @@ process.once('exit', removeAll);
 // every folder behind. The folders go at once; then, unless a runner (Playwright, the web test runner) listens
 // for the signal to shut down in its own way, the process ends as the signal would have ended it (128 + number).
 // They go once more as the last exit hook, after those that stop child processes (bench/link/emulator.ts kills
-// what runs in its namespaces): a service still running could write into its folder again meanwhile.
+// what runs in its namespaces): a service still running could write into its folder again meanwhile. The handler
+// stays, so that a second signal while those hooks run (`timeout` passes one on after `pkill` sent its own) is
+// handled, not the end of the process before they are done.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
     removeAll();
-    if (process.listenerCount(signal) > 0) return;
+    if (process.listenerCount(signal) > 1) return;
     process.removeListener('exit', removeAll);
     process.once('exit', removeAll);
     process.exit(128 + constants.signals[signal]);

@@ -12,9 +12,12 @@ const helper = new URL('../helpers/temp.ts', import.meta.url).href;
  * own keeps writing into the folder until an exit hook made after the folder kills it, as the link bench's
  * service does until bench/link/emulator.ts's hook kills what runs in its namespaces (listing them first).
  */
-async function holder(
-  writer = false,
-): Promise<{ dir: string; stopped: (signal: NodeJS.Signals) => Promise<number | null> }> {
+async function holder(writer = false): Promise<{
+  dir: string;
+  /** The writer's pid, to be sure it ends whatever the test finds. */
+  writerPid?: number;
+  stopped: (signal: NodeJS.Signals, times?: number) => Promise<number | null>;
+}> {
   const write = `const { spawn, execFileSync } = await import('node:child_process');
        const child = spawn(process.execPath, ['-e', 'setInterval(() => require("node:fs").mkdirSync(process.argv[1] + "/data", { recursive: true }), 1)', dir], { stdio: 'ignore' });
        process.once('exit', () => { execFileSync('sleep', ['0.2']); child.kill('SIGKILL'); });`;
@@ -28,17 +31,24 @@ async function holder(
       `const { tempDir } = await import(${JSON.stringify(helper)});
        const dir = await tempDir('temp-test-');
        ${writer ? write : ''}
-       console.log(dir);
+       console.log(dir, ${writer ? 'child.pid' : "''"});
        setInterval(() => {}, 1000);`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const [dir] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  const [dir, pid] = line.split(' ') as [string, string];
   return {
     dir,
-    stopped: async (signal) => {
-      child.kill(signal);
-      const [code] = (await once(child, 'exit')) as [number | null];
+    writerPid: pid ? Number(pid) : undefined,
+    // Each signal 50 ms after the one before: a second one arrives while the exit hooks run.
+    stopped: async (signal, times = 1) => {
+      const exited = once(child, 'exit');
+      for (let i = 0; i < times; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 50));
+        child.kill(signal);
+      }
+      const [code] = (await exited) as [number | null];
       return code;
     },
   };
@@ -57,10 +67,20 @@ describe('temporary folders', () => {
     });
   }
 
-  it('go after the exit hooks that stop what writes into them', async () => {
-    const { dir, stopped } = await holder(true);
-    assert.equal(await stopped('SIGTERM'), 143);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(existsSync(dir), false, `${dir} was written again and left behind`);
-  });
+  for (const times of [1, 2]) {
+    it(`go after the exit hooks that stop what writes into them (${times} SIGTERM)`, async () => {
+      const { dir, writerPid, stopped } = await holder(true);
+      try {
+        assert.equal(await stopped('SIGTERM', times), 143);
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(existsSync(dir), false, `${dir} was written again and left behind`);
+      } finally {
+        try {
+          process.kill(writerPid!, 'SIGKILL');
+        } catch {
+          /* ended by the hook, as it should */
+        }
+      }
+    });
+  }
 });
