@@ -15,12 +15,13 @@
  * process is gone, even after a SIGKILL; `close()` does the same at once.
  */
 import { execFile, execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { tempDir } from '../../test/helpers/temp.js';
 
 const run = promisify(execFile);
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -48,15 +49,25 @@ export function cannotEmulate(): string | undefined {
   return undefined;
 }
 
-/** forward.c and cubic.c, compiled once per run (cc is on every machine of this project's kind), removed at its end. */
+/**
+ * forward.c and cubic.c, compiled (cc is on every machine of this project's kind) into node_modules/.cache under a
+ * hash of their sources: built once, and nothing is left in the temporary folder however a run ends.
+ */
 let built: Promise<{ forward: string; cubic: string }> | undefined;
 function buildTools(): Promise<{ forward: string; cubic: string }> {
   built ??= (async () => {
-    const dir = await tempDir('link-emulator-');
+    const hash = createHash('sha256');
+    for (const source of ['forward.c', 'cubic.c']) hash.update(await readFile(join(HERE, source)));
+    const dir = join(ROOT, 'node_modules/.cache/link-emulator', hash.digest('hex').slice(0, 16));
     const forward = join(dir, 'forward');
     const cubic = join(dir, 'cubic.so');
-    await run('cc', ['-O2', '-Wall', '-o', forward, join(HERE, 'forward.c')]);
-    await run('cc', ['-O2', '-Wall', '-shared', '-fPIC', '-o', cubic, join(HERE, 'cubic.c'), '-ldl']);
+    if (existsSync(forward) && existsSync(cubic)) return { forward, cubic };
+    await mkdir(dir, { recursive: true });
+    // Built under this process's own names, then renamed: a run building at the same time never sees half a file.
+    const own = (path: string) => `${path}.${process.pid}`;
+    await run('cc', ['-O2', '-Wall', '-o', own(forward), join(HERE, 'forward.c')]);
+    await run('cc', ['-O2', '-Wall', '-shared', '-fPIC', '-o', own(cubic), join(HERE, 'cubic.c'), '-ldl']);
+    await Promise.all([rename(own(forward), forward), rename(own(cubic), cubic)]);
     return { forward, cubic };
   })();
   return built;
