@@ -5,7 +5,7 @@ import { VideoServiceError } from '../api/errors.js';
 import type { Strings } from '../locale/en.js';
 import { ChunkUrls } from './chunk-urls.js';
 import type { ChunkLedger } from './ledger.js';
-import type { UploadPlan } from './plan.js';
+import { chunkRange, type UploadPlan } from './plan.js';
 import { ProgressBatch } from './progress.js';
 import { ExpiredUrlError, putBytes } from './put.js';
 
@@ -51,6 +51,18 @@ const AHEAD_URL = 'ahead:';
 
 const contentType = (file: File) => file.type || 'application/octet-stream';
 const planOf = (deps: WiringDeps, file: File) => deps.getFile(file.id)?.meta.uploadPlan ?? file.meta.uploadPlan;
+/**
+ * The bytes of a chunk: what @uppy/aws-s3 cut (`body`), unless the file's plan shrinks its chunks, which
+ * @uppy/aws-s3 5.x cannot cut; then the plan's range (plan.ts, `chunkRange`). The progress reported is of these
+ * bytes, so the file's total stays right.
+ */
+function chunkBytes(deps: WiringDeps, file: File, chunkId: number, body: Blob): Blob {
+  const plan = planOf(deps, file);
+  if (!plan?.shrink) return body;
+  const data = file.data as Blob; // only a file picked from disk is sent in chunks
+  const { start, end } = chunkRange(plan, data.size, chunkId);
+  return data.slice(start, end);
+}
 
 /**
  * The @uppy/aws-s3 5.x options that speak the service's protocol. Uppy's `key` is the video `_id`
@@ -131,8 +143,11 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
     // #4 for this chunk and the next ones, one per connection, ahead of their PUTs (chunk-urls.ts says why);
     // none for a chunk that is already in.
     async signPart(file, { key, uploadId, partNumber }) {
-      if (deps.ledger.get(uploadId, partNumber))
-        return { method: 'PUT', url: `${LEDGER_URL}${uploadId}/${partNumber}` };
+      if (deps.ledger.get(uploadId, partNumber)) {
+        const url = `${LEDGER_URL}${uploadId}/${partNumber}`;
+        signed.set(url, { file, single: false, chunk: { videoId: key, sessionKey: uploadId, chunkId: partNumber } });
+        return { method: 'PUT', url };
+      }
       const last = planOf(deps, file)?.chunks ?? partNumber;
       urls.again(uploadId, partNumber);
       urls.ahead(key, uploadId, partNumber, deps.parallelUploads(), last, (id) => !!deps.ledger.get(uploadId, id));
@@ -168,20 +183,21 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
       const owner = signed.get(signature.url)?.file;
       const onProgress = (ev: { loaded: number; lengthComputable: true }) =>
         (!owner || deps.getFile(owner.id)) && report(ev);
+      const target = signed.get(signature.url);
+      const { chunk } = target ?? {};
+      const bytes = chunk ? chunkBytes(deps, target!.file, chunk.chunkId, body as Blob) : (body as Blob);
       if (signature.url.startsWith(LEDGER_URL)) {
-        const [sessionKey, chunkId] = signature.url.slice(LEDGER_URL.length).split('/');
-        const etag = deps.ledger.get(sessionKey!, Number(chunkId))!;
-        onProgress({ loaded: (body as Blob).size, lengthComputable: true });
+        signed.delete(signature.url);
+        const etag = deps.ledger.get(chunk!.sessionKey, chunk!.chunkId)!;
+        onProgress({ loaded: bytes.size, lengthComputable: true });
         onComplete?.(etag);
         return { ETag: etag };
       }
-      const target = signed.get(signature.url);
       try {
-        const { chunk } = target ?? {};
         const url = chunk ? await urls.take(chunk.videoId, chunk.sessionKey, chunk.chunkId) : signature.url;
         const etag = await putBytes({
           url,
-          body: body as Blob,
+          body: bytes,
           contentType: signature.headers?.['Content-Type'] ?? 'application/octet-stream',
           onProgress: (ev) => progress.queue(onProgress, ev),
           signal,

@@ -178,7 +178,7 @@ describe('<video-uploader>', () => {
           ...attributes,
         });
         const uploaded = nextEvent(el, 'upload-success');
-        // 40 MiB: 8 chunks of 5 MiB whichever the parallelism (chunk-size follows it).
+        // 40 MiB: 7 or 8 chunks whichever the parallelism (chunk sizes follow it).
         await pick(el, bytes(40 * MiB, `parallel-${parallel}.mp4`));
         await waitUntil(() => held!.length >= parallel, `${parallel} chunk PUTs started`, { timeout: 10_000 });
         await new Promise((r) => setTimeout(r, 500));
@@ -188,6 +188,47 @@ describe('<video-uploader>', () => {
         waiting.forEach((go) => go());
         expect((await video((await uploaded).detail.videoId)).size).to.equal(40 * MiB);
       }
+    } finally {
+      Object.assign(XMLHttpRequest.prototype, { open, send });
+    }
+  });
+
+  it('cuts chunks that shrink with what is left when chunk-size is not set, the progress and the video adding up to the file', async () => {
+    const { storage } = await env();
+    const { open, send } = XMLHttpRequest.prototype;
+    const chunkOf = new WeakMap<XMLHttpRequest, number>();
+    const sent = new Map<number, number>();
+    XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL, ...rest: any[]) {
+      const target = new URL(url);
+      if (method === 'PUT' && target.origin === new URL(storage).origin)
+        chunkOf.set(this, Number(target.pathname.split('/').pop()));
+      return (open as any).call(this, method, url, ...rest);
+    };
+    XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, body?: any) {
+      if (chunkOf.has(this)) sent.set(chunkOf.get(this)!, (body as Blob).size);
+      return send.call(this, body);
+    };
+    try {
+      const el = await uploader({ 'multipart-threshold': '1MB', 'auto-proceed': '', 'no-preview': '' });
+      let bytesSent = 0;
+      el.addEventListener('upload-progress', (e) => (bytesSent = e.detail.bytesSent));
+      const uploaded = nextEvent(el, 'upload-success', undefined, 60_000);
+      // 100 MiB over six connections: 9, 8, 7, 7, 6, 6, eleven of 5 and 2 MiB (@uppy/aws-s3 alone: 18 × 5.56 MiB).
+      await pick(el, bytes(100 * MiB, 'shrinking.mp4'));
+      const { videoId } = (await uploaded).detail;
+      expect([...sent.keys()].sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 18 }, (_, i) => i + 1));
+      expect(Array.from({ length: 18 }, (_, i) => sent.get(i + 1)! / MiB)).to.deep.equal([
+        9,
+        8,
+        7,
+        7,
+        6,
+        6,
+        ...Array(11).fill(5),
+        2,
+      ]);
+      expect(bytesSent, 'progress adds up to the file').to.equal(100 * MiB);
+      expect((await video(videoId)).size).to.equal(100 * MiB);
     } finally {
       Object.assign(XMLHttpRequest.prototype, { open, send });
     }
