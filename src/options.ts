@@ -130,7 +130,7 @@ export function parseUrl(attribute: string, value: string | undefined): string {
 export interface UploaderOptions {
   baseUrl: string;
   multipartThreshold: number;
-  /** Bytes per chunk; null: sized to each file (upload/plan.ts `autoChunkSize`). */
+  /** Bytes per chunk; null: sized to each file, shrinking with what is left (upload/plan.ts `planUpload`). */
   chunkSize: number | null;
   parallelUploads: number;
   maxFileSize: number | null;

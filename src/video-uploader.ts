@@ -74,7 +74,10 @@ export class VideoUploader extends LitElement {
   /** Files this big or bigger go in chunks (multipart), smaller ones by the signed link. Default `64MB`. */
   @property({ attribute: 'multipart-threshold' }) multipartThreshold?: string;
 
-  /** Bytes per chunk, e.g. `32MB`; raised automatically so no file needs more than 10,000 chunks. */
+  /**
+   * Bytes per chunk, e.g. `32MB`; raised automatically so no file needs more than 10,000 chunks. Unset, chunks are
+   * sized to the file and shrink with what is left, so the connections end together.
+   */
   @property({ attribute: 'chunk-size' }) chunkSize?: string;
 
   /** How many requests are in flight at once (across files), chunks of one file included. Default 6. */
