@@ -5,7 +5,7 @@ import { VideoServiceError } from '../api/errors.js';
 import type { Strings } from '../locale/en.js';
 import { ChunkUrls } from './chunk-urls.js';
 import type { ChunkLedger } from './ledger.js';
-import { chunkRange, type UploadPlan } from './plan.js';
+import { shrinkingRange, type UploadPlan } from './plan.js';
 import { ProgressBatch } from './progress.js';
 import { ExpiredUrlError, putBytes } from './put.js';
 
@@ -53,14 +53,14 @@ const contentType = (file: File) => file.type || 'application/octet-stream';
 const planOf = (deps: WiringDeps, file: File) => deps.getFile(file.id)?.meta.uploadPlan ?? file.meta.uploadPlan;
 /**
  * The bytes of a chunk: what @uppy/aws-s3 cut (`body`), unless the file's plan shrinks its chunks, which
- * @uppy/aws-s3 5.x cannot cut; then the plan's range (plan.ts, `chunkRange`). The progress reported is of these
+ * @uppy/aws-s3 5.x cannot cut; then the plan's range (plan.ts, `shrinkingRange`). The progress reported is of these
  * bytes, so the file's total stays right.
  */
 function chunkBytes(deps: WiringDeps, file: File, chunkId: number, body: Blob): Blob {
   const plan = planOf(deps, file);
   if (!plan?.shrink) return body;
   const data = file.data as Blob; // only a file picked from disk is sent in chunks
-  const { start, end } = chunkRange(plan, data.size, chunkId);
+  const { start, end } = shrinkingRange(data.size, plan.shrink, chunkId);
   return data.slice(start, end);
 }
 
@@ -180,10 +180,9 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
     // #5: the bytes, to the signed URL, never with the token.
     async uploadPartBytes({ signature, body, onProgress: report, onComplete, signal }) {
       // @uppy/aws-s3 throws on progress of a file that was removed meanwhile: report only for live files.
-      const owner = signed.get(signature.url)?.file;
-      const onProgress = (ev: { loaded: number; lengthComputable: true }) =>
-        (!owner || deps.getFile(owner.id)) && report(ev);
       const target = signed.get(signature.url);
+      const onProgress = (ev: { loaded: number; lengthComputable: true }) =>
+        (!target || deps.getFile(target.file.id)) && report(ev);
       const { chunk } = target ?? {};
       const bytes = chunk ? chunkBytes(deps, target!.file, chunk.chunkId, body as Blob) : (body as Blob);
       if (signature.url.startsWith(LEDGER_URL)) {

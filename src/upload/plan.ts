@@ -10,7 +10,7 @@ export interface UploadPlan {
   method: 'single' | 'multipart';
   /**
    * Bytes per chunk as @uppy/aws-s3 cuts the file (the last one may be smaller); the file size for a single
-   * upload. With `shrink`, what each chunk really carries is `chunkRange`'s.
+   * upload. With `shrink`, what each chunk really carries is `shrinkingRange`'s.
    */
   chunkSize: number;
   chunks: number;
@@ -56,20 +56,16 @@ export function shrinkingSizes(size: number, shrink: number): number[] {
 const uppyChunks = (size: number, chunkSize: number) => Math.ceil(size / Math.max(chunkSize, MIN_CHUNK_BYTES));
 
 /**
- * Where chunk `chunkId` (from 1) of a file of `size` bytes starts and ends. @uppy/aws-s3 5.x cuts every chunk
- * to one size; with a shrinking plan it cuts as many chunks as the plan has, and the PUT of each sends the
- * plan's bytes instead (aws-s3-options.ts).
+ * Where chunk `chunkId` (from 1) of a shrinking plan starts and ends. @uppy/aws-s3 5.x cuts every chunk to one
+ * size: it is told to cut as many chunks as the plan has, and the PUT of each sends these bytes instead
+ * (aws-s3-options.ts).
  */
-export function chunkRange(plan: UploadPlan, size: number, chunkId: number): { start: number; end: number } {
-  if (!plan.shrink) {
-    const start = (chunkId - 1) * plan.chunkSize;
-    return { start, end: Math.min(size, start + plan.chunkSize) };
-  }
-  const key = `${size}/${plan.shrink}`;
+export function shrinkingRange(size: number, shrink: number, chunkId: number): { start: number; end: number } {
+  const key = `${size}/${shrink}`;
   let ends = shrinkingEnds.get(key);
   if (!ends) {
     let end = 0;
-    ends = shrinkingSizes(size, plan.shrink).map((bytes) => (end += bytes));
+    ends = shrinkingSizes(size, shrink).map((bytes) => (end += bytes));
     shrinkingEnds.set(key, ends);
   }
   return { start: ends[chunkId - 2] ?? 0, end: ends[chunkId - 1]! };
