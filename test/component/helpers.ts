@@ -56,7 +56,9 @@ export async function pick(el: VideoUploader, ...files: File[]): Promise<void> {
   const root = el.shadowRoot!;
   if (!root.querySelector('.uppy-Dashboard-input')) {
     root.querySelector<HTMLButtonElement>('.uppy-DashboardContent-addMore')!.click();
-    await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => root.querySelector('.uppy-Dashboard-input'), 'the Dashboard shows its file input', {
+      timeout: 5000,
+    });
   }
   const input = root.querySelector<HTMLInputElement>('.uppy-Dashboard-input')!;
   const transfer = new DataTransfer();
