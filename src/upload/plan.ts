@@ -18,16 +18,16 @@ export interface UploadPlan {
   shrink?: number;
 }
 
-/** With no `chunk-size`, a file is cut into this many chunks per connection (see `autoChunkSize`). */
+/** Equal chunks with no `chunk-size` (`autoChunkSize`): this many per connection. */
 export const CHUNKS_PER_CONNECTION = 4;
-/** The largest chunk `autoChunkSize` picks: a lost chunk costs at most this much again. */
+/** The largest chunk picked when `chunk-size` is not set: a lost chunk costs at most this much again. */
 export const MAX_AUTO_CHUNK_BYTES = 64 * MiB;
 
 /**
- * The chunk size when `chunk-size` is not set: enough chunks that every connection (`parallel-uploads`) has
- * several, so that all of them stay busy until near the end and the last round is short, within 5 to 64 MiB.
- * Over a lossy link each TCP connection is held back by its own losses, and parallel connections are what
- * beats that (bench/link.bench.ts; the README has the figures).
+ * The equal chunk size when `chunk-size` is not set and chunks do not shrink (one connection, or a file
+ * @uppy/aws-s3 would not cut into the shrinking plan's count): enough chunks that every connection
+ * (`parallel-uploads`) has several, within 5 to 64 MiB. Over a lossy link each TCP connection is held back by its
+ * own losses, and parallel connections are what beats that (bench/link.bench.ts; the README has the figures).
  */
 export function autoChunkSize(size: number, parallel: number): number {
   const even = Math.ceil(size / (parallel * CHUNKS_PER_CONNECTION) / MiB) * MiB;
@@ -38,9 +38,8 @@ export function autoChunkSize(size: number, parallel: number): number {
  * Chunk sizes that shrink with what is left, when `chunk-size` is not set: each chunk is 1/`shrink` of the bytes
  * not yet cut (`shrink` is twice `parallel-uploads`), in whole MiB, 5 to 64 MiB; the last is what is left, however
  * small. 256 MiB over six connections: 22, 20, 18 … down to twelve of 5 MiB, 28 chunks. A chunk that
- * starts late is small, so one that starts on a slow connection no longer ends seconds after the others; of
- * twelve runs each over the emulated 100 Mbit/s link, none fell under 90 % of it, against three of twelve with
- * equal chunks (README, "Over real links").
+ * starts late is small, so one that starts on a slow connection no longer ends seconds after the others (README,
+ * "Over real links", has the runs).
  */
 export function shrinkingSizes(size: number, shrink: number): number[] {
   const sizes: number[] = [];
@@ -51,9 +50,6 @@ export function shrinkingSizes(size: number, shrink: number): number[] {
   }
   return sizes;
 }
-
-/** How many chunks @uppy/aws-s3 5.x cuts a file into for a chunk size (it raises one under 5 MiB to 5 MiB). */
-const uppyChunks = (size: number, chunkSize: number) => Math.ceil(size / Math.max(chunkSize, MIN_CHUNK_BYTES));
 
 /**
  * Where chunk `chunkId` (from 1) of a shrinking plan starts and ends. @uppy/aws-s3 5.x cuts every chunk to one
@@ -74,11 +70,10 @@ export function shrinkingRange(size: number, shrink: number, chunkId: number): {
 const shrinkingEnds = new Map<string, number[]>();
 
 /**
- * How a file of `size` bytes is sent: by the signed link under `threshold`, otherwise in chunks of
- * `chunkSize` (null: chunks that shrink with what is left over `parallel` connections, `shrinkingSizes`, or
- * `autoChunkSize` where @uppy/aws-s3 could not cut as many, and for one connection), raised (to a whole MiB) when the file would
- * need more than 10,000 of them. Chunks stay below the spec's 5 GB; a file that cannot fit is refused with a
- * message that says why.
+ * How a file of `size` bytes is sent: by the signed link under `threshold`, otherwise in chunks of `chunkSize`
+ * raised (to a whole MiB) when the file would need more than 10,000 of them. With no `chunkSize`, chunks shrink
+ * with what is left (`shrinkingSizes`) over `parallel` > 1 connections, else they are `autoChunkSize`. Chunks
+ * stay below the spec's 5 GB; a file that cannot fit is refused with a message that says why.
  */
 export function planUpload(size: number, threshold: number, chunkSize: number | null, parallel = 1): UploadPlan {
   if (size < threshold || size <= MIN_CHUNK_BYTES) return { method: 'single', chunkSize: size, chunks: 1 };
@@ -94,8 +89,8 @@ export function planUpload(size: number, threshold: number, chunkSize: number | 
     const shrink = 2 * parallel;
     const chunks = shrinkingSizes(size, shrink).length;
     const nominal = Math.max(Math.ceil(size / chunks), MIN_CHUNK_BYTES);
-    // Only where @uppy/aws-s3 then cuts as many chunks (not for files over 10,000 chunks of 64 MiB).
-    if (chunks <= MAX_CHUNKS && uppyChunks(size, nominal) === chunks)
+    // Only where @uppy/aws-s3 5.x, cutting `nominal` bytes a chunk, cuts as many (nor over 10,000 of 64 MiB).
+    if (chunks <= MAX_CHUNKS && Math.ceil(size / nominal) === chunks)
       return { method: 'multipart', chunkSize: nominal, chunks, shrink };
   }
   return { method: 'multipart', chunkSize: raised, chunks: Math.ceil(size / raised) };
