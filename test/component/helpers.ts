@@ -67,6 +67,29 @@ export async function pick(el: VideoUploader, ...files: File[]): Promise<void> {
   input.dispatchEvent(new Event('change', { bubbles: true }));
 }
 
+/**
+ * Hands each XMLHttpRequest PUT to the storage origin (`storage`) to `onSend` instead of sending it: `onSend`
+ * sends it when it calls `send`. Returns what puts XMLHttpRequest back.
+ */
+export function interceptStoragePuts(
+  storage: string,
+  onSend: (url: URL, body: Blob, send: () => void) => void,
+): () => void {
+  const { open, send } = XMLHttpRequest.prototype;
+  const urls = new WeakMap<XMLHttpRequest, URL>();
+  XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL, ...rest: any[]) {
+    const target = new URL(url);
+    if (method === 'PUT' && target.origin === new URL(storage).origin) urls.set(this, target);
+    return (open as any).call(this, method, url, ...rest);
+  };
+  XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, body?: any) {
+    const url = urls.get(this);
+    if (url) onSend(url, body as Blob, () => send.call(this, body));
+    else send.call(this, body);
+  };
+  return () => Object.assign(XMLHttpRequest.prototype, { open, send });
+}
+
 /** A file of `size` bytes (not media: enough for upload tests, which never wait for processing). */
 export function bytes(size: number, name = 'clip.mp4', type = 'video/mp4'): File {
   const data = new Uint8Array(size);

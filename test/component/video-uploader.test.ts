@@ -1,7 +1,7 @@
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { emulateMedia } from '@web/test-runner-commands';
 import type { VideoUploader } from '../../src/index.js';
-import { bytes, env, nextEvent, pick, shortLivedTokens, uploader, video } from './helpers.js';
+import { bytes, env, interceptStoragePuts, nextEvent, pick, shortLivedTokens, uploader, video } from './helpers.js';
 
 const MiB = 1024 ** 2;
 
@@ -153,18 +153,9 @@ describe('<video-uploader>', () => {
 
   it('sends six chunks at a time with its defaults, and as many as parallel-uploads says, never more', async () => {
     const { storage } = await env();
-    const { open, send } = XMLHttpRequest.prototype;
-    const toStorage = new WeakSet<XMLHttpRequest>();
     // Chunk PUTs wait here until released, so every one the element starts at once is counted.
     let held: (() => void)[] | undefined;
-    XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL, ...rest: any[]) {
-      if (method === 'PUT' && new URL(url).origin === new URL(storage).origin) toStorage.add(this);
-      return (open as any).call(this, method, url, ...rest);
-    };
-    XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, body?: any) {
-      if (held && toStorage.has(this)) held.push(() => send.call(this, body));
-      else send.call(this, body);
-    };
+    const restore = interceptStoragePuts(storage, (_url, _body, send) => (held ? held.push(send) : send()));
     try {
       for (const [attributes, parallel] of [
         [{}, 6],
@@ -189,25 +180,18 @@ describe('<video-uploader>', () => {
         expect((await video((await uploaded).detail.videoId)).size).to.equal(40 * MiB);
       }
     } finally {
-      Object.assign(XMLHttpRequest.prototype, { open, send });
+      restore();
     }
   });
 
   it('cuts chunks that shrink with what is left when chunk-size is not set, the progress and the video adding up to the file', async () => {
     const { storage } = await env();
-    const { open, send } = XMLHttpRequest.prototype;
-    const chunkOf = new WeakMap<XMLHttpRequest, number>();
+    // Each chunk PUT's body size by its chunk (the URL's last segment).
     const sent = new Map<number, number>();
-    XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL, ...rest: any[]) {
-      const target = new URL(url);
-      if (method === 'PUT' && target.origin === new URL(storage).origin)
-        chunkOf.set(this, Number(target.pathname.split('/').pop()));
-      return (open as any).call(this, method, url, ...rest);
-    };
-    XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, body?: any) {
-      if (chunkOf.has(this)) sent.set(chunkOf.get(this)!, (body as Blob).size);
-      return send.call(this, body);
-    };
+    const restore = interceptStoragePuts(storage, (url, body, send) => {
+      sent.set(Number(url.pathname.split('/').pop()), body.size);
+      send();
+    });
     try {
       const el = await uploader({
         'multipart-threshold': '1MB',
@@ -226,7 +210,7 @@ describe('<video-uploader>', () => {
       expect(bytesSent, 'progress adds up to the file').to.equal(30 * MiB);
       expect((await video(videoId)).size).to.equal(30 * MiB);
     } finally {
-      Object.assign(XMLHttpRequest.prototype, { open, send });
+      restore();
     }
   });
 
