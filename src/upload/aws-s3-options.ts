@@ -185,14 +185,13 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
         (!target || deps.getFile(target.file.id)) && report(ev);
       const { chunk } = target ?? {};
       const bytes = chunk ? chunkBytes(deps, target!.file, chunk.chunkId, body as Blob) : (body as Blob);
-      if (signature.url.startsWith(LEDGER_URL)) {
-        signed.delete(signature.url);
-        const etag = deps.ledger.get(chunk!.sessionKey, chunk!.chunkId)!;
-        onProgress({ loaded: bytes.size, lengthComputable: true });
-        onComplete?.(etag);
-        return { ETag: etag };
-      }
       try {
+        if (signature.url.startsWith(LEDGER_URL)) {
+          const etag = deps.ledger.get(chunk!.sessionKey, chunk!.chunkId)!;
+          onProgress({ loaded: bytes.size, lengthComputable: true });
+          onComplete?.(etag);
+          return { ETag: etag };
+        }
         const url = chunk ? await urls.take(chunk.videoId, chunk.sessionKey, chunk.chunkId) : signature.url;
         const etag = await putBytes({
           url,
