@@ -24,6 +24,14 @@ const h264Aac = (size: string, rate: number, tone: string, seconds: number): str
   ...['-t', String(seconds), '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
 ];
 
+/** 720p30 H.264 held to `bitrate` (ffmpeg's `-b:v`), and AAC at 128k: a file of a known size per second. */
+const h264Aac720At = (seconds: number, bitrate: string): string[] => [
+  ...testPattern('1280x720', 30, 'frequency=440:sample_rate=48000'),
+  ...['-t', String(seconds), '-c:v', 'libx264', '-preset', 'veryfast'],
+  ...['-b:v', bitrate, '-maxrate', bitrate, '-bufsize', bitrate],
+  ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
+];
+
 /**
  * Test media, made by ffmpeg at test time (a test pattern and a tone). Each recipe is made once per
  * machine into the temp folder and reused; the name says what it is.
@@ -45,27 +53,7 @@ export const RECIPES = {
     '128k',
   ],
   // 10 Mbit/s, so that 5 MB chunks make at least three of them.
-  'h264-aac-720p-10s-12mb.mp4': [
-    ...testPattern('1280x720', 30, 'frequency=440:sample_rate=48000'),
-    '-t',
-    '10',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-b:v',
-    '10M',
-    '-maxrate',
-    '10M',
-    '-bufsize',
-    '10M',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
-  ],
+  'h264-aac-720p-10s-12mb.mp4': h264Aac720At(10, '10M'),
   'h264-aac-320p-4s.mp4': h264Aac('480x320', 25, 'frequency=330', 4),
   // A phone held upright: 720 wide, 1280 high.
   'h264-aac-portrait-3s.mp4': h264Aac('720x1280', 25, 'frequency=370', 3),
