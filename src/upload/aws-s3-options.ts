@@ -78,6 +78,15 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
     return (await deps.client().getChunkUploadUrl(videoId, sessionKey, chunkId)).url;
   });
   const fileOfBlob = new WeakMap<Blob, File>();
+  /**
+   * The chunks (number → ETag) that each file's current @uppy/aws-s3 uploader completed, by the file's data.
+   * It drops a chunk once complete, so when it resumes after a pause, listParts must name those. It must
+   * name no other: a chunk it still holds and is told is in, it counts at its own size, not the plan's
+   * (plan.ts), and the progress of the file would be off by the difference. Those go through signPart,
+   * answered from the ledger at their real size. A new uploader (the first, Retry, a restore after a
+   * reload) asks getChunkSize once, first.
+   */
+  const completed = new WeakMap<Blob, Map<number, string>>();
   const progress = new ProgressBatch<{ loaded: number; lengthComputable: true }>();
   return {
     limit: deps.parallelUploads(),
@@ -89,6 +98,7 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
       return planOf(deps, file)?.method === 'multipart';
     },
     getChunkSize: (data) => {
+      completed.set(data as Blob, new Map());
       const file = fileOfBlob.get(data as Blob);
       return (file && planOf(deps, file)?.chunkSize) || (data.size ?? 0);
     },
@@ -156,8 +166,10 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
       return { method: 'PUT', url, headers: { 'Content-Type': contentType(file) } };
     },
 
-    // The spec has no list endpoint: the ledger knows which chunks finished.
-    listParts: (_file, { uploadId }) => deps.ledger.parts(uploadId!),
+    // The spec has no list endpoint: signPart answers a chunk the ledger holds, and this names only
+    // what the uploader itself completed (see `completed`).
+    listParts: async (file) =>
+      [...(completed.get(file.data as Blob) ?? [])].map(([PartNumber, ETag]) => ({ PartNumber, ETag })),
 
     // #6 with each ETag exactly as the storage sent it.
     async completeMultipartUpload(_file, { key, uploadId, parts }) {
@@ -185,12 +197,16 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
         (!target || deps.getFile(target.file.id)) && report(ev);
       const { chunk } = target ?? {};
       const bytes = chunk ? chunkBytes(deps, target!.file, chunk.chunkId, body as Blob) : (body as Blob);
+      const complete = (etag: string) => {
+        if (chunk) completed.get(target!.file.data as Blob)?.set(chunk.chunkId, etag);
+        onComplete?.(etag);
+        return { ETag: etag };
+      };
       try {
         if (signature.url.startsWith(LEDGER_URL)) {
           const etag = deps.ledger.get(chunk!.sessionKey, chunk!.chunkId)!;
           onProgress({ loaded: bytes.size, lengthComputable: true });
-          onComplete?.(etag);
-          return { ETag: etag };
+          return complete(etag);
         }
         const url = chunk ? await urls.take(chunk.videoId, chunk.sessionKey, chunk.chunkId) : signature.url;
         const etag = await putBytes({
@@ -203,8 +219,7 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
           onRetry: (err, _retry, delay) => target && deps.onRetry?.(target.file, err, delay),
         });
         progress.flush(onProgress);
-        onComplete?.(etag);
-        return { ETag: etag };
+        return complete(etag);
       } catch (err) {
         if (err instanceof ExpiredUrlError && target?.single) {
           throw new VideoServiceError(

@@ -31,7 +31,7 @@ function browserStorage(): Storage | undefined {
 
 /**
  * The chunks each multipart session has finished. The spec has no "list parts" endpoint, so this
- * answers @uppy/aws-s3's `listParts`, and a finished chunk is never sent again. Kept in localStorage
+ * is what `signPart` asks, and a finished chunk is never sent again. Kept in localStorage
  * (never the token: only what is listed in LedgerEntry), re-read before each change so that two tabs
  * do not erase each other's entries.
  */

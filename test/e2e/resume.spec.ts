@@ -15,6 +15,7 @@ import {
   getVideo,
   message,
   open,
+  progress,
   sessionOf,
   storageRequests,
   test,
@@ -86,6 +87,29 @@ test('after a reload, Golden Retriever brings the file back and the upload conti
   await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
   const { videoId } = await event(page, 'upload-success');
   await expectIntact(page, videoId, file, since, { oneSession: true });
+});
+
+test('a resumed upload of chunks that shrink counts each finished chunk at its own size', async ({ page }) => {
+  const file = await media('h264-aac-720p-12s-21mb.mp4');
+  const size = (await stat(file)).size;
+  const since = (await storageRequests(page)).length;
+  // chunk-size unset over two connections: 6, 5, 5 MiB and the rest, where @uppy/aws-s3 cuts four of 5.07 MiB.
+  await open(page, { 'multipart-threshold': '1MB', 'parallel-uploads': '2', 'no-preview': '' });
+  await throttleUploads(page, 2 * 1024 * 1024);
+  await addFile(page, file);
+  await expect
+    .poll(async () => finishedChunks(await storageRequests(page, since)).some((r) => r.path.endsWith('/1')), {
+      timeout: 30_000,
+    })
+    .toBe(true);
+  await page.reload();
+  await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
+  const { videoId } = await event(page, 'upload-success');
+  await expectIntact(page, videoId, file, since, { oneSession: true });
+  expect(await progress(page), 'the last progress counts the whole file').toMatchObject({
+    bytesSent: size,
+    bytesTotal: size,
+  });
 });
 
 test('a file the browser did not keep is asked for again; the same file re-added continues its session', async ({

@@ -54,6 +54,9 @@ export const RECIPES = {
   ],
   // 10 Mbit/s, so that 5 MB chunks make at least three of them.
   'h264-aac-720p-10s-12mb.mp4': h264Aac720At(10, '10M'),
+  // At most 20 Mbit/s, which the pattern does not fill: about 21 MB, so that chunks shrinking over two
+  // connections start above the size @uppy/aws-s3 cuts.
+  'h264-aac-720p-12s-21mb.mp4': h264Aac720At(12, '20M'),
   'h264-aac-320p-4s.mp4': h264Aac('480x320', 25, 'frequency=330', 4),
   // A phone held upright: 720 wide, 1280 high.
   'h264-aac-portrait-3s.mp4': h264Aac('720x1280', 25, 'frequency=370', 3),

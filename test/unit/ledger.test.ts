@@ -27,7 +27,7 @@ const entry = (
 });
 
 describe('chunk ledger (src/upload/ledger.ts)', () => {
-  it("answers listParts with each finished chunk's ETag exactly as received, and finds a file's unfinished upload", () => {
+  it("lists each finished chunk's ETag exactly as received, and finds a file's unfinished upload", () => {
     const ledger = new ChunkLedger(new Shared());
     ledger.open(entry('k1'));
     ledger.record('k1', 2, '"b"');
