@@ -24,12 +24,10 @@ const h264Aac = (size: string, rate: number, tone: string, seconds: number): str
   ...['-t', String(seconds), '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
 ];
 
-/** 720p30 H.264 held to `bitrate` (ffmpeg's `-b:v`), and AAC at 128k: a file of a known size per second. */
+/** `h264Aac` at 720p30, its video held to `bitrate` (ffmpeg's `-b:v`) and its audio at 128k: a known size per second. */
 const h264Aac720At = (seconds: number, bitrate: string): string[] => [
-  ...testPattern('1280x720', 30, 'frequency=440:sample_rate=48000'),
-  ...['-t', String(seconds), '-c:v', 'libx264', '-preset', 'veryfast'],
-  ...['-b:v', bitrate, '-maxrate', bitrate, '-bufsize', bitrate],
-  ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
+  ...h264Aac('1280x720', 30, 'frequency=440:sample_rate=48000', seconds),
+  ...['-b:v', bitrate, '-maxrate', bitrate, '-bufsize', bitrate, '-b:a', '128k'],
 ];
 
 /**
