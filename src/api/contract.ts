@@ -56,6 +56,11 @@ export const ERRORS = {
   forbidden: [403, 'A short-lived token asked for a token.'],
   insufficient_scope: [403, "The token's scope does not reach this route (see POST /tokens)."],
   quota_exceeded: [403, 'The hosting-minute quota is used up.'],
+  storage_quota_exceeded: [403, "The organization's storage quota in bytes is used up (`plan --quota-bytes`)."],
+  capability_revoked: [
+    403,
+    'Storage: the key or token that asked for this link or session was revoked, or its organization purged.',
+  ],
   invalid_signature: [403, 'Storage: the upload URL is unsigned or tampered with.'],
   signature_expired: [403, 'Storage: the upload URL has expired.'],
   not_found: [404, 'Not found, or belongs to another organization, environment, end user or stream (never 403).'],
@@ -77,6 +82,16 @@ export const ERRORS = {
   payload_too_large: [413, 'A JSON body over 1 MiB, or a chunk or single upload of 5 GiB or more.'],
   unsupported_media_type: [415, 'Test hooks take application/json only.'],
   incomplete_body: [400, 'Storage: the body ended before its Content-Length.'],
+  invalid_host: [421, 'Test hooks: the Host header is not the address the service listens on.'],
+  rate_limited: [429, 'Too many requests from this token; `Retry-After` says when to try again.'],
+  queue_full: [
+    429,
+    'The organization, or the end user, has as much work queued as it may; `Retry-After` says when to try again.',
+  ],
+  limit_reached: [
+    429,
+    'A cap on open uploads (videos, links, sessions) or on conversions under way; `Retry-After` says when to try again.',
+  ],
   internal: [500, 'The service failed; it was logged.'],
   insufficient_storage: [507, 'Storage: the data volume would keep less than its reserve free.'],
 } as const satisfies Record<string, readonly [number, string]>;
