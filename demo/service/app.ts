@@ -46,8 +46,10 @@ export interface ServiceOptions {
   allowPrivateNetwork?: boolean;
   /** A PUT whose body sends nothing for this long is cut (storage origin). Default 60 s. */
   stallTimeoutMs?: number;
-  /** Bytes the data volume keeps free: uploads that would leave less get 507. Default 256 MiB. */
+  /** Bytes the data volume keeps free: new bytes (bodies, imports, recordings, processing) that would leave less get 507. Default 256 MiB. */
   minFreeBytes?: number;
+  /** Stored bytes an organization may have unless its plan says otherwise (`plan --quota-bytes`); default unlimited. */
+  storageQuotaBytes?: number | null;
   /** What an upload may be and how long its processing may take (processing/pipeline.ts, DEFAULT_LIMITS). */
   limits?: Partial<ProcessingLimits>;
   /** Imports from a URL: the largest file and the longest download (domain/imports.ts). */
@@ -84,7 +86,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? systemClock();
   const db = openDb(options.dataDir);
-  const files = new Files(options.dataDir);
+  const files = new Files(options.dataDir, options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES);
   const origins = { api: '', storage: '', rtmp: '' };
   const jobs = new Jobs(db, clock);
   const accounts = new Accounts(db, clock);
@@ -108,20 +110,20 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     () => origins.api,
     (id) => exports.entries(id),
   );
-  const usage: Usage = new Usage(clock, files, accounts, videos, recordings, {
-    pendingSeconds: (org) => exports.pendingSeconds(org),
-    purgeVideos: async (ids) => (await uploads.purge(ids), imports.purge(ids), exports.purge(ids)),
-  });
-  const uploads: Uploads = new Uploads(
-    db,
+  const usage: Usage = new Usage(
     clock,
     files,
-    signer,
+    accounts,
     videos,
-    usage,
-    () => origins.api,
-    options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES,
+    recordings,
+    {
+      pendingSeconds: (org) => exports.pendingSeconds(org),
+      purgeVideos: async (ids) => (await uploads.purge(ids), imports.purge(ids), exports.purge(ids)),
+      chunkBytes: (org) => uploads.chunkBytes(org),
+    },
+    options.storageQuotaBytes ?? null,
   );
+  const uploads: Uploads = new Uploads(db, clock, files, signer, videos, usage, () => origins.api, accounts);
   const streams: LiveStreams = new LiveStreams(
     db,
     clock,
@@ -143,24 +145,29 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   );
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false };
   const webhooks = new Webhooks(db, clock, jobs, outbound);
-  const imports: Imports = new Imports(
-    db,
-    clock,
-    jobs,
-    files,
-    videos,
-    usage,
-    outbound,
-    { ...DEFAULT_IMPORT_LIMITS, ...options.importLimits },
-    options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES,
-  );
-  const ingest: Ingest = new Ingest(streams, recordings, clock, { ...DEFAULT_INGEST_LIMITS, ...options.ingestLimits });
+  const imports: Imports = new Imports(db, clock, jobs, files, videos, usage, outbound, {
+    ...DEFAULT_IMPORT_LIMITS,
+    ...options.importLimits,
+  });
+  const ingest: Ingest = new Ingest(streams, recordings, clock, {
+    ...DEFAULT_INGEST_LIMITS,
+    ...options.ingestLimits,
+    minFreeBytes: files.disk.reserve,
+  });
 
   // Two at a time, and one of each organization: another organization's upload never waits behind one
   // organization's huge files (a fair queue: the job runner takes the next organization's job).
   jobs.register(
     PROCESS_VIDEO,
-    processVideo({ videos, files, exports, uploads, webhooks, limits: { ...DEFAULT_LIMITS, ...options.limits } }),
+    processVideo({
+      videos,
+      files,
+      exports,
+      uploads,
+      webhooks,
+      clock,
+      limits: { ...DEFAULT_LIMITS, ...options.limits },
+    }),
     2,
     1,
   );

@@ -72,6 +72,14 @@ const MIGRATIONS = [
   // Imports from a URL: one row while the file is on its way (its progress for #8), gone once processing starts.
   `CREATE TABLE imports (video_id TEXT PRIMARY KEY REFERENCES videos(id), url TEXT NOT NULL,
     bytes INTEGER NOT NULL, total INTEGER, created_at INTEGER NOT NULL);`,
+  // Capabilities end with their source: each link, session and video names the token that made it (an upload
+  // token without a user sees only its own videos). Each organization may have a storage quota in bytes.
+  `
+  ALTER TABLE upload_links ADD COLUMN token_hash TEXT;
+  ALTER TABLE upload_sessions ADD COLUMN token_hash TEXT;
+  ALTER TABLE videos ADD COLUMN token_hash TEXT;
+  ALTER TABLE organizations ADD COLUMN quota_bytes INTEGER;
+  `,
 ];
 
 /**

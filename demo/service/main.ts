@@ -6,10 +6,11 @@
  *                       [--import-timeout-seconds 7200] [--max-duration-seconds 14400]
  *                       [--max-resolution 4096x2304] [--max-frame-rate 120] [--processing-base-seconds 60]
  *                       [--processing-seconds-per-media-second 10] [--rtmp-max-connections 512]
- *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10]
+ *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10] [--storage-quota-mb unlimited]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
- *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
+ *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited]
+ *                       [--quota-bytes N|unlimited|default] [--data DIR]
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,8 @@ const { values, positionals } = parseArgs({
     cut: { type: 'string', default: 'whole' },
     ends: { type: 'string' },
     'quota-minutes': { type: 'string' },
+    'quota-bytes': { type: 'string' },
+    'storage-quota-mb': { type: 'string', default: 'unlimited' },
     host: { type: 'string', default: '127.0.0.1' },
     data: { type: 'string', default: DEFAULT_DATA },
     'test-hooks': { type: 'boolean', default: false },
@@ -76,7 +79,7 @@ function accounts(): Accounts {
   return new Accounts(openDb(values.data), systemClock());
 }
 
-/** The account owner's side of the plan (a dashboard's job): its end date and hosting-minute quota. */
+/** The account owner's side of the plan (a dashboard's job): its end date, hosting-minute and storage quotas. */
 function plan(): string {
   if (!values.org) fail('plan needs --org NAME.');
   let endAt: number | null | undefined;
@@ -92,9 +95,19 @@ function plan(): string {
         `--quota-minutes must be a number of minutes or "unlimited"; got ${JSON.stringify(values['quota-minutes'])}.`,
       );
   }
-  const now = accounts().setPlan(values.org, { endAt, quotaMinutes });
+  // Stored as given; "unlimited" as -1, "default" as null (the service's --storage-quota-mb).
+  let quotaBytes: number | null | undefined;
+  const bytes = values['quota-bytes'];
+  if (bytes !== undefined) {
+    quotaBytes = bytes === 'default' ? null : bytes === 'unlimited' ? -1 : Number(bytes);
+    if (quotaBytes !== null && quotaBytes !== -1 && !(Number.isSafeInteger(quotaBytes) && quotaBytes >= 0))
+      fail(`--quota-bytes must be a whole number of bytes, "unlimited" or "default"; got ${JSON.stringify(bytes)}.`);
+  }
+  const now = accounts().setPlan(values.org, { endAt, quotaMinutes, quotaBytes });
   if (!now) fail(`no organization is named ${JSON.stringify(values.org)}; make a token for it first.`);
-  return `plan of ${values.org}: ends ${now.plan_end_at === null ? 'never' : new Date(now.plan_end_at).toISOString()}, quota ${now.quota_minutes ?? 'unlimited'} minutes`;
+  const storage =
+    now.quota_bytes === null ? "the service's default" : now.quota_bytes < 0 ? 'unlimited' : `${now.quota_bytes}`;
+  return `plan of ${values.org}: ends ${now.plan_end_at === null ? 'never' : new Date(now.plan_end_at).toISOString()}, quota ${now.quota_minutes ?? 'unlimited'} minutes, storage quota ${storage} bytes`;
 }
 
 function limits(): ProcessingLimits {
@@ -131,6 +144,16 @@ function positive(flag: PositiveFlag): number {
   const n = Number(values[flag]);
   if (!(n > 0)) fail(`--${flag} must be a positive number; got ${JSON.stringify(values[flag])}.`);
   return n;
+}
+
+/** `--storage-quota-mb`: the stored bytes an organization may have unless its plan says; null, unlimited. */
+function storageQuota(): number | null {
+  const value = values['storage-quota-mb'];
+  if (value === 'unlimited') return null;
+  const n = Number(value);
+  if (!(n >= 0))
+    fail(`--storage-quota-mb must be a number of MiB, 0 or more, or "unlimited"; got ${JSON.stringify(value)}.`);
+  return Math.floor(n * 1024 * 1024);
 }
 
 function mergeWindow(): number {
@@ -192,6 +215,7 @@ if (command === 'token') {
     allowPrivateNetwork: values['allow-private-network'],
     stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
     minFreeBytes: positive('min-free-mb') * 1024 * 1024,
+    storageQuotaBytes: storageQuota(),
     limits: limits(),
     importLimits: {
       maxBytes: Math.floor(positive('import-max-mb') * 1024 * 1024),

@@ -25,6 +25,8 @@ export interface Caller {
   endUser: string | null;
   /** Of a clip token: its live stream. */
   liveStreamId: string | null;
+  /** The SHA-256 of the token: the links, sessions and videos it makes name it (a revoked token's end with it). */
+  tokenHash: string;
 }
 
 /** The 403 of a route the token's scope does not reach. */
@@ -48,6 +50,16 @@ export function owned<T extends { organization_id: string; environment: string }
   return row;
 }
 
+/**
+ * Decision: a purged organization's keys and tokens get 403 `capability_revoked`, not 401: they are known and
+ * valid, but what they open is gone; a new token would not help, only a new plan (`plan --ends`) does.
+ */
+const purged = () =>
+  new ServiceError(
+    'capability_revoked',
+    "The organization's plan ended and its files were deleted (purged); its keys, tokens, links and sessions no longer work until the plan is renewed.",
+  );
+
 /** The token of an Authorization header: `Bearer <token>`, or the bare token. */
 export const bareToken = (header: string | undefined) => header?.replace(/^Bearer\s+/i, '').trim();
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -56,6 +68,8 @@ export interface Plan {
   id: string;
   plan_end_at: number | null;
   quota_minutes: number | null;
+  /** Stored bytes allowed: null, the service's default (--storage-quota-mb); negative, unlimited. */
+  quota_bytes: number | null;
   purged_at: number | null;
 }
 
@@ -112,11 +126,13 @@ export class Accounts {
   authenticate(header: string | undefined): Caller {
     const token = bareToken(header);
     if (!token) throw new ServiceError('unauthorized', 'The Authorization header is missing: send "Bearer <token>".');
+    const tokenHash = hashToken(token);
     const row = this.db
       .prepare(
-        'SELECT user_id, organization_id, environment, expires_at, revoked_at, parent_hash, scope, end_user, live_stream_id FROM tokens WHERE hash = ?',
+        `SELECT user_id, organization_id, environment, expires_at, revoked_at, parent_hash, scope, end_user, live_stream_id,
+         (SELECT purged_at FROM organizations WHERE id = organization_id) AS purged_at FROM tokens WHERE hash = ?`,
       )
-      .get(hashToken(token)) as
+      .get(tokenHash) as
       | {
           user_id: string;
           organization_id: string;
@@ -127,6 +143,7 @@ export class Accounts {
           scope: Scope | null;
           end_user: string | null;
           live_stream_id: string | null;
+          purged_at: number | null;
         }
       | undefined;
     if (!row) throw new ServiceError('unauthorized', 'The access token is not known to this service.');
@@ -139,6 +156,7 @@ export class Accounts {
             { revoked_at: number | null } | undefined);
     if (parent && parent.revoked_at !== null)
       throw new ServiceError('unauthorized', 'The access token was revoked: the key that made it was revoked.');
+    if (row.purged_at !== null) throw purged();
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
       throw new ServiceError('token_expired', 'The access token has expired.');
     }
@@ -150,7 +168,30 @@ export class Accounts {
       scope: row.parent_hash === null ? 'key' : (row.scope ?? 'upload'),
       endUser: row.end_user,
       liveStreamId: row.live_stream_id,
+      tokenHash,
     };
+  }
+
+  /**
+   * A signed link or a multipart session lives only as long as its source (#2–#6): the token that asked for it
+   * not revoked, nor the key that made that token, and its organization not purged; else 403 `capability_revoked`.
+   * A token row that is gone counts as revoked. `null`: made before sources were recorded.
+   */
+  assertSource(tokenHash: string | null): void {
+    if (tokenHash === null) return;
+    const row = this.db
+      .prepare(
+        `SELECT t.revoked_at, p.revoked_at AS parent_revoked_at, o.purged_at FROM tokens t
+         LEFT JOIN tokens p ON p.hash = t.parent_hash JOIN organizations o ON o.id = t.organization_id WHERE t.hash = ?`,
+      )
+      .get(tokenHash) as
+      { revoked_at: number | null; parent_revoked_at: number | null; purged_at: number | null } | undefined;
+    if (row?.purged_at != null) throw purged();
+    if (!row || row.revoked_at !== null || row.parent_revoked_at !== null)
+      throw new ServiceError(
+        'capability_revoked',
+        'The key or token that asked for this upload link or session was revoked; it no longer takes bytes. Ask for a new one with a live token.',
+      );
   }
 
   /**
@@ -201,8 +242,11 @@ export class Accounts {
     return { token, expiresAt, scope };
   }
 
-  /** The account owner's side of the plan (a dashboard's job, the command line's `plan`): its end and hosting-minute quota. */
-  setPlan(orgName: string, change: { endAt?: number | null; quotaMinutes?: number | null }): Plan | undefined {
+  /** The account owner's side of the plan (a dashboard's job, the command line's `plan`): its end and quotas. */
+  setPlan(
+    orgName: string,
+    change: { endAt?: number | null; quotaMinutes?: number | null; quotaBytes?: number | null },
+  ): Plan | undefined {
     const org = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(orgName) as
       { id: string } | undefined;
     if (!org) return undefined;
@@ -213,13 +257,15 @@ export class Accounts {
           .run(change.endAt, org.id);
       if (change.quotaMinutes !== undefined)
         this.db.prepare('UPDATE organizations SET quota_minutes = ? WHERE id = ?').run(change.quotaMinutes, org.id);
+      if (change.quotaBytes !== undefined)
+        this.db.prepare('UPDATE organizations SET quota_bytes = ? WHERE id = ?').run(change.quotaBytes, org.id);
     })();
     return this.plan(org.id);
   }
 
   plan(organizationId: string): Plan {
     return this.db
-      .prepare('SELECT id, plan_end_at, quota_minutes, purged_at FROM organizations WHERE id = ?')
+      .prepare('SELECT id, plan_end_at, quota_minutes, quota_bytes, purged_at FROM organizations WHERE id = ?')
       .get(organizationId) as Plan;
   }
 

@@ -9,7 +9,7 @@ import type { Db } from '../db.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import { checkUrlForm, getFollowing, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
-import { assertRoom, TEMP_MARK, type Files } from '../storage/files.js';
+import { TEMP_MARK, type Files, type Hold } from '../storage/files.js';
 import type { Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
 import type { Usage } from './usage.js';
@@ -27,6 +27,8 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = { maxBytes: 20 * 1024 ** 3, t
 const BUFFER = 4 * 1024 * 1024;
 /** How often the bytes so far are written down for #8. */
 const PROGRESS_EVERY_MS = 250;
+/** How often (in bytes) the download looks again at the free space. */
+const CHECK_EVERY_BYTES = 4 * 1024 * 1024;
 
 /** Why an import stopped, for the video's failure_reason. */
 class ImportFailed extends Error {}
@@ -54,8 +56,6 @@ export class Imports {
     private readonly usage: Usage,
     private readonly outbound: OutboundPolicy,
     private readonly limits: ImportLimits,
-    /** Bytes the data volume keeps free (as for uploads). */
-    private readonly reserveBytes: number,
   ) {}
 
   start(caller: Caller, videoId: string, url: string): VideoDetails {
@@ -95,9 +95,10 @@ export class Imports {
       const { res } = await getFollowing(row.url, this.outbound, deadline);
       try {
         const total = this.check(res.statusCode ?? 0, res.statusMessage, res.headers);
-        await assertRoom(this.files.root, total ?? 0, this.reserveBytes);
         await mkdir(dirname(temp), { recursive: true });
-        const bytes = await this.save(videoId, res, temp, total, deadline);
+        // The disk's reserve holds for imports as for PUTs (storage/files.ts): an undeclared length counts as the most allowed.
+        const hold = await this.files.disk.hold(total ?? this.limits.maxBytes);
+        const bytes = await this.save(videoId, res, temp, total, deadline, hold).finally(hold.release);
         this.db.transaction(() => {
           renameSync(temp, source);
           this.db.prepare('DELETE FROM imports WHERE video_id = ?').run(videoId);
@@ -144,6 +145,7 @@ export class Imports {
     temp: string,
     total: number | null,
     signal: AbortSignal,
+    hold: Hold,
   ): Promise<number> {
     const update = this.db.prepare('UPDATE imports SET bytes = ?, total = ? WHERE video_id = ?');
     update.run(0, total, videoId);
@@ -157,7 +159,10 @@ export class Imports {
         bytes += chunk.length;
         if (bytes > this.limits.maxBytes) return done(this.tooBig());
         timer ??= setTimeout(flush, PROGRESS_EVERY_MS);
-        done(null, chunk);
+        // The free space, looked at again every few MiB: something else may have filled the volume meanwhile.
+        if (Math.floor(bytes / CHECK_EVERY_BYTES) === Math.floor((bytes - chunk.length) / CHECK_EVERY_BYTES))
+          return done(null, chunk);
+        hold.check(bytes).then(() => done(null, chunk), done);
       },
     });
     try {

@@ -1,15 +1,24 @@
+import type { Clock } from '../clock.js';
+import { RetryAt } from '../jobs.js';
 import { MediaError } from '../processing/ffmpeg.js';
 import { processMedia, type ProcessingLimits } from '../processing/pipeline.js';
 import type { Files } from '../storage/files.js';
+import { ServiceError } from './errors.js';
 import type { Exports } from './exports.js';
 import type { Uploads } from './uploads.js';
 import type { Videos } from './videos.js';
 import type { Webhooks } from './webhooks.js';
 
+/** How long processing waits for room on the storage before it looks again. */
+const ROOM_RETRY_MS = 30_000;
+
 /**
  * The PROCESS_VIDEO job: a video's source becomes its HLS renditions and MP4, or a failure a person can read;
  * then a conversion that made it is settled, and the organization hears of it.
  * Decision: every video that becomes ready announces `video-ready`, uploaded or converted from a recording.
+ * Decision: below the disk's reserve (room for about the source's size again: the joined source, then renditions
+ * of its order), processing waits and tries again every 30 s instead of failing: the upload was accepted, and
+ * nothing accepted is lost; #8 says `processing` meanwhile.
  */
 export function processVideo(deps: {
   videos: Videos;
@@ -18,10 +27,16 @@ export function processVideo(deps: {
   uploads: Uploads;
   webhooks: Webhooks;
   limits: ProcessingLimits;
+  clock: Clock;
 }) {
   const { videos, files, exports, webhooks } = deps;
   return async (payload: Record<string, unknown>, signal: AbortSignal): Promise<void> => {
     const id = payload.videoId as string;
+    await files.disk.assertRoom(videos.row(id)?.size ?? 0).catch((err: unknown) => {
+      if (err instanceof ServiceError && err.code === 'insufficient_storage')
+        throw new RetryAt(deps.clock.now() + ROOM_RETRY_MS, err.message);
+      throw err;
+    });
     try {
       await deps.uploads.assemble(id);
       videos.markReady(id, await processMedia(files.source(id), files.media(id, ''), signal, deps.limits));

@@ -17,9 +17,9 @@ import type {
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { newId, newSecret } from '../ids.js';
-import { assertRoom, TEMP_MARK, writeBody, type Files } from '../storage/files.js';
+import { TEMP_MARK, writeBody, type Files } from '../storage/files.js';
 import type { UrlSigner } from '../storage/signing.js';
-import type { Caller } from './accounts.js';
+import type { Accounts, Caller } from './accounts.js';
 import { badField, notFound, ServiceError, show } from './errors.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
@@ -30,6 +30,7 @@ interface SessionRow {
   created_at: number;
   expires_at: number;
   state: 'open' | 'completed' | 'aborted';
+  token_hash: string | null;
 }
 interface ChunkRow {
   chunk_id: number;
@@ -65,11 +66,11 @@ export class Uploads {
     private readonly videos: Videos,
     private readonly usage: Usage,
     private readonly apiOrigin: () => string,
-    /** Bytes the data volume keeps free: below that, new bytes get 507. */
-    private readonly reserveBytes: number,
+    private readonly accounts: Accounts,
   ) {}
 
-  // #2: a signed link for one PUT of the whole file, valid 6 hours. Refused once the hosting-minute quota is used up.
+  // #2: a signed link for one PUT of the whole file, valid 6 hours, while the token that asked for it is not revoked.
+  // Refused once the hosting-minute or the storage quota is used up.
   createLink(caller: Caller, videoId: string): UploadUrlResponse {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
@@ -78,12 +79,12 @@ export class Uploads {
     const now = this.clock.now();
     const expires = now + UPLOAD_TTL_MS;
     this.db
-      .prepare('INSERT INTO upload_links (id, video_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
-      .run(id, video.id, now, expires);
+      .prepare('INSERT INTO upload_links (id, video_id, created_at, expires_at, token_hash) VALUES (?, ?, ?, ?, ?)')
+      .run(id, video.id, now, expires, caller.tokenHash);
     return { url: this.signer.sign(`/uploads/${id}`, expires) };
   }
 
-  // #3: a multipart session, valid 6 hours; the quota as for #2.
+  // #3: a multipart session, valid 6 hours while its token is not revoked; the quotas as for #2.
   begin(caller: Caller, videoId: string): MultipartSession {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
@@ -92,8 +93,10 @@ export class Uploads {
     const now = this.clock.now();
     const expiresAt = now + UPLOAD_TTL_MS;
     this.db
-      .prepare(`INSERT INTO upload_sessions (key, video_id, created_at, expires_at, state) VALUES (?, ?, ?, ?, 'open')`)
-      .run(key, video.id, now, expiresAt);
+      .prepare(
+        `INSERT INTO upload_sessions (key, video_id, created_at, expires_at, state, token_hash) VALUES (?, ?, ?, ?, 'open', ?)`,
+      )
+      .run(key, video.id, now, expiresAt, caller.tokenHash);
     return { key, expiresAt };
   }
 
@@ -101,6 +104,7 @@ export class Uploads {
   chunkUrl(caller: Caller, { key, chunkId }: ChunkUrlRequest, pathVideoId?: string): UploadUrlResponse {
     const session = this.session(caller, key, pathVideoId);
     this.assertOpen(session);
+    this.accounts.assertSource(session.token_hash);
     if (this.clock.now() >= session.expires_at) {
       throw new ServiceError(
         'session_expired',
@@ -115,6 +119,7 @@ export class Uploads {
   async complete(caller: Caller, { key, chunks }: CompleteRequest, pathVideoId?: string): Promise<CompleteResponse> {
     const session = this.session(caller, key, pathVideoId);
     this.assertOpen(session);
+    this.accounts.assertSource(session.token_hash);
     const listed = inOrder(chunks);
     if (this.completing.has(session.video_id)) {
       throw new ServiceError('session_completing', "This video's multipart upload is already being completed.");
@@ -140,7 +145,8 @@ export class Uploads {
         return chunk;
       });
       const size = parts.reduce((sum, p) => sum + p.size, 0);
-      await assertRoom(this.files.root, size, this.reserveBytes);
+      // Room for the joined source, which processing writes before it deletes the chunks.
+      await this.files.disk.assertRoom(size);
       // The listed chunks stay, in their rows, until processing joins them into the source (assemble);
       // #6 answers without copying the file (bench/link.bench.ts measured that copy at the end of every upload).
       const unlisted = [...stored.values()].filter((c) => !parts.includes(c));
@@ -223,15 +229,19 @@ export class Uploads {
     const [, linkId] = url.pathname.match(LINK_PATH) ?? [];
     if (!linkId) throw notFound('This upload URL');
     this.signer.verify(url, this.clock.now());
-    const link = this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as
-      { video_id: string } | undefined;
+    const link = this.db.prepare('SELECT video_id, token_hash FROM upload_links WHERE id = ?').get(linkId) as
+      { video_id: string; token_hash: string | null } | undefined;
     if (!link) throw notFound('This upload link');
-    this.videos.assertWaiting(this.videos.row(link.video_id)!);
+    this.accounts.assertSource(link.token_hash);
+    const video = this.videos.row(link.video_id)!;
+    this.videos.assertWaiting(video);
     const source = this.files.source(link.video_id);
     const written = await this.exclusively(`video:${link.video_id}`, async () => {
-      await assertRoom(this.files.root, Number(req.headers['content-length'] ?? 0), this.reserveBytes);
       const temp = `${source}${TEMP_MARK}${newId()}`;
-      const body = await writeBody(req, temp, MAX_PART_BYTES, (n) => this.count(link.video_id, n), corrupt);
+      const body = await writeBody(req, temp, MAX_PART_BYTES, this.files.disk, (n) => this.count(link.video_id, n), {
+        corrupt,
+        check: this.quotaCheck(video.organization_id),
+      });
       try {
         this.db.transaction(() => {
           this.videos.assertWaiting(this.videos.row(link.video_id)!);
@@ -255,14 +265,18 @@ export class Uploads {
     const session = this.sessionRow(key);
     if (!session) throw notFound('This multipart session');
     this.assertOpen(session);
+    this.accounts.assertSource(session.token_hash);
     // A video that has its file (by the signed link, or another session) takes no more chunks.
-    this.videos.assertWaiting(this.videos.row(session.video_id)!);
+    const video = this.videos.row(session.video_id)!;
+    this.videos.assertWaiting(video);
     const file = `${chunkId}-${newId()}`;
     const path = this.files.chunk(key, file);
-    const written = await this.exclusively(`chunk:${key}/${chunkId}`, async () => {
-      await assertRoom(this.files.root, Number(req.headers['content-length'] ?? 0), this.reserveBytes);
-      return writeBody(req, path, MAX_PART_BYTES, (n) => this.count(key, n), corrupt);
-    }).catch(async (err: unknown) => {
+    const written = await this.exclusively(`chunk:${key}/${chunkId}`, () =>
+      writeBody(req, path, MAX_PART_BYTES, this.files.disk, (n) => this.count(key, n), {
+        corrupt,
+        check: this.quotaCheck(video.organization_id),
+      }),
+    ).catch(async (err: unknown) => {
       await this.dropIfClosed(key, file);
       throw err;
     });
@@ -303,6 +317,24 @@ export class Uploads {
 
   private hasChunks(key: string): boolean {
     return !!this.db.prepare('SELECT 1 FROM chunks WHERE session_key = ?').get(key);
+  }
+
+  /** The storage quota for a body of the organization (#5): its declared length, then its bytes as they arrive. */
+  private quotaCheck(organizationId: string): (size: number) => void {
+    const stored = this.usage.storedBytes(organizationId);
+    return (size) => this.usage.assertStorage(organizationId, size, stored);
+  }
+
+  /** Bytes of the chunks in the organization's open sessions (its storage quota, domain/usage.ts). */
+  chunkBytes(organizationId: string): number {
+    return (
+      this.db
+        .prepare(
+          `SELECT COALESCE(SUM(c.size), 0) AS b FROM chunks c JOIN upload_sessions s ON s.key = c.session_key
+           JOIN videos v ON v.id = s.video_id WHERE v.organization_id = ? AND s.state = 'open'`,
+        )
+        .get(organizationId) as { b: number }
+    ).b;
   }
 
   /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */

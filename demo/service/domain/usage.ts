@@ -16,6 +16,8 @@ export interface Holdings {
   pendingSeconds(organizationId: string): number;
   /** Deletes the uploads and conversions of these videos (domain/uploads.ts, domain/exports.ts). */
   purgeVideos(videoIds: string[]): Promise<void>;
+  /** Bytes of the chunks in open multipart sessions (domain/uploads.ts). */
+  chunkBytes(organizationId: string): number;
 }
 
 /**
@@ -23,6 +25,12 @@ export interface Holdings {
  * under way with the duration asked for); temporary recordings do not. The quota (null: unlimited)
  * refuses uploads and conversions past it. Plan end and quota are set by the account's owner with
  * the service's command line (`plan`), as a dashboard would; the API only reads them.
+ *
+ * Stored bytes (decision: what the organization sent, cheap to sum and honest to show): the sources of its
+ * videos (uploads, imports, conversions) and the chunks of its open multipart sessions. Renditions made from
+ * a source are the service's, and temporary recordings are not counted (as for hosting minutes: they go after
+ * 3 days; the disk reserve bounds them). The storage quota (--storage-quota-mb, or `plan --quota-bytes`)
+ * refuses new bytes past it with 403 `storage_quota_exceeded`: the organization's limit, not the disk's (507).
  */
 export class Usage {
   constructor(
@@ -32,6 +40,8 @@ export class Usage {
     private readonly videos: Videos,
     private readonly recordings: Recordings,
     private readonly holdings: Holdings,
+    /** For organizations without a storage quota of their own (`plan --quota-bytes`); null: unlimited. */
+    private readonly defaultQuotaBytes: number | null = null,
   ) {}
 
   minutesUsed(organizationId: string): number {
@@ -56,8 +66,36 @@ export class Usage {
     };
   }
 
-  /** Refuses what would take the organization past its quota. `minutes` is 0 for an upload (its length is not known yet). */
+  storedBytes(organizationId: string): number {
+    return this.videos.storedBytes(organizationId) + this.holdings.chunkBytes(organizationId);
+  }
+
+  /** The organization's storage quota in bytes; null: unlimited. */
+  quotaBytes(organizationId: string): number | null {
+    const own = this.plan(organizationId).quota_bytes;
+    return own === null ? this.defaultQuotaBytes : own < 0 ? null : own;
+  }
+
+  /**
+   * Refuses new bytes past the organization's storage quota: once it is used up, or when `incoming` more would
+   * pass it. A body of unknown length is checked again as it arrives (`incoming`: its bytes so far).
+   */
+  assertStorage(organizationId: string, incoming = 0, stored = this.storedBytes(organizationId)): void {
+    const quota = this.quotaBytes(organizationId);
+    if (quota === null || (stored < quota && stored + incoming <= quota)) return;
+    throw new ServiceError(
+      'storage_quota_exceeded',
+      `The organization's storage quota is used up: it stores ${stored} of its ${quota} bytes${incoming > 0 ? ` and this body brings ${incoming} more` : ''}. ` +
+        "This is the organization's quota, set by its account owner (plan --quota-bytes), not the service's disk.",
+    );
+  }
+
+  /**
+   * Refuses what would take the organization past its quotas: hosting minutes, and stored bytes once they are used
+   * up. `minutes` is 0 for an upload (its length is not known yet).
+   */
   assertRoom(organizationId: string, minutes: number): void {
+    this.assertStorage(organizationId);
     const { quota_minutes: quota } = this.plan(organizationId);
     if (quota === null) return;
     const used = this.minutesUsed(organizationId);

@@ -32,6 +32,8 @@ export interface VideoRow {
   updated_at: number;
   ready_at: number | null;
   live_stream_id: string | null;
+  /** The token that made it (domain/accounts.ts, Caller.tokenHash). */
+  token_hash: string | null;
 }
 
 export const PROCESS_VIDEO = 'process-video';
@@ -80,8 +82,8 @@ export class Videos {
     const now = this.clock.now();
     this.db
       .prepare(
-        `INSERT INTO videos (id, organization_id, user_id, end_user, environment, status, file_name, live_stream_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO videos (id, organization_id, user_id, end_user, environment, status, file_name, live_stream_id, token_hash, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -92,6 +94,7 @@ export class Videos {
         liveStreamId ? 'processing' : 'waiting',
         fileName,
         liveStreamId,
+        caller.tokenHash,
         now,
         now,
       );
@@ -120,6 +123,15 @@ export class Videos {
     ).s;
   }
 
+  /** Bytes of the organization's sources (uploads, imports, conversions), for its storage quota (domain/usage.ts). */
+  storedBytes(organizationId: string): number {
+    return (
+      this.db
+        .prepare('SELECT COALESCE(SUM(size), 0) AS b FROM videos WHERE organization_id = ?')
+        .get(organizationId) as { b: number }
+    ).b;
+  }
+
   ids(organizationId: string): string[] {
     return (
       this.db.prepare('SELECT id FROM videos WHERE organization_id = ?').all(organizationId) as { id: string }[]
@@ -138,12 +150,17 @@ export class Videos {
   /**
    * A video the caller may see. Another organization's (or environment's) video is a 404, never a 403; so is,
    * for an upload token, another end user's video, and for a clip token, a video not converted from its stream.
+   * Decision: an upload token minted without `user` sees only the videos it made itself (not its key's, nor
+   * another such token's), so a token refreshed without a user cannot continue the last one's upload: name a
+   * `user` when minting for that.
    */
   find(caller: Caller, id: string): VideoRow {
     const row = isId(id) ? this.row(id) : undefined;
     const visible =
       caller.scope === 'key' ||
-      (caller.scope === 'upload' && row?.end_user === caller.endUser) ||
+      (caller.scope === 'upload' &&
+        row?.end_user === caller.endUser &&
+        (caller.endUser !== null || row.token_hash === caller.tokenHash)) ||
       (caller.scope === 'clip' && row?.live_stream_id !== null && row?.live_stream_id === caller.liveStreamId);
     return owned(caller, visible ? row : undefined, `Video ${JSON.stringify(id)}`);
   }

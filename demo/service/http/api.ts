@@ -84,6 +84,8 @@ export function op<
     [
       'unauthorized',
       'token_expired',
+      // A purged organization's keys and tokens (domain/accounts.ts).
+      'capability_revoked',
       ...(SCOPES.every((s) => scopes.includes(s)) ? [] : ['insufficient_scope' as const]),
     ].forEach((c) => codes.add(c as ErrorCode));
   if (o.body) ['invalid_json', 'invalid_field', 'payload_too_large'].forEach((c) => codes.add(c as ErrorCode));

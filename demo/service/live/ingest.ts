@@ -11,6 +11,8 @@ export interface IngestLimits {
   idleMs: number;
   /** A connection that has not published within this long is closed. */
   publishWithinMs: number;
+  /** The data volume's reserve (--min-free-mb): a recorder ends its publish below it. */
+  minFreeBytes?: number;
 }
 
 export const DEFAULT_INGEST_LIMITS: IngestLimits = { maxConnections: 512, idleMs: 30_000, publishWithinMs: 10_000 };

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Codec ids of RTMP metadata: FLV's numbers, or enhanced RTMP's FourCC (as text or as a number). */
@@ -11,20 +11,27 @@ export const copyable = (video: number | string, audio: number | string): boolea
   (video !== 0 || audio !== 0) && (video === 0 || H264.has(video)) && (audio === 0 || AAC.has(audio));
 
 const SEGMENT_SECONDS = 2;
+/** How often a recorder looks at the free space of its volume. */
+const ROOM_EVERY_MS = 2_000;
 
 /**
  * One publish of a live stream recorded to HLS by ffmpeg. The ingest feeds it the stream as FLV from
  * the publish's first byte (it subscribes the recorder to the broadcast before the publisher sends
  * anything); what arrives before ffmpeg runs is held here. When the publish ends, the end of its input
- * lets ffmpeg close the last segment and end the playlist.
+ * lets ffmpeg close the last segment and end the playlist. Below the data volume's reserve (`room`), it asks
+ * for its publish to end (`onFull`), cleanly: what was recorded stays, and the disk keeps its reserve.
  */
 export class Recorder {
   private held: Buffer[] | undefined = [];
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private stderr = '';
+  private watch: NodeJS.Timeout | undefined;
 
-  constructor(private readonly label: string) {}
+  constructor(
+    private readonly label: string,
+    private readonly room?: { reserveBytes: number; onFull: () => void },
+  ) {}
 
   /** FLV bytes of the stream, in order. */
   write = (data: Buffer): void => {
@@ -97,10 +104,27 @@ export class Recorder {
     });
     for (const data of this.held ?? []) child.stdin.write(data);
     this.held = undefined;
+    const room = this.room;
+    if (room)
+      this.watch = setInterval(() => {
+        void statfs(dir).then(
+          (fs) => {
+            if (fs.bavail * fs.bsize >= room.reserveBytes || !this.watch) return;
+            clearInterval(this.watch);
+            console.warn(
+              `recorder ${this.label}: the storage is below its reserve (--min-free-mb); ending the publish.`,
+            );
+            room.onFull();
+          },
+          () => {},
+        );
+      }, ROOM_EVERY_MS);
   }
 
   /** The publish is over: ffmpeg reads to the end of its input and finishes; killed if it takes over a minute. */
   async finish(): Promise<void> {
+    clearInterval(this.watch);
+    this.watch = undefined;
     this.held = undefined;
     this.child?.stdin?.end();
     const timer = setTimeout(() => this.child?.kill('SIGKILL'), 60_000);

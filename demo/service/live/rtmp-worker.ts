@@ -22,6 +22,8 @@ export interface WorkerOptions {
   maxConnections: number;
   idleMs: number;
   publishWithinMs: number;
+  /** The data volume's reserve: a recorder ends its publish below it. */
+  minFreeBytes?: number;
 }
 
 /** The service → this process. */
@@ -105,7 +107,12 @@ Context.eventEmitter.on('prePublish', (session: NmsSession) => {
   session.broadcast.publishGraceMs = 0;
   // Subscribed now, before the publisher sends a byte, so the recording misses nothing while the service
   // decides (the broadcast would only replay the last keyframe's group to a late player).
-  const recorder = new Recorder(session.id);
+  const recorder = new Recorder(
+    session.id,
+    options.minFreeBytes === undefined
+      ? undefined
+      : { reserveBytes: options.minFreeBytes, onFull: () => session.close() },
+  );
   const tap = {
     id: `recorder-${session.id}`,
     ip: '',

@@ -9,7 +9,14 @@ import { ServiceError } from '../domain/errors.js';
 
 /** Where bytes live under the data directory. Names come from validated ids and keys only. */
 export class Files {
-  constructor(readonly root: string) {}
+  /** The data volume's room for new bytes: below its reserve, 507. */
+  readonly disk: Disk;
+  constructor(
+    readonly root: string,
+    reserveBytes: number,
+  ) {
+    this.disk = new Disk(root, reserveBytes);
+  }
   chunkDir = (key: string) => join(this.root, 'chunks', key);
   chunk = (key: string, file: string) => join(this.chunkDir(key), file);
   videoDir = (id: string) => join(this.root, 'videos', id);
@@ -27,18 +34,67 @@ export interface Written {
 /** Temporary files are named `<target>.part-<random>`: a crash leaves them, and the start sweeps them. */
 export const TEMP_MARK = '.part-';
 
+/** A meter looks at the free space again after this many bytes, or this long, whichever comes first. */
+const CHECK_EVERY_BYTES = 4 * 1024 * 1024;
+const CHECK_EVERY_MS = 1000;
+
+/** Bytes held for one body in flight: `check` looks again at the free space once `size` bytes are written. */
+export interface Hold {
+  check(size: number): Promise<void>;
+  release(): void;
+}
+
+const full = (incoming: number) =>
+  new ServiceError(
+    'insufficient_storage',
+    `The storage is too full to take ${incoming > 0 ? `${incoming} more bytes` : 'more bytes'} now: the data volume keeps its reserve free (--min-free-mb); try again later.`,
+  );
+
 /**
- * Refuses new bytes (507) when the data volume would keep less than `reserve` bytes free after `incoming`
- * more, instead of filling the disk that the database, recordings and every other user share.
+ * The data volume's room for new bytes: what statfs says is free, less the bytes that bodies in flight (PUTs,
+ * imports) may still write, less `reserve`. One ledger per process, so concurrent bodies cannot all count on the
+ * same free bytes; past it, 507 instead of filling the disk that the database, recordings and every other user share.
  */
-export async function assertRoom(dir: string, incoming: number, reserve: number): Promise<void> {
-  const fs = await statfs(dir);
-  const free = fs.bavail * fs.bsize;
-  if (free - incoming < reserve) {
-    throw new ServiceError(
-      'insufficient_storage',
-      `The storage is too full to take ${incoming} more bytes now; try again later.`,
-    );
+export class Disk {
+  private inFlight = 0;
+
+  constructor(
+    readonly root: string,
+    readonly reserve: number,
+  ) {}
+
+  private async free(): Promise<number> {
+    const fs = await statfs(this.root);
+    return fs.bavail * fs.bsize;
+  }
+
+  /** 507 unless `incoming` more bytes (beside those in flight) leave the reserve free. */
+  async assertRoom(incoming: number): Promise<void> {
+    if ((await this.free()) - this.inFlight - incoming < this.reserve) throw full(incoming);
+  }
+
+  /**
+   * Holds `bytes` for a body about to be written (its declared length, or the largest allowed when undeclared), or 507.
+   * The hold shrinks as the body is written (statfs sees those bytes then) and ends with `release`.
+   */
+  async hold(bytes: number): Promise<Hold> {
+    // Checked and taken in one turn after statfs answers: no other hold can come between.
+    if ((await this.free()) - this.inFlight - bytes < this.reserve) throw full(bytes);
+    this.inFlight += bytes;
+    let held = bytes;
+    return {
+      check: async (size) => {
+        const left = Math.max(0, bytes - size);
+        this.inFlight -= held - left;
+        held = left;
+        // Something else filled the volume meanwhile (a recording, processing, another program): stop here.
+        if ((await this.free()) - this.inFlight < this.reserve) throw full(0);
+      },
+      release: () => {
+        this.inFlight -= held;
+        held = 0;
+      },
+    };
   }
 }
 
@@ -47,15 +103,18 @@ export async function assertRoom(dir: string, incoming: number, reserve: number)
  * whole body arrived and is on disk (fsync), so a cut connection or a crash never leaves a half file
  * under the real name, and the row that names the file is committed only after its bytes are durable.
  * The MD5 (the chunk's ETag, as S3 computes it) is taken on the way. More than `limit` bytes → 413.
- * `onBytes` sees every byte received, failed attempts included. `corrupt` (test faults only) flips the
- * first byte before it is stored and hashed, as a faulty disk or proxy would.
+ * The body holds its declared length on `disk` (an undeclared one, `limit`), and the meter looks again at the
+ * free space (and asks `check`, the organization's quota) every few MiB or second: 507 (or `check`'s error)
+ * mid-body, the part received dropped. `onBytes` sees every byte received, failed attempts included.
+ * `corrupt` (test faults only) flips the first byte before it is stored and hashed, as a faulty disk or proxy would.
  */
 export async function writeBody(
   req: IncomingMessage,
   target: string,
   limit: number,
+  disk: Disk,
   onBytes: (n: number) => void,
-  corrupt = false,
+  { corrupt = false, check }: { corrupt?: boolean; check?: (size: number) => void } = {},
 ): Promise<Written> {
   const declared = Number(req.headers['content-length']);
   if (declared >= limit) {
@@ -64,11 +123,13 @@ export async function writeBody(
       `The body has ${declared} bytes; it must be smaller than ${limit} bytes.`,
     );
   }
-  const dir = join(target, '..');
-  await mkdir(dir, { recursive: true });
+  check?.(declared >= 0 ? declared : 0);
+  await mkdir(join(target, '..'), { recursive: true });
+  const hold = await disk.hold(declared >= 0 ? declared : limit);
   const temp = `${target}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
   const md5 = createHash('md5');
   let size = 0;
+  let checked = { size: 0, at: Date.now() };
   const meter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
@@ -80,7 +141,11 @@ export async function writeBody(
       if (corrupt && size === chunk.length && chunk.length > 0)
         chunk = Buffer.concat([Buffer.from([chunk[0]! ^ 0xff]), chunk.subarray(1)]);
       md5.update(chunk);
-      done(null, chunk);
+      if (size - checked.size < CHECK_EVERY_BYTES && Date.now() - checked.at < CHECK_EVERY_MS) return done(null, chunk);
+      checked = { size, at: Date.now() };
+      Promise.resolve()
+        .then(() => (check?.(size), hold.check(size)))
+        .then(() => done(null, chunk), done);
     },
   });
   try {
@@ -95,6 +160,8 @@ export async function writeBody(
       throw new ServiceError('incomplete_body', 'The connection closed before the whole body arrived.');
     }
     throw err;
+  } finally {
+    hold.release();
   }
   return { size, md5: md5.digest('hex') };
 }

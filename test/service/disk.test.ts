@@ -1,0 +1,324 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readFile, rm, statfs, writeFile } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { push } from '../helpers/live.js';
+import { media, sha256 } from '../helpers/media.js';
+import {
+  put,
+  startService,
+  storedSha256,
+  tempData,
+  until,
+  upload,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
+import { tempDir } from '../helpers/temp.js';
+
+const MiB = 1024 ** 2;
+const GiB = 1024 ** 3;
+/**
+ * The room these tests leave above the reserve. Other programs share the volume (other test runs, on this
+ * machine), so every figure below stays hundreds of MiB away from the edge it tests: what must fit fits with
+ * over 400 MiB to spare, and what must not passes the edge by over 170 MiB.
+ */
+const MARGIN = GiB;
+
+const freeBytes = async (dir: string) => {
+  const fs = await statfs(dir);
+  return fs.bavail * fs.bsize;
+};
+
+/** The service, with its reserve (`--min-free-mb`) set `MARGIN` below the free space of its data volume now. */
+async function startNearFull(args: string[] = []): Promise<RunningService> {
+  const data = await tempData();
+  const reserveMb = Math.floor(((await freeBytes(data)) - MARGIN) / MiB);
+  return startService({ data, args: ['--min-free-mb', String(reserveMb), ...args] });
+}
+
+/** Takes `bytes` of the volume at once (fallocate): what a recording or another program would fill. */
+async function fill(bytes: number): Promise<() => Promise<void>> {
+  const file = join(await tempDir('filler-'), 'filler');
+  await promisify(execFile)('fallocate', ['-l', String(bytes), file]);
+  return () => rm(file, { force: true });
+}
+
+/**
+ * A PUT that declares `length` (undefined: chunked transfer encoding, no length) and sends its body only as the
+ * test writes it; `answer` resolves with the service's answer, whenever it comes.
+ */
+function openPut(url: string, length: number | undefined) {
+  const req = request(url, {
+    method: 'PUT',
+    headers: length === undefined ? {} : { 'content-length': String(length) },
+  });
+  req.on('error', () => {}); // the service closes a refused body's connection: its answer is what counts
+  req.flushHeaders(); // the service decides on the headers alone
+  // A test that waits for an answer that never comes fails after a minute, rather than hanging the suite.
+  const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
+    setTimeout(() => reject(new Error(`no answer to the PUT of ${url} after 60 s`)), 60_000).unref();
+    req.once('response', (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text || '{}') }));
+    });
+  });
+  let answered = false;
+  answer.then(
+    () => (answered = true),
+    () => {},
+  );
+  return {
+    req,
+    answer,
+    answered: () => answered,
+    /** Writes `bytes` more of the body (random), waiting for the socket to drain; stops once answered. */
+    async send(bytes: number) {
+      for (let sent = 0; sent < bytes && !answered; sent += MiB) {
+        if (!req.write(randomBytes(Math.min(MiB, bytes - sent)))) await Promise.race([once(req, 'drain'), answer]);
+      }
+    },
+  };
+}
+
+/** Bytes the storage took for a link's video or a session's key, failed attempts included (test hooks). */
+const received = async (service: RunningService, id: string) =>
+  (await service.call('GET', `/__test__/received/${id}`)).body.bytes as number;
+
+/**
+ * Starts a PUT of `length` declared bytes and sends 64 KiB: true once the storage takes its bytes (the body then
+ * goes nowhere: the request is dropped), false when it answers instead (507).
+ */
+async function takes(service: RunningService, url: string, id: string, length: number): Promise<boolean> {
+  const before = await received(service, id);
+  const body = openPut(url, length);
+  await body.send(64 * 1024);
+  const taken = await until('an answer, or the body taken', async () =>
+    body.answered() ? false : (await received(service, id)) > before ? true : undefined,
+  );
+  body.req.destroy();
+  return taken;
+}
+
+async function link(service: RunningService, token: string): Promise<{ id: string; url: string }> {
+  const { body: video } = await service.call('POST', '/videos', { token });
+  const { status, body } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
+  assert.equal(status, 200, JSON.stringify(body));
+  return { id: video._id, url: body.url };
+}
+
+describe('the disk reserve holds for bytes in flight', () => {
+  let service: RunningService;
+  let token: string;
+  before(async () => {
+    service = await startNearFull(['--allow-private-network', '--import-max-mb', '2048']);
+    token = await service.token('acme');
+  });
+  after(() => service.stop());
+
+  it('of two PUTs that fit one at a time but not together, the second gets 507 while the first is in flight', async () => {
+    const a = await link(service, token);
+    const b = await link(service, token);
+    const size = 600 * MiB;
+    const first = openPut(a.url, size);
+    await first.send(64 * 1024);
+    await until('the first body to be taken', async () => ((await received(service, a.id)) > 0 ? true : undefined));
+
+    const second = await openPut(b.url, size).answer;
+    assert.equal(second.status, 507);
+    assert.equal(second.body.error.code, 'insufficient_storage');
+    assert.match(second.body.error.message, /reserve free \(--min-free-mb\)/);
+    assert.equal(await received(service, b.id), 0, 'the second body was refused before its first byte');
+
+    // The first gives up: its hold goes, and the same body fits again.
+    first.req.destroy();
+    await until('the second body to fit once the first is gone', async () =>
+      (await takes(service, b.url, b.id, size)) ? true : undefined,
+    );
+  });
+
+  it('counts a body without a length (chunked) as the largest allowed, 5 GiB', async () => {
+    const { url } = await link(service, token);
+    const chunked = openPut(url, undefined);
+    await chunked.send(MiB);
+    const refused = await chunked.answer;
+    assert.equal(refused.status, 507, 'a chunked body counts as 5 GiB, more than the room left');
+    assert.equal(refused.body.error.code, 'insufficient_storage');
+    assert.equal((await put(url, randomBytes(MiB))).status, 200, 'the same bytes with their length fit');
+  });
+
+  it('cuts a body with 507 when the volume fills while it arrives, and keeps the chunks accepted before', async () => {
+    const { body: video } = await service.call('POST', '/videos', { token });
+    const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
+    const chunkUrl = async (chunkId: number) =>
+      (
+        await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+          token,
+          body: { key: session.key, chunkId },
+        })
+      ).body.url as string;
+    const one = randomBytes(MiB);
+    const first = await put(await chunkUrl(1), one);
+    assert.equal(first.status, 200);
+
+    const second = openPut(await chunkUrl(2), 256 * MiB);
+    await second.send(8 * MiB);
+    await until('8 MiB of the second chunk to be taken', async () =>
+      (await received(service, session.key)) >= 9 * MiB ? true : undefined,
+    );
+    const unfill = await fill(MARGIN);
+    try {
+      await second.send(248 * MiB);
+      const cut = await second.answer;
+      assert.equal(cut.status, 507, 'the meter looked again at the free space and stopped the body');
+      assert.equal(cut.body.error.code, 'insufficient_storage');
+      assert.ok((await received(service, session.key)) < 256 * MiB, 'cut before the end of the body');
+    } finally {
+      await unfill();
+    }
+
+    const two = randomBytes(MiB);
+    const again = await put(await chunkUrl(2), two);
+    assert.equal(again.status, 200);
+    const done = await service.call('POST', '/videos/multipart-upload/complete', {
+      token,
+      body: {
+        key: session.key,
+        chunks: [
+          { chunkId: 1, eTag: first.etag },
+          { chunkId: 2, eTag: again.etag },
+        ],
+      },
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    const whole = join(await tempDir('whole-'), 'whole');
+    await writeFile(whole, Buffer.concat([one, two]));
+    assert.equal(await storedSha256(service.data, video._id), await sha256(whole), 'chunk 1 was kept as it was');
+  });
+
+  it('counts an import without a length as the largest import allowed, and fails it saying the storage is full', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/mp4' }); // no Content-Length: chunked
+      res.end(randomBytes(1024));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { body: video } = await service.call('POST', '/videos', { token });
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/clip.mp4`;
+      const started = await service.call('POST', `/videos/${video._id}/import`, { token, body: { url } });
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const failed = await waitForVideo(service, token, video._id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.failure_reason, /^The import failed: The storage is too full/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('ends a publish cleanly when the volume falls below the reserve, keeping what was recorded', async () => {
+    const { body: stream } = await service.call('POST', '/live_streams', { token, body: { name: 'studio' } });
+    const recordings = async () =>
+      (await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).body as any[];
+    const pushed = push(stream.ingest.url, 60);
+    await until('the recording to have media', async () => ((await recordings())[0]?.duration >= 2 ? true : undefined));
+    const unfill = await fill(MARGIN + 256 * MiB);
+    try {
+      // The recorder looks every 2 s; the publisher would go on for a minute.
+      const code = await Promise.race([pushed, new Promise((r) => setTimeout(() => r('still publishing'), 30_000))]);
+      assert.notEqual(code, 'still publishing', 'the publish was ended below the reserve');
+      assert.notEqual(code, 0, 'the publisher was cut, not left to finish');
+    } finally {
+      await unfill();
+    }
+    const stopped = await until('the recording to stop', async () => {
+      const r = (await recordings())[0];
+      return r?.status === 'stopped' ? r : undefined;
+    });
+    assert.ok(stopped.duration >= 2, `what was recorded stays: ${stopped.duration} s`);
+    const part = await readFile(join(service.data, 'recordings', stopped._id, 'part1', 'stream.m3u8'), 'utf8');
+    assert.match(part, /#EXT-X-ENDLIST/, 'the recorder finished its part: the last segment is whole');
+  });
+});
+
+describe('processing below the disk reserve', () => {
+  it('waits instead of failing an accepted upload, and processes it once there is room', async () => {
+    const data = await tempData();
+    const first = await startService({ data });
+    const token = await first.token('acme');
+    const id = await upload(first, token, await media('h264-aac-320p-4s.mp4'));
+    // Stopped as the upload is accepted, before its processing can end; the job runs again at the next start.
+    await first.kill();
+
+    const full = await startService({
+      data,
+      args: ['--min-free-mb', String(Math.ceil((await freeBytes(data)) / MiB) + 1024)],
+    });
+    try {
+      await full.idle();
+      const waiting = (await full.call('GET', `/videos/${id}`, { token })).body;
+      assert.equal(waiting.status, 'processing', 'the accepted upload waits for room');
+      assert.equal(waiting.failure_reason, null);
+    } finally {
+      await full.stop();
+    }
+
+    const roomy = await startService({ data });
+    try {
+      await roomy.advanceClock(60_000);
+      const ready = await waitForVideo(roomy, token, id);
+      assert.equal(ready.status, 'ready', ready.failure_reason);
+    } finally {
+      await roomy.stop();
+    }
+  });
+});
+
+describe('the storage quota of an organization', () => {
+  let service: RunningService;
+  before(async () => (service = await startService({ args: ['--storage-quota-mb', '1'] })));
+  after(() => service.stop());
+
+  it('refuses new bytes past the quota with 403 naming the organization’s quota, set by default or by plan', async () => {
+    const token = await service.token('small');
+    const a = await link(service, token);
+    const over = await put(a.url, randomBytes(2 * MiB));
+    assert.equal(over.status, 403, 'the default quota (--storage-quota-mb 1) is smaller than the body');
+    const error = JSON.parse(over.text).error;
+    assert.equal(error.code, 'storage_quota_exceeded');
+    assert.match(error.message, /organization's storage quota/);
+    assert.match(error.message, /plan --quota-bytes/);
+    assert.match(error.message, /not the service's disk/);
+    assert.equal((await put(a.url, randomBytes(MiB / 2))).status, 200, 'within the quota');
+
+    const b = await link(service, token);
+    const past = await put(b.url, randomBytes(629_145));
+    assert.equal(past.status, 403, 'what is stored and the body together pass the quota');
+    assert.match(JSON.parse(past.text).error.message, /stores 524288 of its 1048576 bytes/);
+
+    await service.cli('plan', '--org', 'small', '--quota-bytes', '100000');
+    const { body: video } = await service.call('POST', '/videos', { token });
+    for (const path of [`/videos/${video._id}/uploads`, `/videos/${video._id}/multipart-upload/begin`]) {
+      const r = await service.call('POST', path, { token });
+      assert.equal(r.status, 403, path);
+      assert.equal(r.body.error.code, 'storage_quota_exceeded', path);
+    }
+
+    const plan = await service.cli('plan', '--org', 'small', '--quota-bytes', 'unlimited');
+    assert.match(plan, /storage quota unlimited/);
+    assert.equal((await put(b.url, randomBytes(2 * MiB))).status, 200);
+  });
+
+  it('is the organization’s own: another organization stores its bytes', async () => {
+    const token = await service.token('roomy');
+    await service.cli('plan', '--org', 'roomy', '--quota-bytes', String(10 * MiB));
+    const { url } = await link(service, token);
+    assert.equal((await put(url, randomBytes(2 * MiB))).status, 200);
+  });
+});
