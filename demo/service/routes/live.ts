@@ -95,7 +95,7 @@ export function liveRoutes(
       params: params('id', 'recordingId'),
       body: C.ConversionRequest,
       ok: ref(C.ExportEntry),
-      errors: ['not_found', 'recording_not_complete', 'quota_exceeded'],
+      errors: ['not_found', 'recording_not_complete', 'quota_exceeded', 'storage_quota_exceeded'],
     }),
     (req) => exports.convert(req.caller, req.params.id, req.params.recordingId, req.body),
   );

@@ -12,7 +12,9 @@ const CHUNK_URL = {
   summary: '#4 Get the upload URL of one chunk',
   description:
     'One URL per chunk, valid for that chunk of that session only, until the session expires (decision: a chunk URL ' +
-    'lives as long as its session). The spec shows the path with and without {id}; both are served.',
+    'lives as long as its session). The spec shows the path with and without {id}; both are served. 403 ' +
+    '`capability_revoked` once the key or token that began the session was revoked (or the key that made that token), ' +
+    'whoever asks.',
 };
 const COMPLETE = {
   summary: '#6 Complete a multipart upload',
@@ -20,7 +22,8 @@ const COMPLETE = {
     "chunkIds must run 1..N with no gap or duplicate; each eTag must be the stored chunk's (with or without quotes). " +
     'Accepted after the session expired. Decision: #6 answers once the list is checked and committed, and processing starts; ' +
     'the chunks are joined into the source as its first step, so no upload waits for that copy (a chunk sent again ' +
-    "meanwhile is refused, naming it). Decision: `url` is the video's #8 address.",
+    "meanwhile is refused, naming it). Decision: `url` is the video's #8 address. 403 `capability_revoked` as for #4; " +
+    '507 `insufficient_storage` when the joined source would take the data volume below its reserve (`--min-free-mb`).',
 };
 
 /** #1–#4, #6–#8 of the spec, and POST /tokens. Every one needs a token (spec: Authentication 1). */
@@ -71,10 +74,16 @@ export function videoRoutes(
       operationId: 'getUploadUrl',
       summary: '#2 Get a signed link for a single upload',
       description:
-        'Valid 6 hours (then its PUT gets 403). Refused once the video has its file, and once the hosting-minute quota is used up.',
+        'Valid 6 hours (then its PUT gets 403), and while the key or token that asked for it is not revoked (then its PUT ' +
+        'gets 403 `capability_revoked`). Refused once the video has its file, once the hosting-minute quota is used up, and ' +
+        "once the organization's storage quota in bytes is (403 `storage_quota_exceeded`; `plan --quota-bytes`, " +
+        "`--storage-quota-mb`). The PUT (#5) gets 403 `storage_quota_exceeded` when the organization's stored bytes and " +
+        'its body would pass that quota, and 507 `insufficient_storage` when the data volume would keep less than its ' +
+        'reserve free (`--min-free-mb`), counting the bodies in flight (an undeclared length as 5 GiB), looked at again ' +
+        'every 4 MiB or second of the body.',
       params: params('id'),
       ok: ref(C.UploadUrl),
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'storage_quota_exceeded'],
     }),
     (req) => uploads.createLink(req.caller, req.params.id),
   );
@@ -85,10 +94,12 @@ export function videoRoutes(
       ...upload,
       operationId: 'beginMultipartUpload',
       summary: '#3 Begin a multipart upload',
-      description: 'The session lives 6 hours; the quota as for #2.',
+      description:
+        'The session lives 6 hours, and while the key or token that began it is not revoked; the quotas, and the limits ' +
+        'of its chunk PUTs (#5), as for #2.',
       params: params('id'),
       ok: ref(C.MultipartSession),
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'storage_quota_exceeded'],
     }),
     (req) => uploads.begin(req.caller, req.params.id),
   );
@@ -98,7 +109,7 @@ export function videoRoutes(
     ...CHUNK_URL,
     body: C.ChunkUrlRequest,
     ok: ref(C.UploadUrl),
-    errors: ['not_found', 'session_closed', 'session_expired'],
+    errors: ['not_found', 'session_closed', 'session_expired', 'capability_revoked'],
   } as const;
   app.post(
     '/videos/:id/multipart-upload/get-chunk-upload-url',
@@ -116,7 +127,14 @@ export function videoRoutes(
     ...COMPLETE,
     body: C.CompleteRequest,
     ok: ref(C.CompleteResponse),
-    errors: ['not_found', 'session_closed', 'session_completing', 'already_uploaded', 'insufficient_storage'],
+    errors: [
+      'not_found',
+      'session_closed',
+      'session_completing',
+      'already_uploaded',
+      'insufficient_storage',
+      'capability_revoked',
+    ],
   } as const;
   app.post(
     '/videos/:id/multipart-upload/complete',
@@ -155,12 +173,14 @@ export function videoRoutes(
         'downloads the file (http or https; it and each redirect, at most 5, must reach a public address unless the service ' +
         'runs with --allow-private-network; within a size and a time limit) and processes it like an upload. Meanwhile #8 ' +
         'shows `import: {bytes, total}`; on failure `failure_reason` says why (the address, the DNS, an HTTP status, too big, ' +
-        'too slow, or not media). Refused as #2 is: once the video has its file, and once the quota is used up.',
+        'too slow, or not media, or the storage full: the download holds its length, or the most an import takes when ' +
+        'undeclared, against the disk reserve, and looks again every 4 MiB). Refused as #2 is: once the video has its ' +
+        'file, and once a quota is used up.',
       params: params('id'),
       body: C.ImportRequest,
       ok: ref(C.VideoDetails),
       okStatus: 202,
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'storage_quota_exceeded'],
     }),
     async (req, reply) => {
       reply.code(202);
@@ -177,10 +197,12 @@ export function videoRoutes(
         'Decision (token lifetime, scopes and refresh: not shown): a key (from the dashboard, or `npm run service -- token`) ' +
         'trades for a short-lived token of the same organization and environment, which a backend hands to the browser. ' +
         'Scopes: `upload` (the default) reaches #1–#8 only, on the videos of the end user `user` names (videos it creates carry ' +
-        'that `user`; tokens minted for the same user share them; without `user`, the videos created without one); `clip` is ' +
+        'that `user`; tokens minted for the same user share them; without `user`, only the videos that token itself ' +
+        "created: a token refreshed without `user` cannot continue the last one's upload, so name a `user` for that); `clip` is " +
         'bound to `live_stream_id` and reaches #9, #10 and #11 of that stream and #8 of the videos converted from it. Any ' +
         "other route answers 403 `insufficient_scope`; another user's or stream's objects are 404. Only a key creates tokens. " +
-        'Revoking a key revokes the tokens made from it.',
+        'Revoking a key revokes the tokens made from it, and the signed links and sessions they asked for (403 ' +
+        "`capability_revoked`). A purged organization's keys and tokens get 403 `capability_revoked`.",
       body: C.TokenRequest,
       ok: ref(C.Token),
       errors: ['not_found'],
