@@ -5,7 +5,8 @@
  *                       [--stall-timeout-seconds 60] [--min-free-mb 256] [--import-max-mb 20480]
  *                       [--import-timeout-seconds 7200] [--max-duration-seconds 14400]
  *                       [--max-resolution 4096x2304] [--max-frame-rate 120] [--processing-base-seconds 60]
- *                       [--processing-seconds-per-media-second 10] [--rtmp-max-connections 512]
+ *                       [--processing-seconds-per-media-second 10] [--probe-timeout-seconds 30]
+ *                       [--rtmp-max-connections 512]
  *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
@@ -52,6 +53,7 @@ const { values, positionals } = parseArgs({
     'max-frame-rate': { type: 'string', default: String(DEFAULT_LIMITS.maxFrameRate) },
     'processing-base-seconds': { type: 'string', default: String(DEFAULT_LIMITS.baseSeconds) },
     'processing-seconds-per-media-second': { type: 'string', default: String(DEFAULT_LIMITS.secondsPerMediaSecond) },
+    'probe-timeout-seconds': { type: 'string', default: String(DEFAULT_LIMITS.probeSeconds) },
     'rtmp-max-connections': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.maxConnections) },
     'rtmp-idle-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.idleMs / 1000) },
     'rtmp-publish-within-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.publishWithinMs / 1000) },
@@ -111,6 +113,7 @@ function limits(): ProcessingLimits {
     maxFrameRate: positive('max-frame-rate'),
     baseSeconds: positive('processing-base-seconds'),
     secondsPerMediaSecond: positive('processing-seconds-per-media-second'),
+    probeSeconds: positive('probe-timeout-seconds'),
   };
 }
 
@@ -123,6 +126,7 @@ type PositiveFlag =
   | 'max-frame-rate'
   | 'processing-base-seconds'
   | 'processing-seconds-per-media-second'
+  | 'probe-timeout-seconds'
   | 'rtmp-max-connections'
   | 'rtmp-idle-seconds'
   | 'rtmp-publish-within-seconds';
