@@ -145,7 +145,9 @@ export async function checkUrl(raw: unknown, policy: OutboundPolicy): Promise<Ch
   }
   // A literal was checked by checkUrlForm; a name's addresses are checked here, and not named.
   if (!policy.allowPrivateNetwork && addresses.some(({ address }) => refusedAddress(address)))
-    throw new RefusedUrl(`${url.host} resolves to an internal address; the service does not connect to internal addresses.`);
+    throw new RefusedUrl(
+      `${url.host} resolves to an internal address; the service does not connect to internal addresses.`,
+    );
   const first = addresses[0];
   if (!first) throw new RefusedUrl(`${url.host} has no address.`);
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
