@@ -52,7 +52,7 @@ describe('queued work is capped per organization and per end user (429 queue_ful
     const { body: video } = await service.call('POST', '/videos', { token });
     return service.call('POST', `/videos/${video._id}/import`, { token, body: { url } });
   };
-  const assertQueueFull = (r: Awaited<ReturnType<RunningService['call']>>, message: string) => {
+  const assertQueueFull = (r: { status: number; body: any; headers: Headers }, message: string) => {
     assert.equal(r.status, 429, JSON.stringify(r.body));
     assert.equal(r.body.error.code, 'queue_full');
     assert.equal(r.body.error.message, message);
