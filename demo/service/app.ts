@@ -10,7 +10,7 @@ import { processVideo } from './domain/ready.js';
 import { Usage } from './domain/usage.js';
 import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
 import { Uploads } from './domain/uploads.js';
-import { PROCESS_VIDEO, Videos } from './domain/videos.js';
+import { DEFAULT_QUEUE_CAPS, PROCESS_VIDEO, Videos, type QueueCaps } from './domain/videos.js';
 import { DEFAULT_IMPORT_LIMITS, IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
 import { createApi, type Api } from './http/api.js';
 import { Faults } from './faults.js';
@@ -44,14 +44,18 @@ export interface ServiceOptions {
   testHooks?: boolean;
   /** `--allow-private-network`: webhooks (and anything else the service fetches) may reach internal addresses. Local development only. */
   allowPrivateNetwork?: boolean;
+  /** `--allow-any-port`: webhooks and imports may reach any port, not only 80 and 443. */
+  allowAnyPort?: boolean;
   /** A PUT whose body sends nothing for this long is cut (storage origin). Default 60 s. */
   stallTimeoutMs?: number;
   /** Bytes the data volume keeps free: uploads that would leave less get 507. Default 256 MiB. */
   minFreeBytes?: number;
   /** What an upload may be and how long its processing may take (processing/pipeline.ts, DEFAULT_LIMITS). */
   limits?: Partial<ProcessingLimits>;
-  /** Imports from a URL: the largest file and the longest download (domain/imports.ts). */
+  /** Imports from a URL: the largest file, the longest download, header and idle timeouts (domain/imports.ts). */
   importLimits?: Partial<ImportLimits>;
+  /** Videos processing per organization and per end user before new uploads get 429 (domain/videos.ts). */
+  queueCaps?: Partial<QueueCaps>;
   /** How the RTMP ingest holds against strangers (live/ingest.ts, DEFAULT_INGEST_LIMITS). */
   ingestLimits?: Partial<IngestLimits>;
   clock?: Clock;
@@ -95,6 +99,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     () => origins.api,
     files,
     (id) => imports.progress(id),
+    { ...DEFAULT_QUEUE_CAPS, ...options.queueCaps },
   );
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
   // Where two modules need each other (conversions count in usage, and usage limits conversions), the first
@@ -141,7 +146,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     usage,
     options.cutStrategy ?? 'whole',
   );
-  const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false };
+  const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
   const webhooks = new Webhooks(db, clock, jobs, outbound);
   const imports: Imports = new Imports(
     db,

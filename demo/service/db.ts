@@ -72,6 +72,11 @@ const MIGRATIONS = [
   // Imports from a URL: one row while the file is on its way (its progress for #8), gone once processing starts.
   `CREATE TABLE imports (video_id TEXT PRIMARY KEY REFERENCES videos(id), url TEXT NOT NULL,
     bytes INTEGER NOT NULL, total INTEGER, created_at INTEGER NOT NULL);`,
+  // The fair pick (jobs.ts) seeks each group's oldest due job of a kind; the queued-work caps count processing videos.
+  `
+  CREATE INDEX jobs_pick ON jobs (kind, state, grp, run_at);
+  CREATE INDEX videos_processing ON videos (organization_id, end_user) WHERE status = 'processing';
+  `,
 ];
 
 /**
@@ -81,7 +86,12 @@ const MIGRATIONS = [
 export function openDb(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
-  const db = new Database(join(dataDir, 'service.db'));
+  return openDatabase(join(dataDir, 'service.db'));
+}
+
+/** The database at `path` (`:memory:` for a rule's unit test), migrated. */
+export function openDatabase(path: string): Db {
+  const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

@@ -3,7 +3,9 @@
  *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
  *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks] [--allow-private-network]
  *                       [--stall-timeout-seconds 60] [--min-free-mb 256] [--import-max-mb 20480]
- *                       [--import-timeout-seconds 7200] [--max-duration-seconds 14400]
+ *                       [--import-timeout-seconds 7200] [--import-header-timeout-seconds 30]
+ *                       [--import-idle-timeout-seconds 60] [--allow-any-port] [--max-queued-per-organization 500]
+ *                       [--max-queued-per-user 20] [--max-duration-seconds 14400]
  *                       [--max-resolution 4096x2304] [--max-frame-rate 120] [--processing-base-seconds 60]
  *                       [--processing-seconds-per-media-second 10] [--probe-timeout-seconds 30]
  *                       [--rtmp-max-connections 512]
@@ -23,6 +25,7 @@ import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
 import { DEFAULT_IMPORT_LIMITS } from './domain/imports.js';
+import { DEFAULT_QUEUE_CAPS } from './domain/videos.js';
 import { DEFAULT_INGEST_LIMITS } from './live/ingest.js';
 import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
 import { portInUse } from './ports.js';
@@ -48,6 +51,11 @@ const { values, positionals } = parseArgs({
     'min-free-mb': { type: 'string', default: '256' },
     'import-max-mb': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.maxBytes / 1024 / 1024) },
     'import-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.timeoutMs / 1000) },
+    'import-header-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.headerTimeoutMs / 1000) },
+    'import-idle-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.idleTimeoutMs / 1000) },
+    'allow-any-port': { type: 'boolean', default: false },
+    'max-queued-per-organization': { type: 'string', default: String(DEFAULT_QUEUE_CAPS.perOrganization) },
+    'max-queued-per-user': { type: 'string', default: String(DEFAULT_QUEUE_CAPS.perUser) },
     'max-duration-seconds': { type: 'string', default: String(DEFAULT_LIMITS.maxDurationSeconds) },
     'max-resolution': { type: 'string', default: `${DEFAULT_LIMITS.maxLongSide}x${DEFAULT_LIMITS.maxShortSide}` },
     'max-frame-rate': { type: 'string', default: String(DEFAULT_LIMITS.maxFrameRate) },
@@ -122,6 +130,10 @@ type PositiveFlag =
   | 'min-free-mb'
   | 'import-max-mb'
   | 'import-timeout-seconds'
+  | 'import-header-timeout-seconds'
+  | 'import-idle-timeout-seconds'
+  | 'max-queued-per-organization'
+  | 'max-queued-per-user'
   | 'max-duration-seconds'
   | 'max-frame-rate'
   | 'processing-base-seconds'
@@ -194,12 +206,19 @@ if (command === 'token') {
     cutStrategy: cut(),
     testHooks: values['test-hooks'],
     allowPrivateNetwork: values['allow-private-network'],
+    allowAnyPort: values['allow-any-port'],
     stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
     minFreeBytes: positive('min-free-mb') * 1024 * 1024,
     limits: limits(),
     importLimits: {
       maxBytes: Math.floor(positive('import-max-mb') * 1024 * 1024),
       timeoutMs: positive('import-timeout-seconds') * 1000,
+      headerTimeoutMs: positive('import-header-timeout-seconds') * 1000,
+      idleTimeoutMs: positive('import-idle-timeout-seconds') * 1000,
+    },
+    queueCaps: {
+      perOrganization: Math.floor(positive('max-queued-per-organization')),
+      perUser: Math.floor(positive('max-queued-per-user')),
     },
     ingestLimits: {
       maxConnections: Math.floor(positive('rtmp-max-connections')),

@@ -74,6 +74,7 @@ export class Uploads {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
     this.videos.assertWaiting(video);
+    this.videos.assertQueueRoom(caller);
     const id = newId();
     const now = this.clock.now();
     const expires = now + UPLOAD_TTL_MS;
@@ -88,6 +89,7 @@ export class Uploads {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
     this.videos.assertWaiting(video);
+    this.videos.assertQueueRoom(caller);
     const key = newSecret('mpu_');
     const now = this.clock.now();
     const expiresAt = now + UPLOAD_TTL_MS;

@@ -1,9 +1,9 @@
 import * as C from '../../../src/api/contract.js';
 import type { Accounts } from '../domain/accounts.js';
-import type { Imports } from '../domain/imports.js';
+import { DEFAULT_IMPORT_LIMITS, type Imports } from '../domain/imports.js';
 import type { LiveStreams } from '../domain/live.js';
 import type { Uploads } from '../domain/uploads.js';
-import type { Videos } from '../domain/videos.js';
+import { DEFAULT_QUEUE_CAPS, QUEUE_RETRY_AFTER_SECONDS, type Videos } from '../domain/videos.js';
 import { op, params, ref, type Api } from '../http/api.js';
 
 /** #1–#7: keys and upload tokens. */
@@ -22,6 +22,13 @@ const COMPLETE = {
     'the chunks are joined into the source as its first step, so no upload waits for that copy (a chunk sent again ' +
     "meanwhile is refused, naming it). Decision: `url` is the video's #8 address.",
 };
+const QUEUE_FULL =
+  'Decision: queued work is capped. While the organization has ' +
+  `${DEFAULT_QUEUE_CAPS.perOrganization} videos processing (--max-queued-per-organization), or the end user of an ` +
+  `upload token ${DEFAULT_QUEUE_CAPS.perUser} (--max-queued-per-user), the answer is 429 \`queue_full\` with ` +
+  `Retry-After: ${QUEUE_RETRY_AFTER_SECONDS}. Processing counts from the accepted file (or the import's start) to ready ` +
+  'or failed; conversions do not count. A link or session given before is never refused its bytes.';
+const { headerTimeoutMs, idleTimeoutMs } = DEFAULT_IMPORT_LIMITS;
 
 /** #1–#4, #6–#8 of the spec, and POST /tokens. Every one needs a token (spec: Authentication 1). */
 export function videoRoutes(
@@ -71,10 +78,11 @@ export function videoRoutes(
       operationId: 'getUploadUrl',
       summary: '#2 Get a signed link for a single upload',
       description:
-        'Valid 6 hours (then its PUT gets 403). Refused once the video has its file, and once the hosting-minute quota is used up.',
+        'Valid 6 hours (then its PUT gets 403). Refused once the video has its file, and once the hosting-minute quota is used up. ' +
+        QUEUE_FULL,
       params: params('id'),
       ok: ref(C.UploadUrl),
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'queue_full'],
     }),
     (req) => uploads.createLink(req.caller, req.params.id),
   );
@@ -85,10 +93,10 @@ export function videoRoutes(
       ...upload,
       operationId: 'beginMultipartUpload',
       summary: '#3 Begin a multipart upload',
-      description: 'The session lives 6 hours; the quota as for #2.',
+      description: `The session lives 6 hours; the quota as for #2. ${QUEUE_FULL}`,
       params: params('id'),
       ok: ref(C.MultipartSession),
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'queue_full'],
     }),
     (req) => uploads.begin(req.caller, req.params.id),
   );
@@ -152,15 +160,20 @@ export function videoRoutes(
       summary: 'Upload from a third-party URL',
       description:
         'Decision (the spec names this third way and shows no more): answers 202 with the #8 object; the service then ' +
-        'downloads the file (http or https; it and each redirect, at most 5, must reach a public address unless the service ' +
-        'runs with --allow-private-network; within a size and a time limit) and processes it like an upload. Meanwhile #8 ' +
-        'shows `import: {bytes, total}`; on failure `failure_reason` says why (the address, the DNS, an HTTP status, too big, ' +
-        'too slow, or not media). Refused as #2 is: once the video has its file, and once the quota is used up.',
+        'downloads the file (http or https; it and each redirect, at most 5, must reach a public address on port 80 or 443 ' +
+        "unless the service runs with --allow-private-network, or --allow-any-port for the port; a redirect's body is not " +
+        'read) and processes it like an upload. Limits: the file size (--import-max-mb, 20 GiB), the whole download ' +
+        "(--import-timeout-seconds, 2 h), the time to the answer's headers at each hop " +
+        `(--import-header-timeout-seconds, ${headerTimeoutMs / 1000} s) and a body that sends nothing ` +
+        `(--import-idle-timeout-seconds, ${idleTimeoutMs / 1000} s). Meanwhile #8 shows \`import: {bytes, total}\`; on ` +
+        'failure `failure_reason` says why (the address, the port, the DNS, an HTTP status, too big, a timeout and which, ' +
+        'or not media). Refused as #2 is: once the video has its file, once the quota is used up, and while the queued ' +
+        'work is at its cap (an import under way counts).',
       params: params('id'),
       body: C.ImportRequest,
       ok: ref(C.VideoDetails),
       okStatus: 202,
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded'],
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'queue_full'],
     }),
     async (req, reply) => {
       reply.code(202);
