@@ -102,6 +102,8 @@ function requestedFile(url: string, root: string): string | undefined {
   } catch {
     return undefined; // Vite refuses a malformed path itself.
   }
+  // A NUL names no file (Node refuses such a path, and Vite's error page would show it): refused as outside the list.
+  if (pathname.includes('\0')) return pathname;
   const named = /^\/@(fs|id)\/(.*)$/.exec(pathname);
   // `/@fs/<path>` and `/@id/<absolute path>` name a file; `/@id/<module>` names a package, resolved by Vite.
   if (named) return named[1] === 'fs' || named[2]!.startsWith('/') ? normalize(`/${named[2]}`) : undefined;

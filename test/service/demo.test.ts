@@ -91,6 +91,7 @@ describe('the dev server of npm start', () => {
     assertRefused(await send(urls.page, '/service/db.ts'), "the demo's service, beside the pages");
     assertRefused(await send(urls.page, '/@fs/etc/passwd'), 'a file of the machine');
     assertRefused(await send(urls.page, '/@id//etc/passwd?raw'), 'a file of the machine, by its id');
+    assertRefused(await send(urls.page, '/main%00.ts'), 'a path with a NUL, which Node cannot look up');
   });
 
   it('refuses the data directory, even where files are served', async () => {
