@@ -79,14 +79,19 @@ function demoServer(): UserConfig {
  * Vite answers a refused file with a page that lists `server.fs.allow`, which names the repository's path. This
  * answers first, with a plain 403 and no path, for every request of a file outside the allow list: `/@fs/…`
  * and `/@id//…` (any path, there or not, so the answer tells nothing of what exists) and files under the root.
+ * And it refuses /__open-in-editor.
  */
 function plainRefusals(): Plugin {
   return {
     name: 'plain-refusals',
     configureServer(server) {
       server.middlewares.use((req, res, next) => {
-        const file = requestedFile(req.url ?? '/', server.config.root);
-        if (file === undefined || isFileLoadingAllowed(server.config, file)) return next();
+        const url = req.url ?? '/';
+        const file = requestedFile(url, server.config.root);
+        // Vite opens the file a GET of /__open-in-editor names in the developer's editor, whichever page sends it.
+        const refused =
+          url.startsWith('/__open-in-editor') || !(file === undefined || isFileLoadingAllowed(server.config, file));
+        if (!refused) return next();
         res.writeHead(403, { 'content-type': 'text/plain' }).end('Forbidden\n');
       });
     },

@@ -92,6 +92,7 @@ describe('the dev server of npm start', () => {
     assertRefused(await send(urls.page, '/@fs/etc/passwd'), 'a file of the machine');
     assertRefused(await send(urls.page, '/@id//etc/passwd?raw'), 'a file of the machine, by its id');
     assertRefused(await send(urls.page, '/main%00.ts'), 'a path with a NUL, which Node cannot look up');
+    assertRefused(await send(urls.page, '/__open-in-editor?file=package.json'), "the developer's editor");
   });
 
   it('refuses the data directory, even where files are served', async () => {
