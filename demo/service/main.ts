@@ -15,7 +15,6 @@
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
  */
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ENVIRONMENTS } from '../../src/api/contract.js';
 import type { Environment } from '../../src/api/types.js';
@@ -30,8 +29,7 @@ import { DEFAULT_INGEST_LIMITS } from './live/ingest.js';
 import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
 import { portInUse } from './ports.js';
 import { readFileSync } from 'node:fs';
-
-const DEFAULT_DATA = fileURLToPath(new URL('../../.data/service', import.meta.url));
+import { DEFAULT_DATA } from './data-dir.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -289,6 +289,16 @@ export async function createApi({ faults, origin }: ApiOptions): Promise<Api> {
     // application/json, which a page can only send cross-origin after a preflight these routes never grant
     // (a form or a text/plain POST, which needs none, is refused).
     if (faults && isTestHook(req.url)) {
+      // Only by the address the service listens on: a page of another name that its DNS turned to this address
+      // (DNS rebinding) sends that name as Host, and never reaches the hooks.
+      const { host, port } = new URL(origin());
+      const localhost = port ? `localhost:${port}` : 'localhost';
+      if (req.headers.host !== host && req.headers.host !== localhost) {
+        throw new ServiceError(
+          'invalid_host',
+          `Test hooks answer at ${host} or ${localhost} only, not ${show(req.headers.host ?? '')}.`,
+        );
+      }
       if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
         throw new ServiceError('unsupported_media_type', 'Test hooks take application/json only.');
       }

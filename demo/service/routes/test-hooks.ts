@@ -40,8 +40,9 @@ export function testHookRoutes(
     sweep: () => Promise<void>;
   },
 ): void {
-  const hook = { scopes: 'public' } as const;
-  const post = { ...hook, errors: ['unsupported_media_type'] } as const;
+  // Each checks the Host (http/api.ts): the service's own address only, else 421 invalid_host.
+  const hook = { scopes: 'public', errors: ['invalid_host'] } as const;
+  const post = { ...hook, errors: ['invalid_host', 'unsupported_media_type'] } as const;
   app.post(
     '/__test__/clock',
     op(deps.accounts, {
