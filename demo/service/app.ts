@@ -179,7 +179,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   mediaRoutes(app, { accounts, videos });
   liveRoutes(app, { accounts, streams, recordings, exports });
   accountRoutes(app, { accounts, webhooks, usage });
-  if (faults) testHookRoutes(app, { clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() });
+  if (faults)
+    testHookRoutes(app, {
+      ...{ clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() },
+      recordingWork: recordings.work,
+    });
   await app.ready();
 
   const storage = createServer(

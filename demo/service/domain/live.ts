@@ -5,8 +5,16 @@ import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { isId, newId, newSecret } from '../ids.js';
 import type { Jobs } from '../jobs.js';
-import { Storyboards } from '../live/storyboard.js';
-import { composePlaylist, partSeconds, partSegments, partStarts, type Part } from '../live/playlist.js';
+import { CACHED_RECORDINGS, Storyboards, type RecordingWork } from '../live/storyboard.js';
+import {
+  composePlaylist,
+  partSeconds,
+  partStarts,
+  playlistSegments,
+  type Part,
+  type Segment,
+} from '../live/playlist.js';
+import { Recent } from '../live/recent.js';
 import { probe, run } from '../processing/ffmpeg.js';
 import type { Files } from '../storage/files.js';
 import { owned, type Caller } from './accounts.js';
@@ -136,11 +144,23 @@ export class Recordings {
   private readonly removing = new Set<string>();
   /** By `recording/part`: firstFrameAt. */
   private readonly firstFrames = new Map<string, number>();
+  /** What the recording routes did on disk and with ffmpeg (read by the test hooks). */
+  readonly work: RecordingWork = { fileCalls: 0, ffmpegRuns: 0 };
   /** Thumbnails of each recording's segments, in sprite sheets, and their WebVTT (live/storyboard.ts). */
   readonly storyboards = new Storyboards(
     (id) => this.files.recordingDir(id),
     (id) => this.parts(id),
+    this.work,
   );
+  /**
+   * What is known of the recordings asked for last (item 7 of issue 28): each part's segments as its playlist
+   * last listed them (with that playlist's size, and whether it has its end, after which it never changes), and
+   * temporary_playback as last composed. A request reads a part's playlist again only when it has grown.
+   */
+  private readonly known = new Recent<{
+    parts: Map<number, { segments: Segment[]; size: number; ended: boolean }>;
+    playlist?: { segments: number; complete: boolean; text: string };
+  }>(CACHED_RECORDINGS, () => ({ parts: new Map() }));
 
   constructor(
     private readonly db: Db,
@@ -279,14 +299,35 @@ export class Recordings {
       seq: number;
       started_at: number;
     }[];
-    const dir = this.files.recordingDir(id);
+    const known = this.known.get(id).parts;
     return Promise.all(
-      rows.map(async (r) => ({
-        seq: r.seq,
-        startedAt: r.started_at,
-        segments: await partSegments(join(dir, `part${r.seq}`)),
-      })),
+      rows.map(async (r) => ({ seq: r.seq, startedAt: r.started_at, segments: await this.segments(id, r.seq, known) })),
     );
+  }
+
+  /**
+   * A part's finished segments. Its recorder's playlist (EVENT) only grows, and never changes once it has its end:
+   * while it is the same size, the segments are those last read; once it has its end, it is not even looked at.
+   */
+  private async segments(
+    id: string,
+    seq: number,
+    known: Map<number, { segments: Segment[]; size: number; ended: boolean }>,
+  ): Promise<Segment[]> {
+    const last = known.get(seq);
+    if (last?.ended) return last.segments;
+    const file = join(this.files.recordingDir(id), `part${seq}`, 'stream.m3u8');
+    this.work.fileCalls++;
+    const size = await stat(file).then(
+      (s) => s.size,
+      () => 0,
+    );
+    if (last?.size === size) return last.segments;
+    this.work.fileCalls++;
+    const text = await readFile(file, 'utf8').catch(() => '');
+    const read = { segments: playlistSegments(text), size, ended: /#EXT-X-ENDLIST/.test(text) };
+    known.set(seq, read);
+    return read.segments;
   }
 
   /**
@@ -330,10 +371,16 @@ export class Recordings {
     return shift;
   }
 
-  /** temporary_playback. */
+  /** temporary_playback: composed again only when a segment was added or the recording became complete. */
   async playlist(id: string): Promise<string> {
-    this.public(id);
-    return composePlaylist(await this.parts(id), this.row(id)?.state === 'complete');
+    const complete = this.public(id).state === 'complete';
+    const known = this.known.get(id);
+    const parts = await this.parts(id);
+    const segments = parts.reduce((n, p) => n + p.segments.length, 0);
+    const last = known.playlist;
+    if (last?.segments === segments && last.complete === complete) return last.text;
+    known.playlist = { segments, complete, text: composePlaylist(parts, complete) };
+    return known.playlist.text;
   }
 
   async wire(row: RecordingRow, stream: StreamRow): Promise<TemporaryRecording> {
@@ -447,6 +494,8 @@ export class Recordings {
         this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);
         this.db.prepare('DELETE FROM recordings WHERE id = ?').run(id);
       })();
+      this.known.delete(id);
+      this.storyboards.forget(id);
     } finally {
       this.removing.delete(id);
     }
