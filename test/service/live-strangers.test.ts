@@ -43,6 +43,89 @@ function recordingsOf(service: RunningService, token: string, streamId: string) 
   return { list, waitFor };
 }
 
+describe('publish keys stay with keys (issue 28, item 1)', () => {
+  let service: RunningService;
+  let token: string;
+  before(async () => ({ service, token } = await startWithToken('keys')));
+  after(() => service.stop());
+
+  const clipToken = async (streamId: string) => {
+    const r = await service.call('POST', '/tokens', { token, body: { scope: 'clip', live_stream_id: streamId } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body.token as string;
+  };
+
+  it("a clip token's #9 shows the stream key masked, never the key itself; a key sees it whole", async () => {
+    const stream = await createStream(service, token, 'masked');
+    assert.equal(await push(stream.ingest.url, 3, undefined, false), 0);
+    await recordingsOf(service, token, stream._id).waitFor('the publish to stop', (r) => r.status === 'stopped');
+    const clip = await clipToken(stream._id);
+
+    const asClip = await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token: clip });
+    assert.equal(asClip.status, 200);
+    assert.equal(asClip.body[0].stream_key, `lv_…${stream.stream_key.slice(-4)}`);
+    assert.ok(!JSON.stringify(asClip.body).includes(stream.stream_key), 'the key is nowhere in the answer');
+    assert.equal((await recordingsOf(service, token, stream._id).list())[0].stream_key, stream.stream_key);
+
+    // Nor may it read the stream (its ingest URL) or change its key.
+    for (const [method, path] of [
+      ['GET', `/live_streams/${stream._id}`],
+      ['POST', `/live_streams/${stream._id}/stream-key`],
+    ] as const) {
+      const r = await service.call(method, path, { token: clip });
+      assert.equal(r.status, 403, `${method} ${path}`);
+      assert.equal(r.body.error.code, 'insufficient_scope');
+    }
+  });
+
+  it('a new key cuts the publisher using the old one and refuses the old key; the new key continues the recording, and every recording stays', async () => {
+    const stream = await createStream(service, token, 'rotated');
+    const recordings = recordingsOf(service, token, stream._id);
+    // An earlier recording, complete, with a conversion of it.
+    assert.equal(await push(stream.ingest.url, 3, undefined, false), 0);
+    await recordings.waitFor('the first publish to stop', (r) => r.status === 'stopped');
+    await service.advanceClock(MINUTE + 1_000);
+    const earlier = await recordings.waitFor('the first recording to be complete', (r) => r.status === 'complete');
+    const converted = await service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${earlier._id}`, {
+      token,
+      body: {},
+    });
+    assert.equal(converted.status, 200, JSON.stringify(converted.body));
+
+    const pushed = push(stream.ingest.url, 30);
+    const live = await recordings.waitFor('the publish to record', (r) => r.status === 'live' && r.duration >= 2, 1);
+    const rotated = await service.call('POST', `/live_streams/${stream._id}/stream-key`, { token });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const renewed = rotated.body as LiveStream;
+    assert.match(renewed.stream_key, /^lv_[A-Za-z0-9_-]{20,}$/);
+    assert.notEqual(renewed.stream_key, stream.stream_key);
+    assert.equal(renewed.ingest.url, `${stream.ingest.server}/${renewed.stream_key}`);
+    assert.equal(renewed.status, 'idle', 'the publish was cut before the answer');
+    assert.deepEqual((await service.call('GET', `/live_streams/${stream._id}`, { token })).body, renewed);
+    assert.notEqual(await pushed, 0, 'the publisher with the old key was cut, not left to finish its 30 s');
+
+    assert.notEqual(await push(stream.ingest.url, 3), 0, 'the old key is refused');
+    assert.equal(await push(renewed.ingest.url, 3), 0, 'the new key publishes');
+    const back = await recordings.waitFor(
+      'the publish with the new key to stop',
+      (r) => r.status === 'stopped' && r.duration > live.duration,
+      1,
+    );
+    assert.equal(back._id, live._id, 'back within the merge window: the same recording goes on');
+    assert.equal((await text(back.playback.temporary_playback)).match(/#EXT-X-DISCONTINUITY\n/g)?.length, 1);
+
+    const all = await recordings.list();
+    assert.deepEqual(
+      all.map((r) => r._id),
+      [earlier._id, live._id],
+      'every recording stays',
+    );
+    assert.equal(all[0].export_data.length, 1, 'and its conversion');
+    assert.equal(all[0].stream_key, renewed.stream_key);
+    assert.equal((await fetch(earlier.download_url)).status, 200);
+  });
+});
+
 describe('recording routes do their work once (issue 28, item 7)', () => {
   let service: RunningService;
   let token: string;

@@ -53,6 +53,13 @@ export const RECORDING_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
 /** Spec, timed rule 3: a stream that resumes within 1 minute continues its recording. */
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
 
+/**
+ * A stream's publish key as the caller may see it (decision, issue 28): whole for an organization's key; for any
+ * other token (a clip token reads #9) masked, `lv_…` and its last four characters, enough to tell keys apart.
+ */
+export const shownKey = (caller: Caller, key: string): string =>
+  caller.scope === 'key' ? key : `lv_…${key.slice(-4)}`;
+
 /** Live streams (decision: POST/GET/DELETE /live_streams; the spec shows none of their endpoints), and #11. */
 export class LiveStreams {
   constructor(
@@ -72,14 +79,14 @@ export class LiveStreams {
         `INSERT INTO live_streams (id, organization_id, environment, user_id, name, stream_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(id, caller.organizationId, caller.environment, caller.userId, name, newSecret('lv_', 18), this.clock.now());
-    return this.object(this.find(caller, id));
+    return this.object(this.find(caller, id), caller);
   }
 
   list(caller: Caller): LiveStream[] {
     const rows = this.db
       .prepare('SELECT * FROM live_streams WHERE organization_id = ? AND environment = ? ORDER BY created_at, id')
       .all(caller.organizationId, caller.environment) as StreamRow[];
-    return rows.map((r) => this.object(r));
+    return rows.map((r) => this.object(r, caller));
   }
 
   /** A stream the caller may see; another organization's (or environment's), or for a clip token another stream, is a 404. */
@@ -95,7 +102,19 @@ export class LiveStreams {
   }
 
   get(caller: Caller, id: string): LiveStream {
-    return this.object(this.find(caller, id));
+    return this.object(this.find(caller, id), caller);
+  }
+
+  /**
+   * POST /live_streams/{id}/stream-key: a new key, at once; the publish under way (with the old key) is cut, and
+   * the old key is refused from now on (Ingest looks keys up at each publish). Every recording stays: a publisher
+   * back with the new key within the merge window continues its recording.
+   */
+  async newKey(caller: Caller, id: string): Promise<LiveStream> {
+    const stream = this.find(caller, id);
+    this.db.prepare('UPDATE live_streams SET stream_key = ? WHERE id = ?').run(newSecret('lv_', 18), stream.id);
+    await this.disconnect(stream.id);
+    return this.get(caller, stream.id);
   }
 
   byKey(key: string): StreamRow | undefined {
@@ -121,16 +140,18 @@ export class LiveStreams {
   /** #9: the stream's temporary recordings, oldest first, each with its conversions. */
   async temporaryRecordings(caller: Caller, id: string): Promise<TemporaryRecording[]> {
     const stream = this.find(caller, id);
-    return Promise.all(this.recordings.list(stream).map((r) => this.recordings.wire(r, stream)));
+    return Promise.all(this.recordings.list(stream).map((r) => this.recordings.wire(r, stream, caller)));
   }
 
-  object(row: StreamRow): LiveStream {
+  /** Decision: only keys reach these routes today; should another scope ever get one, its key and url are masked. */
+  private object(row: StreamRow, caller: Caller): LiveStream {
     const server = `${this.rtmpOrigin()}/live`;
+    const key = shownKey(caller, row.stream_key);
     return {
       _id: row.id,
       name: row.name,
-      stream_key: row.stream_key,
-      ingest: { server, url: `${server}/${row.stream_key}` },
+      stream_key: key,
+      ingest: { server, url: `${server}/${key}` },
       status: this.db.prepare(`SELECT 1 FROM recordings WHERE live_stream_id = ? AND state = 'live'`).get(row.id)
         ? 'live'
         : 'idle',
@@ -383,13 +404,13 @@ export class Recordings {
     return known.playlist.text;
   }
 
-  async wire(row: RecordingRow, stream: StreamRow): Promise<TemporaryRecording> {
+  async wire(row: RecordingRow, stream: StreamRow, caller: Caller): Promise<TemporaryRecording> {
     const complete = row.state === 'complete';
     const seconds = complete ? row.duration! : (await this.parts(row.id)).reduce((sum, p) => sum + partSeconds(p), 0);
     const base = `${this.apiOrigin()}/recordings/${row.id}`;
     return {
       _id: row.id,
-      stream_key: stream.stream_key,
+      stream_key: shownKey(caller, stream.stream_key),
       start_time: iso(row.start_at),
       end_time: complete ? iso(row.end_at!) : null,
       export_data: this.exportData(row.id),
