@@ -192,3 +192,35 @@ describe('recording routes do their work once (issue 28, item 7)', () => {
     assert.equal(await pushed, 0);
   });
 });
+
+describe('completing recordings is fair per organization (issue 28, item 2)', () => {
+  let service: RunningService;
+  before(async () => ({ service } = await startWithToken('unused')));
+  after(() => service.stop());
+
+  it("completes one organization's recording alongside another's six, not behind them", async () => {
+    const many = await service.token('many-recordings');
+    const one = await service.token('one-recording');
+    const theirs = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => createStream(service, many, `many ${n}`)));
+    assert.deepEqual(await Promise.all(theirs.map((s) => push(s.ingest.url, 2, undefined, false))), [0, 0, 0, 0, 0, 0]);
+    const manyRecordings = theirs.map((s) => recordingsOf(service, many, s._id));
+    for (const r of manyRecordings) await r.waitFor('the publish to stop', (x) => x.status === 'stopped');
+    // Stopped last, so it is the last to be due.
+    const mine = await createStream(service, one, 'one');
+    assert.equal(await push(mine.ingest.url, 2, undefined, false), 0);
+    const myRecording = recordingsOf(service, one, mine._id);
+    await myRecording.waitFor('the publish to stop', (x) => x.status === 'stopped');
+
+    await service.advanceClock(MINUTE + 1_000);
+    // How many of theirs are complete when mine is seen complete (read just after it: at most that many then).
+    // Behind them it would be 6; beside the first of them, 1 (or 2 had it taken twice as long as theirs).
+    for (const end = Date.now() + 60_000; ; assert.ok(Date.now() < end, 'mine to be complete within a minute')) {
+      const [[me], ...them] = await Promise.all([myRecording.list(), ...manyRecordings.map((r) => r.list())]);
+      if (me.status !== 'complete') continue;
+      const completeOfTheirs = them.filter(([r]) => r.status === 'complete').length;
+      assert.ok(completeOfTheirs <= 3, `${completeOfTheirs} of the other organization's 6 were complete first`);
+      break;
+    }
+    await Promise.all(manyRecordings.map((r) => r.waitFor('complete', (x) => x.status === 'complete')));
+  });
+});

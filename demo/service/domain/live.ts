@@ -421,16 +421,22 @@ export class Recordings {
     };
   }
 
-  /** Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4); 3 days after its end → delete it. */
+  /**
+   * Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4; the longest stopped
+   * first); 3 days after its end → delete it.
+   */
   async sweep(): Promise<void> {
     const now = this.clock.now();
     const due = this.db
-      .prepare(`SELECT id FROM recordings WHERE state = 'stopped' AND stopped_at < ?`)
-      .all(now - this.mergeWindowMs) as { id: string }[];
-    for (const { id } of due) {
+      .prepare(
+        `SELECT id, organization_id FROM recordings WHERE state = 'stopped' AND stopped_at < ? ORDER BY stopped_at, id`,
+      )
+      .all(now - this.mergeWindowMs) as { id: string; organization_id: string }[];
+    for (const { id, organization_id } of due) {
       this.db.transaction(() => {
         this.db.prepare(`UPDATE recordings SET state = 'finishing' WHERE id = ?`).run(id);
-        this.jobs.enqueue(FINISH_RECORDING, { recordingId: id });
+        // Grouped by organization: one organization's long recordings never hold every other's (app.ts).
+        this.jobs.enqueue(FINISH_RECORDING, { recordingId: id }, undefined, organization_id);
       })();
     }
     const expired = this.db
