@@ -13,7 +13,7 @@ const PER_SHEET = 100;
 const BATCH = 24;
 /**
  * Recordings whose segments, storyboard and playlist are kept in memory (the ones asked for last). Decision: a
- * 12-hour recording holds some 8 MB of them; 64 keep that bounded, and one asked for again is read once more.
+ * 12-hour recording holds some 10 MB of them; 64 keep that bounded, and one asked for again is read once more.
  */
 export const CACHED_RECORDINGS = 64;
 
