@@ -44,6 +44,13 @@ export interface RecordingRow {
   size: number | null;
 }
 
+/** A part's segments as its recorder's playlist last listed them, that playlist's size then, and whether it had its end. */
+interface KnownPart {
+  segments: Segment[];
+  size: number;
+  ended: boolean;
+}
+
 export const FINISH_RECORDING = 'finish-recording';
 /** A recording's part folder and segment file names. */
 const RECORDING_PART = /^part\d{1,6}$/;
@@ -179,7 +186,7 @@ export class Recordings {
    * temporary_playback as last composed. A request reads a part's playlist again only when it has grown.
    */
   private readonly known = new Recent<{
-    parts: Map<number, { segments: Segment[]; size: number; ended: boolean }>;
+    parts: Map<number, KnownPart>;
     playlist?: { segments: number; complete: boolean; text: string };
   }>(CACHED_RECORDINGS, () => ({ parts: new Map() }));
 
@@ -330,11 +337,7 @@ export class Recordings {
    * A part's finished segments. Its recorder's playlist (EVENT) only grows, and never changes once it has its end:
    * while it is the same size, the segments are those last read; once it has its end, it is not even looked at.
    */
-  private async segments(
-    id: string,
-    seq: number,
-    known: Map<number, { segments: Segment[]; size: number; ended: boolean }>,
-  ): Promise<Segment[]> {
+  private async segments(id: string, seq: number, known: Map<number, KnownPart>): Promise<Segment[]> {
     const last = known.get(seq);
     if (last?.ended) return last.segments;
     const file = join(this.files.recordingDir(id), `part${seq}`, 'stream.m3u8');
