@@ -171,7 +171,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   );
   // Downloads wait on the network, not the CPU: four at once, two of one organization.
   jobs.register(IMPORT_VIDEO, (payload, signal) => imports.run(payload.videoId as string, signal), 4, 2);
-  jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal));
+  // Two at a time, one of each organization: one organization's many long recordings never hold the others'.
+  jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal), 2, 1);
   jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2, 1);
   // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
   jobs.register(DELIVER_WEBHOOK, (payload, signal) => webhooks.deliver(payload.deliveryId as string, signal), 8, 2);
@@ -184,7 +185,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   mediaRoutes(app, { accounts, videos });
   liveRoutes(app, { accounts, streams, recordings, exports });
   accountRoutes(app, { accounts, webhooks, usage });
-  if (faults) testHookRoutes(app, { clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() });
+  if (faults)
+    testHookRoutes(app, {
+      ...{ clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() },
+      recordingWork: recordings.work,
+    });
   await app.ready();
 
   const storage = createServer(

@@ -71,7 +71,9 @@ export class Ingest {
     if (![...this.publishes.values()].some((p) => p.streamId === streamId && p.endedAt === undefined) || !this.worker)
       return;
     await new Promise<void>((resolve) => {
-      this.disconnecting.set(streamId, resolve);
+      // Two callers at once (two key rotations, say): both are answered.
+      const before = this.disconnecting.get(streamId);
+      this.disconnecting.set(streamId, () => (before?.(), resolve()));
       this.tell({ type: 'disconnect', streamId });
     });
   }

@@ -65,6 +65,23 @@ export function liveRoutes(
     async (req) => (await streams.delete(req.caller, req.params.id), { success: true }),
   );
 
+  app.post(
+    '/live_streams/:id/stream-key',
+    op(accounts, {
+      operationId: 'rotateStreamKey',
+      summary: 'Issue a new stream key',
+      description:
+        'Decision (keys only). The answer is the stream with its new key. The old key stops at once: a publish using it is ' +
+        'cut and a publish with it is refused from now on. Every recording stays; a publisher back with the new key within the ' +
+        'merge window (1 minute) continues its recording.',
+      what: "change a stream's key",
+      params: params('id'),
+      ok: ref(C.LiveStream),
+      errors: ['not_found'],
+    }),
+    (req) => streams.newKey(req.caller, req.params.id),
+  );
+
   app.get(
     '/live_streams/:id/temporary_recordings',
     op(accounts, {
@@ -72,7 +89,8 @@ export function liveRoutes(
       summary: '#9 List temporary recordings',
       description:
         'Oldest first, listed as soon as a publish begins. A publisher back within the merge window (1 minute) continues the same ' +
-        'recording; a recording is complete once the stream has stayed stopped for more than the window. Deleted 3 days after its end.',
+        'recording; a recording is complete once the stream has stayed stopped for more than the window. Deleted 3 days after its end. ' +
+        'Decision: `stream_key` is whole for a key only; a clip token gets it masked (`lv_…` and its last four characters).',
       scopes: CLIP,
       what: "read another stream's recordings",
       params: params('id'),
