@@ -3,11 +3,12 @@ import { connect, type Socket } from 'node:net';
 /**
  * Raw RTMP for hostile-input tests: a handshake, and chunks carrying whatever a stranger might send.
  * Enough of the protocol to reach node-media-server's parser: C0+C1, C2, and type-0 chunks on csid 3.
+ * `localAddress` (any of 127.0.0.0/8, all loopback on Linux) makes the socket another client than ffmpeg's.
  */
-export function rtmpSocket(url: string): Promise<Socket> {
+export function rtmpSocket(url: string, localAddress?: string): Promise<Socket> {
   const { hostname, port } = new URL(url.replace(/^rtmp:/, 'http:'));
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => resolve(socket));
+    const socket = connect({ port: Number(port), host: hostname, localAddress }, () => resolve(socket));
     socket.once('error', reject);
   });
 }
