@@ -10,6 +10,8 @@
  *                       [--processing-seconds-per-media-second 10] [--probe-timeout-seconds 30]
  *                       [--rtmp-max-connections 512]
  *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10]
+ *                       [--rtmp-connect-within-seconds 5] [--rtmp-unpublished-per-address 8]
+ *                       [--rtmp-restart-max-seconds 60]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
@@ -63,6 +65,9 @@ const { values, positionals } = parseArgs({
     'rtmp-max-connections': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.maxConnections) },
     'rtmp-idle-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.idleMs / 1000) },
     'rtmp-publish-within-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.publishWithinMs / 1000) },
+    'rtmp-connect-within-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.connectWithinMs / 1000) },
+    'rtmp-unpublished-per-address': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.unpublishedPerAddress) },
+    'rtmp-restart-max-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.restartMaxMs / 1000) },
     org: { type: 'string' },
     environment: { type: 'string', default: 'production' },
   },
@@ -139,7 +144,10 @@ type PositiveFlag =
   | 'probe-timeout-seconds'
   | 'rtmp-max-connections'
   | 'rtmp-idle-seconds'
-  | 'rtmp-publish-within-seconds';
+  | 'rtmp-publish-within-seconds'
+  | 'rtmp-connect-within-seconds'
+  | 'rtmp-unpublished-per-address'
+  | 'rtmp-restart-max-seconds';
 
 function positive(flag: PositiveFlag): number {
   const n = Number(values[flag]);
@@ -222,6 +230,9 @@ if (command === 'token') {
       maxConnections: Math.floor(positive('rtmp-max-connections')),
       idleMs: positive('rtmp-idle-seconds') * 1000,
       publishWithinMs: positive('rtmp-publish-within-seconds') * 1000,
+      connectWithinMs: positive('rtmp-connect-within-seconds') * 1000,
+      unpublishedPerAddress: Math.ceil(positive('rtmp-unpublished-per-address')),
+      restartMaxMs: positive('rtmp-restart-max-seconds') * 1000,
     },
   }).catch((err: unknown) =>
     fail(

@@ -49,7 +49,13 @@ export const DOCUMENT = {
     'x-rtmp-ingest': {
       description:
         'RTMP on the service host (port 1935 by default; `--rtmp-port`). Publish to rtmp://HOST:PORT/live/{stream_key}. H.264 + AAC ' +
-        'is recorded as it comes; anything else is encoded to H.264 + AAC. HLS segments of 2 s.',
+        'is recorded as it comes; anything else is encoded to H.264 + AAC. HLS segments of 2 s. ' +
+        // docs/security.md, live/rtmp-worker.ts: what a connection is held to before it publishes.
+        'Until it publishes, a connection must finish the handshake and `connect` within 5 s ' +
+        '(`--rtmp-connect-within-seconds`) and publish within 10 s (`--rtmp-publish-within-seconds`); one address may ' +
+        'hold 8 such connections (`--rtmp-unpublished-per-address`), and they may hold half of the 512 connections ' +
+        '(`--rtmp-max-connections`), the oldest closed for a new one; the other half is kept for publishers. A publish ' +
+        'whose recording cannot be started is cut.',
     },
     'x-storage-origin': {
       description:
