@@ -11,6 +11,8 @@ export class RetryAt extends Error {
   }
 }
 
+const PRUNE_JOBS_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
 export type JobHandler = (payload: Record<string, unknown>, signal: AbortSignal) => Promise<void>;
 
 interface JobRow {
@@ -81,6 +83,13 @@ export class Jobs {
   /** Resolves when no job is queued for now or running (tests and benchmarks wait on it). */
   async idle(): Promise<void> {
     while (this.running.size > 0 || this.due(1).length > 0) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  /** By the sweeper: jobs done or failed over a week ago (their row is history; a week leaves time to look into a failure). */
+  prune(): void {
+    this.db
+      .prepare(`DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?`)
+      .run(this.clock.now() - PRUNE_JOBS_AFTER_MS);
   }
 
   private due(limit: number, kinds = [...this.handlers.keys()]): JobRow[] {
