@@ -85,6 +85,7 @@ const MIGRATIONS = [
   ALTER TABLE upload_sessions ADD COLUMN end_user TEXT;
   CREATE INDEX upload_sessions_due ON upload_sessions (state, expires_at);
   CREATE INDEX upload_sessions_video ON upload_sessions (video_id);
+  CREATE INDEX upload_sessions_organization ON upload_sessions (organization_id, state, expires_at);
   CREATE INDEX upload_sessions_owner ON upload_sessions (organization_id, end_user, state, expires_at);
   CREATE INDEX upload_links_video ON upload_links (video_id);
   CREATE INDEX upload_links_expiry ON upload_links (expires_at);
@@ -93,7 +94,7 @@ const MIGRATIONS = [
   CREATE INDEX videos_status ON videos (organization_id, status, created_at);
   CREATE INDEX videos_end_user ON videos (organization_id, end_user, status, created_at);
   CREATE INDEX exports_video ON exports (video_id);
-  CREATE INDEX exports_status ON exports (status);
+  CREATE INDEX exports_status ON exports (status, video_id);
   CREATE INDEX exports_stream ON exports (live_stream_id, status);
   CREATE INDEX exports_token ON exports (token_hash, status);
   CREATE INDEX tokens_parent ON tokens (parent_hash);
