@@ -42,7 +42,7 @@ const FILE = /^(index\.m3u8|download\.mp4|poster\.jpg)$/;
 const RENDITION = /^(main|\d{3,4}p)$/;
 const RENDITION_FILE = /^(stream\.m3u8|seg\d{4,6}\.ts)$/;
 /** A video waiting for its file counts against the caps for a day after it was made (domain/open-uploads.ts). */
-export const WAITING_COUNTS_FOR_MS = 24 * 60 * 60 * 1000;
+const WAITING_COUNTS_FOR_MS = 24 * 60 * 60 * 1000;
 
 /** Video objects (#1, #8) and their life: waiting → processing → ready | failed. */
 export class Videos {
