@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import { openDb, setting, type Db } from './db.js';
 import { Accounts } from './domain/accounts.js';
-import { EXPORT_RECORDING, Exports } from './domain/exports.js';
+import { DEFAULT_CONVERSION_LIMITS, EXPORT_RECORDING, Exports, type ConversionLimits } from './domain/exports.js';
 import { DEFAULT_MERGE_WINDOW_MS, FINISH_RECORDING, LiveStreams, Recordings } from './domain/live.js';
 import { processVideo } from './domain/ready.js';
 import { Usage } from './domain/usage.js';
@@ -12,7 +12,8 @@ import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
 import { Uploads } from './domain/uploads.js';
 import { DEFAULT_QUEUE_CAPS, PROCESS_VIDEO, Videos, type QueueCaps } from './domain/videos.js';
 import { DEFAULT_IMPORT_LIMITS, IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
-import { createApi, type Api } from './http/api.js';
+import { DEFAULT_OPEN_UPLOAD_CAPS, type OpenUploadCaps } from './domain/open-uploads.js';
+import { createApi, DEFAULT_RATE_LIMITS, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './live/ingest.js';
@@ -58,6 +59,12 @@ export interface ServiceOptions {
   queueCaps?: Partial<QueueCaps>;
   /** How the RTMP ingest holds against strangers (live/ingest.ts, DEFAULT_INGEST_LIMITS). */
   ingestLimits?: Partial<IngestLimits>;
+  /** Conversions under way per live stream and per token (domain/exports.ts, DEFAULT_CONVERSION_LIMITS). */
+  conversionLimits?: Partial<ConversionLimits>;
+  /** Videos waiting, links and sessions open per end user and per organization (domain/open-uploads.ts). */
+  openUploadCaps?: Partial<OpenUploadCaps>;
+  /** Requests a minute per token (http/api.ts, DEFAULT_RATE_LIMITS). */
+  rateLimits?: Partial<RateLimits>;
   clock?: Clock;
 }
 
@@ -76,6 +83,7 @@ export interface Service {
 /** Decisions (README): how long a PUT body may send nothing, and how much of the data volume stays free. */
 export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_MIN_FREE_BYTES = 256 * 1024 * 1024;
+const PRUNE_EVERY_MS = 5 * 60_000;
 
 /** The data directory's own signing secret, so signed URLs outlive a restart. */
 const signingSecret = (db: Db) =>
@@ -92,6 +100,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const origins = { api: '', storage: '', rtmp: '' };
   const jobs = new Jobs(db, clock);
   const accounts = new Accounts(db, clock);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const openUploadCaps = { ...DEFAULT_OPEN_UPLOAD_CAPS, ...options.openUploadCaps };
   const videos = new Videos(
     db,
     clock,
@@ -99,6 +109,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     () => origins.api,
     files,
     (id) => imports.progress(id),
+    openUploadCaps,
     { ...DEFAULT_QUEUE_CAPS, ...options.queueCaps },
   );
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
@@ -126,6 +137,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     usage,
     () => origins.api,
     options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES,
+    openUploadCaps,
   );
   const streams: LiveStreams = new LiveStreams(
     db,
@@ -145,6 +157,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     recordings,
     usage,
     options.cutStrategy ?? 'whole',
+    {
+      conversions: { ...DEFAULT_CONVERSION_LIMITS, ...options.conversionLimits },
+      processing: limits,
+      reserveBytes: options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES,
+    },
   );
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
   const webhooks = new Webhooks(db, clock, jobs, outbound);
@@ -163,12 +180,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   // Two at a time, and one of each organization: another organization's upload never waits behind one
   // organization's huge files (a fair queue: the job runner takes the next organization's job).
-  jobs.register(
-    PROCESS_VIDEO,
-    processVideo({ videos, files, exports, uploads, webhooks, limits: { ...DEFAULT_LIMITS, ...options.limits } }),
-    2,
-    1,
-  );
+  jobs.register(PROCESS_VIDEO, processVideo({ videos, files, exports, uploads, webhooks, limits }), 2, 1);
   // Downloads wait on the network, not the CPU: four at once, two of one organization.
   jobs.register(IMPORT_VIDEO, (payload, signal) => imports.run(payload.videoId as string, signal), 4, 2);
   // Two at a time, one of each organization: one organization's many long recordings never hold the others'.
@@ -180,7 +192,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];
   const faults = options.testHooks ? new Faults() : undefined;
-  const app = await createApi({ accounts, faults, origin: () => origins.api });
+  const app = await createApi({
+    accounts,
+    faults,
+    origin: () => origins.api,
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+  });
   videoRoutes(app, { accounts, videos, uploads, imports, streams });
   mediaRoutes(app, { accounts, videos });
   liveRoutes(app, { accounts, streams, recordings, exports });
@@ -224,8 +241,18 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   jobs.start();
   // The timed rules of the live half (merge window, 3-day retention, 15 days after a plan ends) on the service clock.
   let purging: Promise<void> | undefined;
+  let prunedAt = -Infinity;
   /** One pass of the sweeper; `POST /__test__/sweep` runs one and waits for it. */
   const sweep = async () => {
+    // Rows nothing reads any more, each module its own table: every few minutes, not on every pass.
+    if (clock.now() - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = clock.now();
+      try {
+        for (const module of [accounts, jobs, webhooks, uploads]) module.prune();
+      } catch (err) {
+        console.error('prune:', err);
+      }
+    }
     purging ??= usage
       .sweep()
       .catch((err) => console.error('plan sweep:', err))

@@ -11,6 +11,8 @@ export class RetryAt extends Error {
   }
 }
 
+const PRUNE_JOBS_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
 export type JobHandler = (payload: Record<string, unknown>, signal: AbortSignal) => Promise<void>;
 
 interface JobRow {
@@ -87,6 +89,13 @@ export class Jobs {
   async idle(): Promise<void> {
     const due = this.db.prepare(`SELECT 1 FROM jobs WHERE state = 'queued' AND run_at <= ? LIMIT 1`);
     while (this.running.size > 0 || due.get(this.clock.now())) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  /** By the sweeper: jobs done or failed over a week ago (their row is history; a week leaves time to look into a failure). */
+  prune(): void {
+    this.db
+      .prepare(`DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?`)
+      .run(this.clock.now() - PRUNE_JOBS_AFTER_MS);
   }
 
   /** The oldest due job (by run_at, then id) of each group of `kind`: one index seek per group (jobs_pick). */

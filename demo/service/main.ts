@@ -12,6 +12,9 @@
  *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10]
  *                       [--rtmp-connect-within-seconds 5] [--rtmp-unpublished-per-address 8]
  *                       [--rtmp-restart-max-seconds 60]
+ *                       [--max-conversions-per-stream 4] [--max-conversions-per-token 2]
+ *                       [--max-open-uploads-per-user 100] [--max-open-uploads-per-organization 10000]
+ *                       [--rate-limit-per-minute 1200] [--chunk-url-rate-limit-per-minute 6000]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited] [--data DIR]
@@ -25,8 +28,11 @@ import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
+import { DEFAULT_CONVERSION_LIMITS } from './domain/exports.js';
 import { DEFAULT_IMPORT_LIMITS } from './domain/imports.js';
 import { DEFAULT_QUEUE_CAPS } from './domain/videos.js';
+import { DEFAULT_OPEN_UPLOAD_CAPS } from './domain/open-uploads.js';
+import { DEFAULT_RATE_LIMITS } from './http/api.js';
 import { DEFAULT_INGEST_LIMITS } from './live/ingest.js';
 import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
 import { portInUse } from './ports.js';
@@ -68,6 +74,12 @@ const { values, positionals } = parseArgs({
     'rtmp-connect-within-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.connectWithinMs / 1000) },
     'rtmp-unpublished-per-address': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.unpublishedPerAddress) },
     'rtmp-restart-max-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.restartMaxMs / 1000) },
+    'max-conversions-per-stream': { type: 'string', default: String(DEFAULT_CONVERSION_LIMITS.perStream) },
+    'max-conversions-per-token': { type: 'string', default: String(DEFAULT_CONVERSION_LIMITS.perToken) },
+    'max-open-uploads-per-user': { type: 'string', default: String(DEFAULT_OPEN_UPLOAD_CAPS.perUser) },
+    'max-open-uploads-per-organization': { type: 'string', default: String(DEFAULT_OPEN_UPLOAD_CAPS.perOrganization) },
+    'rate-limit-per-minute': { type: 'string', default: String(DEFAULT_RATE_LIMITS.perMinute) },
+    'chunk-url-rate-limit-per-minute': { type: 'string', default: String(DEFAULT_RATE_LIMITS.chunkUrlsPerMinute) },
     org: { type: 'string' },
     environment: { type: 'string', default: 'production' },
   },
@@ -155,6 +167,21 @@ function positive(flag: PositiveFlag): number {
   return n;
 }
 
+type CountFlag =
+  | 'max-conversions-per-stream'
+  | 'max-conversions-per-token'
+  | 'max-open-uploads-per-user'
+  | 'max-open-uploads-per-organization'
+  | 'rate-limit-per-minute'
+  | 'chunk-url-rate-limit-per-minute';
+
+function count(flag: CountFlag): number {
+  const n = Number(values[flag]);
+  if (!(Number.isInteger(n) && n >= 1))
+    fail(`--${flag} must be a whole number, 1 or more; got ${JSON.stringify(values[flag])}.`);
+  return n;
+}
+
 function mergeWindow(): number {
   const n = Number(values['merge-window-seconds']);
   if (!(n >= 0))
@@ -233,6 +260,18 @@ if (command === 'token') {
       connectWithinMs: positive('rtmp-connect-within-seconds') * 1000,
       unpublishedPerAddress: Math.ceil(positive('rtmp-unpublished-per-address')),
       restartMaxMs: positive('rtmp-restart-max-seconds') * 1000,
+    },
+    conversionLimits: {
+      perStream: count('max-conversions-per-stream'),
+      perToken: count('max-conversions-per-token'),
+    },
+    openUploadCaps: {
+      perUser: count('max-open-uploads-per-user'),
+      perOrganization: count('max-open-uploads-per-organization'),
+    },
+    rateLimits: {
+      perMinute: count('rate-limit-per-minute'),
+      chunkUrlsPerMinute: count('chunk-url-rate-limit-per-minute'),
     },
   }).catch((err: unknown) =>
     fail(

@@ -13,6 +13,7 @@ import type { Jobs } from '../jobs.js';
 import type { Files } from '../storage/files.js';
 import { owned, type Caller } from './accounts.js';
 import { notFound, ServiceError } from './errors.js';
+import { assertUnderCaps, type OpenUploadCaps } from './open-uploads.js';
 
 export interface VideoRow {
   id: string;
@@ -54,6 +55,8 @@ type UploadMethod = 'single' | 'multipart' | 'import';
 const FILE = /^(index\.m3u8|download\.mp4|poster\.jpg)$/;
 const RENDITION = /^(main|\d{3,4}p)$/;
 const RENDITION_FILE = /^(stream\.m3u8|seg\d{4,6}\.ts)$/;
+/** A video waiting for its file counts against the caps for a day after it was made (domain/open-uploads.ts). */
+const WAITING_COUNTS_FOR_MS = 24 * 60 * 60 * 1000;
 
 /** Video objects (#1, #8) and their life: waiting → processing → ready | failed. */
 export class Videos {
@@ -65,6 +68,7 @@ export class Videos {
     private readonly files: Files,
     /** An import's progress (domain/imports.ts), for #8. */
     private readonly importOf: (id: string) => ImportProgress | null,
+    private readonly caps: OpenUploadCaps,
     private readonly queueCaps: QueueCaps = DEFAULT_QUEUE_CAPS,
   ) {}
 
@@ -93,6 +97,7 @@ export class Videos {
   create(caller: Caller, fileName: string | null, liveStreamId: string | null = null): VideoObject {
     const id = newId();
     const now = this.clock.now();
+    if (!liveStreamId) this.assertUnderWaitingCaps(caller, now);
     this.db
       .prepare(
         `INSERT INTO videos (id, organization_id, user_id, end_user, environment, status, file_name, live_stream_id, created_at, updated_at)
@@ -111,6 +116,26 @@ export class Videos {
         now,
       );
     return this.object(this.row(id)!);
+  }
+
+  private assertUnderWaitingCaps(caller: Caller, now: number): void {
+    const since = now - WAITING_COUNTS_FOR_MS;
+    assertUnderCaps(
+      this.caps,
+      caller,
+      now,
+      'videos waiting for their file',
+      'upload a file to one of them first, or wait until the oldest, a day old, stops counting.',
+      (user) => {
+        const row = this.db
+          .prepare(
+            `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM videos WHERE organization_id = ?
+             ${user === undefined ? '' : 'AND end_user IS ?'} AND status = 'waiting' AND created_at > ?`,
+          )
+          .get(caller.organizationId, ...(user === undefined ? [] : [user]), since) as { n: number; oldest: number };
+        return { n: row.n, freesAt: row.oldest === null ? null : row.oldest + WAITING_COUNTS_FOR_MS };
+      },
+    );
   }
 
   /** #8. */

@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
 import * as C from '../../../src/api/contract.js';
 import type { Accounts } from '../domain/accounts.js';
-import type { Exports } from '../domain/exports.js';
+import { COPIES_OF_A_CUT, DEFAULT_CONVERSION_LIMITS, type Exports } from '../domain/exports.js';
 import type { LiveStreams, Recordings } from '../domain/live.js';
 import { fileAnswer, op, params, ref, type Api } from '../http/api.js';
 import { sendFile } from '../http/static.js';
+import { spoken } from '../processing/ffmpeg.js';
+import { DEFAULT_LIMITS } from '../processing/pipeline.js';
 
 /** #9–#11: keys, and clip tokens for their own stream (LiveStreams.find). */
 const CLIP = ['key', 'clip'] as const;
@@ -107,13 +109,22 @@ export function liveRoutes(
       summary: '#10 Convert a recording (or a part) into a permanent video',
       description:
         'Cut frame-accurately, then the normal processing; `video-ready` when done. Several conversions may run at once. The answer ' +
-        'is the export entry: PROCESSING, bytes 0, download_url null, no video_id.',
+        'is the export entry: PROCESSING, bytes 0, download_url null, no video_id. Decisions (issue 28): the same `from` and ' +
+        '`duration` of the same recording, while its conversion is PROCESSING or EXPORTED, answer that entry as it stands (no ' +
+        `new video). At most ${DEFAULT_CONVERSION_LIMITS.perStream} conversions under way per live stream ` +
+        `(\`--max-conversions-per-stream\`) and ${DEFAULT_CONVERSION_LIMITS.perToken} per token ` +
+        '(`--max-conversions-per-token`): past either, 429 `limit_reached` with `Retry-After`. A part longer than the longest ' +
+        `video the service takes (${spoken(DEFAULT_LIMITS.maxDurationSeconds)}, \`--max-duration-seconds\`) is 400. One ` +
+        `whose estimated size (the recording's bytes per second × its length × ${COPIES_OF_A_CUT}: the cut, its MP4 and ` +
+        'its HLS) would leave less than the reserve free (`--min-free-mb`) is ' +
+        '507 `insufficient_storage`. The cut runs at a low CPU priority, within the time processing has for its length ' +
+        '(`--processing-base-seconds` + `--processing-seconds-per-media-second` × duration); past it the video fails, saying so.',
       scopes: CLIP,
       what: "convert another stream's recordings",
       params: params('id', 'recordingId'),
       body: C.ConversionRequest,
       ok: ref(C.ExportEntry),
-      errors: ['not_found', 'recording_not_complete', 'quota_exceeded'],
+      errors: ['not_found', 'recording_not_complete', 'quota_exceeded', 'limit_reached', 'insufficient_storage'],
     }),
     (req) => exports.convert(req.caller, req.params.id, req.params.recordingId, req.body),
   );

@@ -4,15 +4,24 @@ import { DEFAULT_IMPORT_LIMITS, type Imports } from '../domain/imports.js';
 import type { LiveStreams } from '../domain/live.js';
 import type { Uploads } from '../domain/uploads.js';
 import { DEFAULT_QUEUE_CAPS, QUEUE_RETRY_AFTER_SECONDS, type Videos } from '../domain/videos.js';
-import { op, params, ref, type Api } from '../http/api.js';
+import { DEFAULT_OPEN_UPLOAD_CAPS } from '../domain/open-uploads.js';
+import { DEFAULT_RATE_LIMITS, op, params, ref, type Api } from '../http/api.js';
 
 /** #1–#7: keys and upload tokens. */
 const UPLOADS = ['key', 'upload'] as const;
+/** The caps of domain/open-uploads.ts, in the words of each operation's description. */
+const OPEN_UPLOADS =
+  `Decision (issue 28): an end user (of an upload token) may hold at most ${DEFAULT_OPEN_UPLOAD_CAPS.perUser} {what} ` +
+  `(\`--max-open-uploads-per-user\`), an organization ${DEFAULT_OPEN_UPLOAD_CAPS.perOrganization} ` +
+  '(`--max-open-uploads-per-organization`); past it, 429 `limit_reached` naming the cap, with `Retry-After` (when the ' +
+  'oldest stops counting).';
 const CHUNK_URL = {
   summary: '#4 Get the upload URL of one chunk',
   description:
     'One URL per chunk, valid for that chunk of that session only, until the session expires (decision: a chunk URL ' +
-    'lives as long as its session). The spec shows the path with and without {id}; both are served.',
+    'lives as long as its session). The spec shows the path with and without {id}; both are served. Decision: its rate ' +
+    `limit is a budget of its own, ${DEFAULT_RATE_LIMITS.chunkUrlsPerMinute} a minute per token ` +
+    '(`--chunk-url-rate-limit-per-minute`), as it is called once per chunk.',
 };
 const COMPLETE = {
   summary: '#6 Complete a multipart upload',
@@ -48,11 +57,14 @@ export function videoRoutes(
     op(accounts, {
       operationId: 'createVideo',
       summary: '#1 Create a video',
-      description: "Decision: an optional body `{file_name}` records the uploaded file's name.",
+      description:
+        "Decision: an optional body `{file_name}` records the uploaded file's name. " +
+        OPEN_UPLOADS.replace('{what}', 'videos waiting for their file (made in the last day)'),
       scopes: UPLOADS,
       what: 'create videos',
       body: C.CreateVideoRequest,
       ok: ref(C.Video),
+      errors: ['limit_reached'],
     }),
     (req) => videos.create(req.caller, req.body.file_name ?? null),
   );
@@ -79,10 +91,12 @@ export function videoRoutes(
       summary: '#2 Get a signed link for a single upload',
       description:
         'Valid 6 hours (then its PUT gets 403). Refused once the video has its file, and once the hosting-minute quota is used up. ' +
+        OPEN_UPLOADS.replace('{what}', 'signed links not expired (a link stops counting once its video has its file)') +
+        ' ' +
         QUEUE_FULL,
       params: params('id'),
       ok: ref(C.UploadUrl),
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'queue_full'],
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'limit_reached', 'queue_full'],
     }),
     (req) => uploads.createLink(req.caller, req.params.id),
   );
@@ -93,10 +107,17 @@ export function videoRoutes(
       ...upload,
       operationId: 'beginMultipartUpload',
       summary: '#3 Begin a multipart upload',
-      description: `The session lives 6 hours; the quota as for #2. ${QUEUE_FULL}`,
+      description:
+        'The session lives 6 hours; the quota as for #2. ' +
+        OPEN_UPLOADS.replace(
+          '{what}',
+          'multipart sessions open and not expired (complete or abort one to free its place)',
+        ) +
+        ' ' +
+        QUEUE_FULL,
       params: params('id'),
       ok: ref(C.MultipartSession),
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'queue_full'],
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'limit_reached', 'queue_full'],
     }),
     (req) => uploads.begin(req.caller, req.params.id),
   );
