@@ -1,5 +1,8 @@
+import { realpathSync, statSync } from 'node:fs';
+import { join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postcss from 'postcss';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, isFileLoadingAllowed, type Plugin, type UserConfig } from 'vite';
 
 /**
  * Uppy's CSS, as adopted into the shadow root, without its inline source map and without the rules
@@ -37,11 +40,88 @@ export function pruneUppyCss(): Plugin {
   };
 }
 
+const repo = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * `vite` (serve), as `npm start` runs it: the demo pages, the library and its dependencies, nothing else. The
+ * repository root is not served (it holds .git, .env files and, before, the service's data); neither are the
+ * demo's service and backend beside the pages, nor any dotfile. No CORS (Vite's default lets any page on
+ * localhost read it), and Vite's Host check (`allowedHosts: []`: localhost names and IP addresses only) keeps
+ * out DNS rebinding, whose pages come with their own name. demo/start.ts adds the data directory to `fs.deny`.
+ */
+function demoServer(): UserConfig {
+  const nodeModules = repo('./node_modules');
+  return {
+    root: 'demo',
+    plugins: [pruneUppyCss(), plainRefusals()],
+    server: {
+      host: '127.0.0.1',
+      cors: false,
+      allowedHosts: [],
+      fs: {
+        strict: true,
+        allow: [
+          ...['index.html', 'live.html', 'main.ts', 'live.ts', 'attributes.ts'].map((page) => repo(`./demo/${page}`)),
+          repo('./src'),
+          // Dependencies where they really are (node_modules may be a link), and Vite's cache of them inside it.
+          nodeModules,
+          realpathSync(nodeModules),
+        ],
+        // Vite's own list, with every dotfile (.env, .npmrc, …) in place of the dotfiles it names.
+        deny: ['.*', '**/.git/**', '*.{crt,pem,key,p12,pfx,cer,der}'],
+      },
+    },
+    clearScreen: false,
+  };
+}
+
+/**
+ * Vite answers a refused file with a page that lists `server.fs.allow`, which names the repository's path. This
+ * answers first, with a plain 403 and no path, for every request of a file outside the allow list: `/@fs/…`
+ * and `/@id//…` (any path, there or not, so the answer tells nothing of what exists) and files under the root.
+ * And it refuses /__open-in-editor.
+ */
+function plainRefusals(): Plugin {
+  return {
+    name: 'plain-refusals',
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const url = req.url ?? '/';
+        const file = requestedFile(url, server.config.root);
+        // Vite opens the file a GET of /__open-in-editor names in the developer's editor, whichever page sends it.
+        const refused =
+          url.startsWith('/__open-in-editor') || !(file === undefined || isFileLoadingAllowed(server.config, file));
+        if (!refused) return next();
+        res.writeHead(403, { 'content-type': 'text/plain' }).end('Forbidden\n');
+      });
+    },
+  };
+}
+
+/** The file a dev-server URL names, if it names one; `/@vite/…` and bare module ids name none. */
+function requestedFile(url: string, root: string): string | undefined {
+  let pathname: string;
+  try {
+    // Decoded whole (%2F included), never less than Vite decodes; normalized below.
+    pathname = decodeURIComponent(new URL(url, 'http://localhost').pathname);
+  } catch {
+    return undefined; // Vite refuses a malformed path itself.
+  }
+  // A NUL names no file (Node refuses such a path, and Vite's error page would show it): refused as outside the list.
+  if (pathname.includes('\0')) return pathname;
+  const named = /^\/@(fs|id)\/(.*)$/.exec(pathname);
+  // `/@fs/<path>` and `/@id/<absolute path>` name a file; `/@id/<module>` names a package, resolved by Vite.
+  if (named) return named[1] === 'fs' || named[2]!.startsWith('/') ? normalize(`/${named[2]}`) : undefined;
+  if (pathname.startsWith('/@')) return undefined;
+  const file = join(root, pathname);
+  return statSync(file, { throwIfNoEntry: false })?.isFile() ? file : undefined;
+}
+
 /**
  * `vite build`: the library, ESM, with lit, Uppy and hls.js left to the consumer's bundler
  * (dependencies, not bundled). hls.js is imported only from src/preview/hls.ts, which the element
  * loads with import() when a preview is shown, so it stays out of the entry chunk.
- * `vite` (serve): the demo page in demo/, which imports the element from src/.
+ * `vite` (serve): the demo pages in demo/, which import the elements from src/ (demoServer above).
  */
 export default defineConfig(({ command, mode }) =>
   command === 'build' && mode === 'cdn'
@@ -80,5 +160,5 @@ export default defineConfig(({ command, mode }) =>
             },
           },
         }
-      : { root: 'demo', plugins: [pruneUppyCss()], server: { host: '127.0.0.1' }, clearScreen: false },
+      : demoServer(),
 );

@@ -54,7 +54,10 @@ export async function main(): Promise<void> {
   const file = await bigFile();
   const services: Record<'before' | 'after', RunningService> = {
     before: await startService({ main: join(dir, 'demo/service/main.ts') }),
-    after: await startService(),
+    // It measures the router, not the bounds of issue 28: thousands of videos a second from one key are let through.
+    after: await startService({
+      args: ['--rate-limit-per-minute', '1000000000', '--max-open-uploads-per-organization', '1000000000'],
+    }),
   };
   // The old service's answers follow the old document: only this checkout's service is held to the new one.
   checkedOrigins.delete(services.before.api);

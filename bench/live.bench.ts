@@ -362,7 +362,6 @@ async function conversion(tenMinutes: string): Promise<string[][]> {
       [60, offset, 3],
       [600, 30.5, 2],
     ] as const) {
-      const from = new Date(Date.parse(recording.start_time) + at * 1000).toISOString();
       const reencode = async () => {
         const start = performance.now();
         await run('ffmpeg', [
@@ -372,6 +371,8 @@ async function conversion(tenMinutes: string): Promise<string[][]> {
         return performance.now() - start;
       };
       const convert = async () => {
+        // A millisecond later each round: the same from and duration again would be the conversion already made.
+        const from = new Date(Date.parse(recording.start_time) + at * 1000 + exports).toISOString();
         const start = performance.now();
         const r = await service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recording._id}`, {
           token,

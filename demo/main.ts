@@ -1,4 +1,5 @@
 import { VIDEO_UPLOADER_EVENTS } from '../src/events.js';
+import { attributesFromSearch } from './attributes.js';
 
 const uploader = document.querySelector('video-uploader')!;
 const log = document.querySelector('#events')!;
@@ -26,14 +27,16 @@ for (const name of VIDEO_UPLOADER_EVENTS) {
   });
 }
 
-// Attributes from the address bar, for trying options (and for the end-to-end tests). Never where the
-// element sends its token or gets one: a link could otherwise point a visitor's uploads at someone else.
-const FROM_PAGE_ONLY = new Set(['base-url', 'token-url']);
-for (const [name, value] of new URLSearchParams(location.search)) {
-  if (/^[a-z-]+$/.test(name) && !FROM_PAGE_ONLY.has(name)) uploader.setAttribute(name, value);
-}
-
+// The element is defined only once its attributes are in place, so it starts with them: it waits out of the
+// page while the library registers it (which tells its attributes), and is upgraded when it comes back.
 const config = (await (await fetch('/api/config')).json()) as { baseUrl: string };
-if (!uploader.hasAttribute('base-url')) uploader.setAttribute('base-url', config.baseUrl);
-// Defined last, so the element starts with its attributes in place.
-await import('../src/index.js');
+const place = new Comment();
+uploader.replaceWith(place);
+const { VideoUploader } = await import('../src/index.js');
+for (const [name, value] of attributesFromSearch(location.search, VideoUploader.observedAttributes)) {
+  uploader.setAttribute(name, value);
+}
+const lang = new URLSearchParams(location.search).get('lang');
+if (lang) document.documentElement.lang = lang;
+uploader.setAttribute('base-url', config.baseUrl);
+place.replaceWith(uploader);

@@ -1,13 +1,17 @@
 /**
  * `npm start`: the local video service, the integrator backend and the demo page, on 127.0.0.1.
  *   tsx demo/start.ts [--port 4700] [--service-port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR] [--test-hooks]
- * Port 0 picks free ports (the end-to-end tests do that). Ctrl+C stops everything.
+ * Port 0 picks free ports (the end-to-end tests do that). Ctrl+C stops everything. The data directory defaults
+ * to the user's data directory (service/data-dir.ts), outside the repository; the page server never serves it.
  */
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createServer } from 'vite';
 import { startBackend } from './backend/server.js';
 import { startService } from './service/app.js';
+import { DEFAULT_DATA } from './service/data-dir.js';
 import { portInUse } from './service/ports.js';
 
 const { values } = parseArgs({
@@ -16,7 +20,7 @@ const { values } = parseArgs({
     'service-port': { type: 'string', default: '4500' },
     'storage-port': { type: 'string', default: '4501' },
     'rtmp-port': { type: 'string', default: '1935' },
-    data: { type: 'string', default: fileURLToPath(new URL('../.data/service', import.meta.url)) },
+    data: { type: 'string', default: DEFAULT_DATA },
     'test-hooks': { type: 'boolean', default: false },
   },
 });
@@ -48,9 +52,31 @@ const backend = await startBackend({
   serviceToken: service.accounts.createToken('demo'),
 });
 console.log(`Integrator backend: ${backend.url}`);
+/** The data directory as a glob of itself (its name may hold glob characters): denied, wherever it is. */
+const dataGlobs = [...new Set([resolve(values.data), realpathSync(values.data)])]
+  .map((dir) => dir.replace(/[\\*?!+@()[\]{}|]/g, '\\$&'))
+  .flatMap((dir) => [dir, `${dir}/**`]);
 const page = await createServer({
   configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
-  server: { port: Number(values.port), strictPort: values.port !== '0', proxy: { '/api': backend.url } },
+  server: {
+    port: Number(values.port),
+    strictPort: values.port !== '0',
+    // The page's Host goes along (Vite's short form would put the backend's there): the backend checks a POST's
+    // Origin against it.
+    proxy: { '/api': { target: backend.url } },
+    fs: { deny: dataGlobs },
+  },
+  plugins: [
+    {
+      name: 'demo-sign-in',
+      // After Vite's own middleware, just before it answers with a page: loading a page signs the visitor in.
+      configureServer: (server) => () =>
+        server.middlewares.use((req, res, next) => {
+          if (/\.html$/.test(new URL(req.url ?? '/', 'http://localhost').pathname)) backend.signIn(req, res);
+          next();
+        }),
+    },
+  ],
   logLevel: 'warn',
 });
 await page.listen().catch(async (err: unknown) => {

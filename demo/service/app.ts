@@ -4,15 +4,16 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import { openDb, setting, type Db } from './db.js';
 import { Accounts } from './domain/accounts.js';
-import { EXPORT_RECORDING, Exports } from './domain/exports.js';
+import { DEFAULT_CONVERSION_LIMITS, EXPORT_RECORDING, Exports, type ConversionLimits } from './domain/exports.js';
 import { DEFAULT_MERGE_WINDOW_MS, FINISH_RECORDING, LiveStreams, Recordings } from './domain/live.js';
 import { processVideo } from './domain/ready.js';
 import { Usage } from './domain/usage.js';
 import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
 import { Uploads } from './domain/uploads.js';
-import { PROCESS_VIDEO, Videos } from './domain/videos.js';
+import { DEFAULT_QUEUE_CAPS, PROCESS_VIDEO, Videos, type QueueCaps } from './domain/videos.js';
 import { DEFAULT_IMPORT_LIMITS, IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
-import { createApi, type Api } from './http/api.js';
+import { DEFAULT_OPEN_UPLOAD_CAPS, type OpenUploadCaps } from './domain/open-uploads.js';
+import { createApi, DEFAULT_RATE_LIMITS, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './live/ingest.js';
@@ -44,6 +45,8 @@ export interface ServiceOptions {
   testHooks?: boolean;
   /** `--allow-private-network`: webhooks (and anything else the service fetches) may reach internal addresses. Local development only. */
   allowPrivateNetwork?: boolean;
+  /** `--allow-any-port`: webhooks and imports may reach any port, not only 80 and 443. */
+  allowAnyPort?: boolean;
   /** A PUT whose body sends nothing for this long is cut (storage origin). Default 60 s. */
   stallTimeoutMs?: number;
   /** Bytes the data volume keeps free: new bytes (bodies, imports, recordings, processing) that would leave less get 507. Default 256 MiB. */
@@ -52,10 +55,18 @@ export interface ServiceOptions {
   storageQuotaBytes?: number | null;
   /** What an upload may be and how long its processing may take (processing/pipeline.ts, DEFAULT_LIMITS). */
   limits?: Partial<ProcessingLimits>;
-  /** Imports from a URL: the largest file and the longest download (domain/imports.ts). */
+  /** Imports from a URL: the largest file, the longest download, header and idle timeouts (domain/imports.ts). */
   importLimits?: Partial<ImportLimits>;
+  /** Videos processing per organization and per end user before new uploads get 429 (domain/videos.ts). */
+  queueCaps?: Partial<QueueCaps>;
   /** How the RTMP ingest holds against strangers (live/ingest.ts, DEFAULT_INGEST_LIMITS). */
   ingestLimits?: Partial<IngestLimits>;
+  /** Conversions under way per live stream and per token (domain/exports.ts, DEFAULT_CONVERSION_LIMITS). */
+  conversionLimits?: Partial<ConversionLimits>;
+  /** Videos waiting, links and sessions open per end user and per organization (domain/open-uploads.ts). */
+  openUploadCaps?: Partial<OpenUploadCaps>;
+  /** Requests a minute per token (http/api.ts, DEFAULT_RATE_LIMITS). */
+  rateLimits?: Partial<RateLimits>;
   clock?: Clock;
 }
 
@@ -74,6 +85,7 @@ export interface Service {
 /** Decisions (README): how long a PUT body may send nothing, and how much of the data volume stays free. */
 export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_MIN_FREE_BYTES = 256 * 1024 * 1024;
+const PRUNE_EVERY_MS = 5 * 60_000;
 
 /** The data directory's own signing secret, so signed URLs outlive a restart. */
 const signingSecret = (db: Db) =>
@@ -90,6 +102,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const origins = { api: '', storage: '', rtmp: '' };
   const jobs = new Jobs(db, clock);
   const accounts = new Accounts(db, clock);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const openUploadCaps = { ...DEFAULT_OPEN_UPLOAD_CAPS, ...options.openUploadCaps };
   const videos = new Videos(
     db,
     clock,
@@ -97,6 +111,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     () => origins.api,
     files,
     (id) => imports.progress(id),
+    openUploadCaps,
+    { ...DEFAULT_QUEUE_CAPS, ...options.queueCaps },
   );
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
   // Where two modules need each other (conversions count in usage, and usage limits conversions), the first
@@ -123,7 +139,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     },
     options.storageQuotaBytes ?? null,
   );
-  const uploads: Uploads = new Uploads(db, clock, files, signer, videos, usage, () => origins.api, accounts);
+  const uploads: Uploads = new Uploads(
+    db,
+    clock,
+    files,
+    signer,
+    videos,
+    usage,
+    () => origins.api,
+    accounts,
+    openUploadCaps,
+  );
   const streams: LiveStreams = new LiveStreams(
     db,
     clock,
@@ -142,8 +168,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     recordings,
     usage,
     options.cutStrategy ?? 'whole',
+    {
+      conversions: { ...DEFAULT_CONVERSION_LIMITS, ...options.conversionLimits },
+      processing: limits,
+    },
   );
-  const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false };
+  const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
   const webhooks = new Webhooks(db, clock, jobs, outbound);
   const imports: Imports = new Imports(db, clock, jobs, files, videos, usage, outbound, {
     ...DEFAULT_IMPORT_LIMITS,
@@ -157,23 +187,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   // Two at a time, and one of each organization: another organization's upload never waits behind one
   // organization's huge files (a fair queue: the job runner takes the next organization's job).
-  jobs.register(
-    PROCESS_VIDEO,
-    processVideo({
-      videos,
-      files,
-      exports,
-      uploads,
-      webhooks,
-      clock,
-      limits: { ...DEFAULT_LIMITS, ...options.limits },
-    }),
-    2,
-    1,
-  );
+  jobs.register(PROCESS_VIDEO, processVideo({ videos, files, exports, uploads, webhooks, clock, limits }), 2, 1);
   // Downloads wait on the network, not the CPU: four at once, two of one organization.
   jobs.register(IMPORT_VIDEO, (payload, signal) => imports.run(payload.videoId as string, signal), 4, 2);
-  jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal));
+  // Two at a time, one of each organization: one organization's many long recordings never hold the others'.
+  jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal), 2, 1);
   jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2, 1);
   // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
   jobs.register(DELIVER_WEBHOOK, (payload, signal) => webhooks.deliver(payload.deliveryId as string, signal), 8, 2);
@@ -181,12 +199,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];
   const faults = options.testHooks ? new Faults() : undefined;
-  const app = await createApi({ accounts, faults, origin: () => origins.api });
+  const app = await createApi({
+    accounts,
+    faults,
+    origin: () => origins.api,
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+  });
   videoRoutes(app, { accounts, videos, uploads, imports, streams });
   mediaRoutes(app, { accounts, videos });
   liveRoutes(app, { accounts, streams, recordings, exports });
   accountRoutes(app, { accounts, webhooks, usage });
-  if (faults) testHookRoutes(app, { clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() });
+  if (faults)
+    testHookRoutes(app, {
+      ...{ clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() },
+      recordingWork: recordings.work,
+    });
   await app.ready();
 
   const storage = createServer(
@@ -221,8 +248,18 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   jobs.start();
   // The timed rules of the live half (merge window, 3-day retention, 15 days after a plan ends) on the service clock.
   let purging: Promise<void> | undefined;
+  let prunedAt = -Infinity;
   /** One pass of the sweeper; `POST /__test__/sweep` runs one and waits for it. */
   const sweep = async () => {
+    // Rows nothing reads any more, each module its own table: every few minutes, not on every pass.
+    if (clock.now() - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = clock.now();
+      try {
+        for (const module of [accounts, jobs, webhooks, uploads]) module.prune();
+      } catch (err) {
+        console.error('prune:', err);
+      }
+    }
     purging ??= usage
       .sweep()
       .catch((err) => console.error('plan sweep:', err))

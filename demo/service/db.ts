@@ -72,6 +72,48 @@ const MIGRATIONS = [
   // Imports from a URL: one row while the file is on its way (its progress for #8), gone once processing starts.
   `CREATE TABLE imports (video_id TEXT PRIMARY KEY REFERENCES videos(id), url TEXT NOT NULL,
     bytes INTEGER NOT NULL, total INTEGER, created_at INTEGER NOT NULL);`,
+  // The fair pick (jobs.ts) seeks each group's oldest due job of a kind; the queued-work caps count processing videos.
+  `
+  CREATE INDEX jobs_pick ON jobs (kind, state, grp, run_at);
+  CREATE INDEX videos_processing ON videos (organization_id, end_user) WHERE status = 'processing';
+  `,
+  // Every token's work is bounded (issue 28): conversions name the token that asked (its cap); links and sessions
+  // name the organization and end user they count against (their caps), a link when its video took its file;
+  // and an index for every query the
+  // sweeper, #11, the quota, the caps and the pruning make, so none scans a table that grows with use.
+  `
+  ALTER TABLE exports ADD COLUMN token_hash TEXT;
+  ALTER TABLE upload_links ADD COLUMN organization_id TEXT;
+  ALTER TABLE upload_links ADD COLUMN end_user TEXT;
+  ALTER TABLE upload_links ADD COLUMN closed_at INTEGER;
+  ALTER TABLE upload_sessions ADD COLUMN organization_id TEXT;
+  ALTER TABLE upload_sessions ADD COLUMN end_user TEXT;
+  CREATE INDEX upload_sessions_due ON upload_sessions (state, expires_at);
+  CREATE INDEX upload_sessions_video ON upload_sessions (video_id);
+  CREATE INDEX upload_sessions_organization ON upload_sessions (organization_id, state, expires_at);
+  CREATE INDEX upload_sessions_owner ON upload_sessions (organization_id, end_user, state, expires_at);
+  CREATE INDEX upload_links_video ON upload_links (video_id);
+  CREATE INDEX upload_links_expiry ON upload_links (expires_at);
+  CREATE INDEX upload_links_owner ON upload_links (organization_id, end_user, expires_at);
+  CREATE INDEX videos_stream ON videos (live_stream_id, created_at);
+  CREATE INDEX videos_status ON videos (organization_id, status, created_at);
+  CREATE INDEX videos_end_user ON videos (organization_id, end_user, status, created_at);
+  CREATE INDEX exports_video ON exports (video_id);
+  CREATE INDEX exports_status ON exports (status, video_id);
+  CREATE INDEX exports_stream ON exports (live_stream_id, status);
+  CREATE INDEX exports_token ON exports (token_hash, status);
+  CREATE INDEX tokens_parent ON tokens (parent_hash);
+  CREATE INDEX tokens_expiry ON tokens (expires_at);
+  CREATE INDEX tokens_revoked ON tokens (revoked_at);
+  CREATE INDEX jobs_finished ON jobs (state, updated_at);
+  CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);
+  CREATE INDEX webhooks_owner ON webhooks (organization_id, environment);
+  CREATE INDEX live_streams_owner ON live_streams (organization_id, environment, created_at);
+  CREATE INDEX recordings_state ON recordings (state, stopped_at);
+  CREATE INDEX recordings_retention ON recordings (state, end_at);
+  CREATE INDEX recordings_owner ON recordings (organization_id);
+  CREATE INDEX organizations_plan_end ON organizations (plan_end_at);
+  `,
   // Capabilities end with their source: each link, session and video names the token that made it (an upload
   // token without a user sees only its own videos). Each organization may have a storage quota in bytes.
   `
@@ -89,7 +131,12 @@ const MIGRATIONS = [
 export function openDb(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
-  const db = new Database(join(dataDir, 'service.db'));
+  return openDatabase(join(dataDir, 'service.db'));
+}
+
+/** The database at `path` (`:memory:` for a rule's unit test), migrated. */
+export function openDatabase(path: string): Db {
+  const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

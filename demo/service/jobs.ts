@@ -11,6 +11,8 @@ export class RetryAt extends Error {
   }
 }
 
+const PRUNE_JOBS_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
 export type JobHandler = (payload: Record<string, unknown>, signal: AbortSignal) => Promise<void>;
 
 interface JobRow {
@@ -24,9 +26,11 @@ interface JobRow {
 /**
  * Durable jobs in SQLite. A job that was running when the service stopped (or was killed) runs again
  * at the next start, so handlers must be idempotent. Each kind has its own concurrency, so a long
- * encode never holds up a short delivery, and a limit per group (an organization): a job whose group
- * already runs that many waits, and the next due job of another group takes the slot, so one
- * organization's slow receivers or huge uploads cannot hold every slot. Due times are on the service clock.
+ * encode never holds up a short delivery, and a limit per group (an organization; jobs without one
+ * share the group "none"). The queue is fair: each free slot goes to the group under its limit that runs
+ * the fewest jobs of the kind and, among those, started one the longest ago (round robin), and takes that
+ * group's oldest due job. However long one organization's backlog, another's job waits for one free slot
+ * only, not behind the backlog. Due times are on the service clock.
  */
 export class Jobs {
   private readonly handlers = new Map<string, { run: JobHandler; concurrency: number; perGroup: number }>();
@@ -34,6 +38,9 @@ export class Jobs {
     number,
     { kind: string; group: string | null; abort: AbortController; done: Promise<void> }
   >();
+  /** When each group of each kind last started a job (`kind group` → pick number): the round robin's turn. */
+  private readonly lastStart = new Map<string, number>();
+  private picks = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
 
@@ -80,35 +87,46 @@ export class Jobs {
 
   /** Resolves when no job is queued for now or running (tests and benchmarks wait on it). */
   async idle(): Promise<void> {
-    while (this.running.size > 0 || this.due(1).length > 0) await new Promise((r) => setTimeout(r, 50));
+    const due = this.db.prepare(`SELECT 1 FROM jobs WHERE state = 'queued' AND run_at <= ? LIMIT 1`);
+    while (this.running.size > 0 || due.get(this.clock.now())) await new Promise((r) => setTimeout(r, 50));
   }
 
-  private due(limit: number, kinds = [...this.handlers.keys()]): JobRow[] {
-    if (kinds.length === 0) return [];
-    const marks = kinds.map(() => '?').join(', ');
+  /** By the sweeper: jobs done or failed over a week ago (their row is history; a week leaves time to look into a failure). */
+  prune(): void {
+    this.db
+      .prepare(`DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?`)
+      .run(this.clock.now() - PRUNE_JOBS_AFTER_MS);
+  }
+
+  /** The oldest due job (by run_at, then id) of each group of `kind`: one index seek per group (jobs_pick). */
+  private heads(kind: string): JobRow[] {
+    const now = this.clock.now();
     return this.db
       .prepare(
-        `SELECT id, kind, payload, attempts, grp FROM jobs WHERE state = 'queued' AND run_at <= ? AND kind IN (${marks})
-         ORDER BY run_at, id LIMIT ?`,
+        `SELECT j.id, j.kind, j.payload, j.attempts, j.grp
+         FROM (SELECT grp FROM jobs WHERE kind = ? AND state = 'queued' AND run_at <= ? GROUP BY grp) AS g
+         JOIN jobs AS j ON j.id = (SELECT id FROM jobs WHERE kind = ? AND state = 'queued' AND grp IS g.grp
+           AND run_at <= ? ORDER BY run_at, id LIMIT 1)
+         ORDER BY j.run_at, j.id`,
       )
-      .all(this.clock.now(), ...kinds, limit) as JobRow[];
+      .all(kind, now, kind, now) as JobRow[];
   }
 
   private tick(): void {
     if (this.stopped) return;
     for (const [kind, handler] of this.handlers) {
-      const mine = [...this.running.values()].filter((j) => j.kind === kind);
-      let free = handler.concurrency - mine.length;
-      if (free <= 0) continue;
-      const perGroup = new Map<string | null, number>();
-      for (const j of mine) perGroup.set(j.group, (perGroup.get(j.group) ?? 0) + 1);
-      // Oldest first, skipping jobs whose group is at its limit (looking further than the free slots for them).
-      for (const job of this.due(handler.concurrency * 50, [kind])) {
-        if (free <= 0) break;
-        const busy = perGroup.get(job.grp) ?? 0;
-        if (job.grp !== null && busy >= handler.perGroup) continue;
-        perGroup.set(job.grp, busy + 1);
-        free--;
+      const busy = new Map<string | null, number>();
+      for (const j of this.running.values()) if (j.kind === kind) busy.set(j.group, (busy.get(j.group) ?? 0) + 1);
+      const turn = (grp: string | null) => this.lastStart.get(`${kind} ${grp}`) ?? -1;
+      let free = handler.concurrency - [...busy.values()].reduce((a, b) => a + b, 0);
+      // One job per free slot; the heads are read again after each, as the group that started has a new one.
+      while (free-- > 0) {
+        const [job] = this.heads(kind)
+          .filter((j) => (busy.get(j.grp) ?? 0) < handler.perGroup)
+          .sort((a, b) => (busy.get(a.grp) ?? 0) - (busy.get(b.grp) ?? 0) || turn(a.grp) - turn(b.grp));
+        if (!job) break;
+        busy.set(job.grp, (busy.get(job.grp) ?? 0) + 1);
+        this.lastStart.set(`${kind} ${job.grp}`, this.picks++);
         this.run(job, handler.run);
       }
     }

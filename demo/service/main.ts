@@ -3,17 +3,25 @@
  *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
  *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks] [--allow-private-network]
  *                       [--stall-timeout-seconds 60] [--min-free-mb 256] [--import-max-mb 20480]
- *                       [--import-timeout-seconds 7200] [--max-duration-seconds 14400]
+ *                       [--import-timeout-seconds 7200] [--import-header-timeout-seconds 30]
+ *                       [--import-idle-timeout-seconds 60] [--allow-any-port] [--max-queued-per-organization 500]
+ *                       [--max-queued-per-user 20] [--max-duration-seconds 14400]
  *                       [--max-resolution 4096x2304] [--max-frame-rate 120] [--processing-base-seconds 60]
- *                       [--processing-seconds-per-media-second 10] [--rtmp-max-connections 512]
- *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10] [--storage-quota-mb unlimited]
+ *                       [--processing-seconds-per-media-second 10] [--probe-timeout-seconds 30]
+ *                       [--rtmp-max-connections 512]
+ *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10]
+ *                       [--rtmp-connect-within-seconds 5] [--rtmp-unpublished-per-address 8]
+ *                       [--rtmp-restart-max-seconds 60]
+ *                       [--max-conversions-per-stream 4] [--max-conversions-per-token 2]
+ *                       [--max-open-uploads-per-user 100] [--max-open-uploads-per-organization 10000]
+ *                       [--rate-limit-per-minute 1200] [--chunk-url-rate-limit-per-minute 6000]
+ *                       [--storage-quota-mb unlimited]
  *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
  *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
  *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited]
  *                       [--quota-bytes N|unlimited|default] [--data DIR]
  */
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ENVIRONMENTS } from '../../src/api/contract.js';
 import type { Environment } from '../../src/api/types.js';
@@ -22,13 +30,16 @@ import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
+import { DEFAULT_CONVERSION_LIMITS } from './domain/exports.js';
 import { DEFAULT_IMPORT_LIMITS } from './domain/imports.js';
+import { DEFAULT_QUEUE_CAPS } from './domain/videos.js';
+import { DEFAULT_OPEN_UPLOAD_CAPS } from './domain/open-uploads.js';
+import { DEFAULT_RATE_LIMITS } from './http/api.js';
 import { DEFAULT_INGEST_LIMITS } from './live/ingest.js';
 import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
 import { portInUse } from './ports.js';
 import { readFileSync } from 'node:fs';
-
-const DEFAULT_DATA = fileURLToPath(new URL('../../.data/service', import.meta.url));
+import { DEFAULT_DATA } from './data-dir.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -50,14 +61,29 @@ const { values, positionals } = parseArgs({
     'min-free-mb': { type: 'string', default: '256' },
     'import-max-mb': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.maxBytes / 1024 / 1024) },
     'import-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.timeoutMs / 1000) },
+    'import-header-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.headerTimeoutMs / 1000) },
+    'import-idle-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.idleTimeoutMs / 1000) },
+    'allow-any-port': { type: 'boolean', default: false },
+    'max-queued-per-organization': { type: 'string', default: String(DEFAULT_QUEUE_CAPS.perOrganization) },
+    'max-queued-per-user': { type: 'string', default: String(DEFAULT_QUEUE_CAPS.perUser) },
     'max-duration-seconds': { type: 'string', default: String(DEFAULT_LIMITS.maxDurationSeconds) },
     'max-resolution': { type: 'string', default: `${DEFAULT_LIMITS.maxLongSide}x${DEFAULT_LIMITS.maxShortSide}` },
     'max-frame-rate': { type: 'string', default: String(DEFAULT_LIMITS.maxFrameRate) },
     'processing-base-seconds': { type: 'string', default: String(DEFAULT_LIMITS.baseSeconds) },
     'processing-seconds-per-media-second': { type: 'string', default: String(DEFAULT_LIMITS.secondsPerMediaSecond) },
+    'probe-timeout-seconds': { type: 'string', default: String(DEFAULT_LIMITS.probeSeconds) },
     'rtmp-max-connections': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.maxConnections) },
     'rtmp-idle-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.idleMs / 1000) },
     'rtmp-publish-within-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.publishWithinMs / 1000) },
+    'rtmp-connect-within-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.connectWithinMs / 1000) },
+    'rtmp-unpublished-per-address': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.unpublishedPerAddress) },
+    'rtmp-restart-max-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.restartMaxMs / 1000) },
+    'max-conversions-per-stream': { type: 'string', default: String(DEFAULT_CONVERSION_LIMITS.perStream) },
+    'max-conversions-per-token': { type: 'string', default: String(DEFAULT_CONVERSION_LIMITS.perToken) },
+    'max-open-uploads-per-user': { type: 'string', default: String(DEFAULT_OPEN_UPLOAD_CAPS.perUser) },
+    'max-open-uploads-per-organization': { type: 'string', default: String(DEFAULT_OPEN_UPLOAD_CAPS.perOrganization) },
+    'rate-limit-per-minute': { type: 'string', default: String(DEFAULT_RATE_LIMITS.perMinute) },
+    'chunk-url-rate-limit-per-minute': { type: 'string', default: String(DEFAULT_RATE_LIMITS.chunkUrlsPerMinute) },
     org: { type: 'string' },
     environment: { type: 'string', default: 'production' },
   },
@@ -124,6 +150,7 @@ function limits(): ProcessingLimits {
     maxFrameRate: positive('max-frame-rate'),
     baseSeconds: positive('processing-base-seconds'),
     secondsPerMediaSecond: positive('processing-seconds-per-media-second'),
+    probeSeconds: positive('probe-timeout-seconds'),
   };
 }
 
@@ -132,13 +159,21 @@ type PositiveFlag =
   | 'min-free-mb'
   | 'import-max-mb'
   | 'import-timeout-seconds'
+  | 'import-header-timeout-seconds'
+  | 'import-idle-timeout-seconds'
+  | 'max-queued-per-organization'
+  | 'max-queued-per-user'
   | 'max-duration-seconds'
   | 'max-frame-rate'
   | 'processing-base-seconds'
   | 'processing-seconds-per-media-second'
+  | 'probe-timeout-seconds'
   | 'rtmp-max-connections'
   | 'rtmp-idle-seconds'
-  | 'rtmp-publish-within-seconds';
+  | 'rtmp-publish-within-seconds'
+  | 'rtmp-connect-within-seconds'
+  | 'rtmp-unpublished-per-address'
+  | 'rtmp-restart-max-seconds';
 
 function positive(flag: PositiveFlag): number {
   const n = Number(values[flag]);
@@ -154,6 +189,21 @@ function storageQuota(): number | null {
   if (!(n >= 0))
     fail(`--storage-quota-mb must be a number of MiB, 0 or more, or "unlimited"; got ${JSON.stringify(value)}.`);
   return Math.floor(n * 1024 * 1024);
+}
+
+type CountFlag =
+  | 'max-conversions-per-stream'
+  | 'max-conversions-per-token'
+  | 'max-open-uploads-per-user'
+  | 'max-open-uploads-per-organization'
+  | 'rate-limit-per-minute'
+  | 'chunk-url-rate-limit-per-minute';
+
+function count(flag: CountFlag): number {
+  const n = Number(values[flag]);
+  if (!(Number.isInteger(n) && n >= 1))
+    fail(`--${flag} must be a whole number, 1 or more; got ${JSON.stringify(values[flag])}.`);
+  return n;
 }
 
 function mergeWindow(): number {
@@ -213,6 +263,7 @@ if (command === 'token') {
     cutStrategy: cut(),
     testHooks: values['test-hooks'],
     allowPrivateNetwork: values['allow-private-network'],
+    allowAnyPort: values['allow-any-port'],
     stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
     minFreeBytes: positive('min-free-mb') * 1024 * 1024,
     storageQuotaBytes: storageQuota(),
@@ -220,11 +271,32 @@ if (command === 'token') {
     importLimits: {
       maxBytes: Math.floor(positive('import-max-mb') * 1024 * 1024),
       timeoutMs: positive('import-timeout-seconds') * 1000,
+      headerTimeoutMs: positive('import-header-timeout-seconds') * 1000,
+      idleTimeoutMs: positive('import-idle-timeout-seconds') * 1000,
+    },
+    queueCaps: {
+      perOrganization: Math.floor(positive('max-queued-per-organization')),
+      perUser: Math.floor(positive('max-queued-per-user')),
     },
     ingestLimits: {
       maxConnections: Math.floor(positive('rtmp-max-connections')),
       idleMs: positive('rtmp-idle-seconds') * 1000,
       publishWithinMs: positive('rtmp-publish-within-seconds') * 1000,
+      connectWithinMs: positive('rtmp-connect-within-seconds') * 1000,
+      unpublishedPerAddress: Math.ceil(positive('rtmp-unpublished-per-address')),
+      restartMaxMs: positive('rtmp-restart-max-seconds') * 1000,
+    },
+    conversionLimits: {
+      perStream: count('max-conversions-per-stream'),
+      perToken: count('max-conversions-per-token'),
+    },
+    openUploadCaps: {
+      perUser: count('max-open-uploads-per-user'),
+      perOrganization: count('max-open-uploads-per-organization'),
+    },
+    rateLimits: {
+      perMinute: count('rate-limit-per-minute'),
+      chunkUrlsPerMinute: count('chunk-url-rate-limit-per-minute'),
     },
   }).catch((err: unknown) =>
     fail(

@@ -281,17 +281,26 @@ export const Token = Type.Object(
   { $id: 'Token' },
 );
 
-/** Decision: a live stream ("Other live stream endpoints: not shown"). */
+/**
+ * Decision: a live stream ("Other live stream endpoints: not shown"). Answered to an organization's key only (no
+ * route that answers one is open to another scope); were it ever answered to another, `stream_key` and
+ * `ingest.url` would come masked, as in #9.
+ */
 export const LiveStream = Type.Object(
   {
     _id: Id(),
     name: Nullable(Type.String(), 'As given at creation.'),
-    stream_key: Type.String({ pattern: '^lv_', description: 'Secret: whoever has it can publish.' }),
+    stream_key: Type.String({
+      pattern: '^lv_',
+      description:
+        'Secret: whoever has it can publish. Only a key sees it whole (anyone else: `lv_…` and its last four characters). ' +
+        'POST /live_streams/{id}/stream-key issues a new one and cuts a publish using the old one.',
+    }),
     ingest: Type.Object({
       server: Type.String({
         description: 'RTMP server URL for OBS (rtmp://HOST:PORT/live); the stream key goes in its own box.',
       }),
-      url: Type.String({ description: 'server + "/" + stream_key, for ffmpeg.' }),
+      url: Type.String({ description: 'server + "/" + stream_key, for ffmpeg; with the key masked as stream_key is.' }),
     }),
     status: OneOf(['idle', 'live'], '`live` while a publisher is on.'),
     creation_time: DateTime(),
@@ -322,7 +331,11 @@ export const ExportEntry = Type.Object(
 export const TemporaryRecording = Type.Object(
   {
     _id: Id(),
-    stream_key: Type.String(),
+    stream_key: Type.String({
+      description:
+        "The stream's current publish key, whole for an organization's key only. Decision: a clip token (or any other " +
+        'token) gets it masked, `lv_…` and its last four characters (`lv_…abcd`), which cannot publish.',
+    }),
     start_time: DateTime('When the first publish began.'),
     end_time: Nullable(DateTime(), 'Decision: when the last publish stopped; null until complete.'),
     export_data: Type.Array(ExportEntry),

@@ -3,11 +3,12 @@ import { connect, type Socket } from 'node:net';
 /**
  * Raw RTMP for hostile-input tests: a handshake, and chunks carrying whatever a stranger might send.
  * Enough of the protocol to reach node-media-server's parser: C0+C1, C2, and type-0 chunks on csid 3.
+ * `localAddress` (any of 127.0.0.0/8, all loopback on Linux) makes the socket another client than ffmpeg's.
  */
-export function rtmpSocket(url: string): Promise<Socket> {
+export function rtmpSocket(url: string, localAddress?: string): Promise<Socket> {
   const { hostname, port } = new URL(url.replace(/^rtmp:/, 'http:'));
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => resolve(socket));
+    const socket = connect({ port: Number(port), host: hostname, localAddress }, () => resolve(socket));
     socket.once('error', reject);
   });
 }
@@ -89,4 +90,50 @@ export function closedWithin(socket: Socket, ms: number): Promise<boolean> {
     const timer = setTimeout(() => resolve(false), ms);
     socket.once('close', () => (clearTimeout(timer), resolve(true)));
   });
+}
+
+/**
+ * Strangers' connections that never publish, kept up as a stranger would: `perAddress` of them from each of
+ * `localAddresses`, each opened again `reopenMs` after the service closes it. Each sends nothing (`silent`), half
+ * a handshake (`half`), or a handshake and a `connect` (`connected`, which holds a connection longest).
+ */
+export function strangers(
+  url: string,
+  localAddresses: string[],
+  perAddress: number,
+  kinds: ('silent' | 'half' | 'connected')[],
+  reopenMs = 2_000,
+) {
+  const open = new Set<Socket>();
+  let stopped = false;
+  let opened = 0;
+  const keep = async (localAddress: string, kind: (typeof kinds)[number]): Promise<void> => {
+    if (stopped) return;
+    const socket = await rtmpSocket(url, localAddress).catch(() => undefined);
+    const again = () => setTimeout(() => void keep(localAddress, kind), reopenMs);
+    if (!socket) return void again();
+    if (stopped) return void socket.destroy();
+    opened++;
+    open.add(socket);
+    socket.on('error', () => {});
+    socket.once('close', () => (open.delete(socket), again()));
+    if (kind === 'half') socket.write(Buffer.concat([Buffer.from([3]), Buffer.alloc(700, 7)]));
+    if (kind === 'connected')
+      await handshake(socket).then(
+        () => socket.write(command('connect', 1, { app: 'live', tcUrl: url, flashVer: 'FMLE/3.0' })),
+        () => {},
+      );
+  };
+  localAddresses.forEach((address) =>
+    Array.from({ length: perAddress }, (_, i) => void keep(address, kinds[i % kinds.length]!)),
+  );
+  return {
+    /** How many of them are open now, and how many were opened in all. */
+    open: () => open.size,
+    opened: () => opened,
+    stop() {
+      stopped = true;
+      for (const socket of open) socket.destroy();
+    },
+  };
 }

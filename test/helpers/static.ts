@@ -15,7 +15,7 @@ const TYPES: Record<string, string> = {
 
 /**
  * Serves a built app's folder as static files on 127.0.0.1, as a consumer's web server would, and
- * forwards `/api/…` to `apiOrigin` (the integrator backend that mints tokens).
+ * forwards `/api/…` to `apiOrigin` (the demo, whose integrator backend mints tokens for a signed-in visitor).
  */
 export async function serveStatic(root: string, apiOrigin: string): Promise<{ url: string; server: Server }> {
   const server = createServer(async (req, res) => {
@@ -45,6 +45,14 @@ export async function serveStatic(root: string, apiOrigin: string): Promise<{ ur
     ) {
       res.writeHead(404).end();
       return;
+    }
+    // Loading a page signs the visitor in, as on the integrator's site: here by loading a page of the demo, whose
+    // backend answers the forwarded `/api/…` (its signed cookie is for the visitor's host, whatever the port).
+    if (file.endsWith('.html')) {
+      const page = await fetch(apiOrigin, { headers: req.headers.cookie ? { cookie: req.headers.cookie } : {} });
+      await page.body?.cancel();
+      const cookie = page.headers.get('set-cookie');
+      if (cookie) res.setHeader('set-cookie', cookie);
     }
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
     createReadStream(file).pipe(res);

@@ -61,7 +61,9 @@ for (const app of APPS) {
       test('<recording-clipper> from video-uploader/clipper: lists the stream, plays the recording, no Uppy loaded', async ({
         page,
       }) => {
-        const live = (await (await fetch(new URL('/api/live', env('DEMO_URL')))).json()) as {
+        // The stream key goes to a visitor a demo page signed in.
+        const cookie = (await fetch(env('DEMO_URL'))).headers.get('set-cookie')!.split(';')[0]!;
+        const live = (await (await fetch(new URL('/api/live', env('DEMO_URL')), { headers: { cookie } })).json()) as {
           server: string;
           streamKey: string;
         };

@@ -12,8 +12,11 @@ const LIMIT = 1024 * 1024; // --import-max-mb 1
  * A third party's file server, on 127.0.0.1: a video, a 404, a web page, bytes that are no media, files over
  * the limit (with and without Content-Length), redirects, and a video sent in two halves on the test's signal.
  */
-async function fileServer(video: Buffer): Promise<{ url: string; server: Server; release: () => void }> {
+async function fileServer(
+  video: Buffer,
+): Promise<{ url: string; server: Server; release: () => void; redirectClosed: () => boolean }> {
   let release = () => {};
+  let redirectClosed = false;
   const held = new Promise<void>((resolve) => (release = resolve));
   const send = (res: ServerResponse, type: string, body: Buffer | string) =>
     res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
@@ -31,6 +34,12 @@ async function fileServer(video: Buffer): Promise<{ url: string; server: Server;
     }
     if (path === '/moved') return res.writeHead(302, { location: '/video.mp4' }).end();
     if (path === '/loop') return res.writeHead(302, { location: '/loop' }).end();
+    if (path === '/moved-endless') {
+      // A redirect whose body never ends: the service must not read it, and must let the connection go.
+      req.socket.once('close', () => (redirectClosed = true));
+      res.writeHead(302, { location: '/video.mp4' });
+      return void res.write(Buffer.alloc(64 * 1024));
+    }
     if (path === '/slow.mp4') {
       res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': video.length });
       res.write(video.subarray(0, video.length / 2));
@@ -39,7 +48,12 @@ async function fileServer(video: Buffer): Promise<{ url: string; server: Server;
     res.writeHead(404, { 'content-type': 'text/plain' }).end('no such file');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, release };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    server,
+    release,
+    redirectClosed: () => redirectClosed,
+  };
 }
 
 describe('upload from a URL: POST /videos/{id}/import', () => {
@@ -56,6 +70,7 @@ describe('upload from a URL: POST /videos/{id}/import', () => {
   });
   after(async () => {
     files.release();
+    files.server.closeAllConnections();
     files.server.close();
     await service.stop();
   });
@@ -88,6 +103,12 @@ describe('upload from a URL: POST /videos/{id}/import', () => {
   it('follows a redirect, each hop checked', async () => {
     const { id } = await importFrom(`${files.url}/moved`);
     assert.equal((await waitForVideo(service, token, id)).status, 'ready');
+  });
+
+  it("drops a redirect's body at once: a redirect that never ends holds no connection", async () => {
+    const { id } = await importFrom(`${files.url}/moved-endless`);
+    assert.equal((await waitForVideo(service, token, id)).status, 'ready');
+    await until('the redirect connection to close', async () => (files.redirectClosed() ? true : undefined), 5000);
   });
 
   it('says why an import failed: an HTTP status, a web page, too big (declared or not), too many redirects, not media', async () => {
@@ -156,5 +177,66 @@ describe('upload from a URL without --allow-private-network', () => {
     });
     assert.match(meta.body.error.message, /link-local address \(cloud metadata lives there\)/);
     assert.equal((await service.call('POST', `/videos/${video._id}/uploads`, { token })).status, 200);
+  });
+
+  it('refuses ports other than 80 and 443 for an import and a webhook, naming the rule', async () => {
+    const { body: video } = await service.call('POST', '/videos', { token });
+    const refused = [
+      await service.call('POST', `/videos/${video._id}/import`, {
+        token,
+        body: { url: 'http://93.184.215.14:8080/a.mp4' },
+      }),
+      await service.call('POST', '/webhooks', { token, body: { url: 'https://93.184.215.14:8080/hook' } }),
+    ];
+    for (const r of refused) {
+      assert.equal(r.status, 400);
+      assert.equal(r.body.error.field, 'url');
+      assert.match(
+        r.body.error.message,
+        /is refused: port 8080 is refused; the service connects to ports 80 and 443 only\.$/,
+      );
+    }
+    assert.equal((await service.call('GET', `/videos/${video._id}`, { token })).body.status, 'waiting');
+  });
+});
+
+describe('upload from a URL: a server that answers slowly', () => {
+  let service: RunningService;
+  let token: string;
+  let slow: Server;
+  let url: string;
+
+  before(async () => {
+    // A third party's server that never sends its answer's head, or sends it and a byte, then nothing.
+    slow = createServer((req, res) => {
+      if (req.url === '/trickle.mp4') {
+        res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': 1000 });
+        res.write('x');
+      }
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    ({ service, token } = await startWithToken('acme', {
+      args: [...LOCAL_RECEIVERS.args, '--import-header-timeout-seconds', '1', '--import-idle-timeout-seconds', '2'],
+    }));
+  });
+  after(async () => {
+    slow.closeAllConnections();
+    slow.close();
+    await service.stop();
+  });
+
+  it('gives up when the head does not come in time, or the body stops, naming the timeout', async () => {
+    for (const [file, reason] of [
+      ['/late.mp4', 'The import failed: the URL sent no response headers within 1 s.'],
+      ['/trickle.mp4', 'The import failed: the download sent nothing for 2 s.'],
+    ] as const) {
+      const { body: video } = await service.call('POST', '/videos', { token });
+      const answer = await service.call('POST', `/videos/${video._id}/import`, { token, body: { url: url + file } });
+      assert.equal(answer.status, 202);
+      const failed = await waitForVideo(service, token, video._id, 30_000);
+      assert.equal(failed.status, 'failed', file);
+      assert.equal(failed.failure_reason, reason, file);
+    }
   });
 });

@@ -337,7 +337,9 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
       // The two exports (4 s + the whole recording) are all that count; the recordings themselves do not.
       assert.ok(Math.abs(used - (4 + recording.duration) / 60) < 0.05, `used ${used}`);
       await service.cli('plan', '--org', 'acme', '--quota-minutes', String(used + 0.05));
-      const refused = await stream.convert(recording._id, {});
+      // A part not converted yet (the whole one is: asked again, it is the entry already made).
+      const from = new Date(Date.parse(recording.start_time) + 1_000).toISOString();
+      const refused = await stream.convert(recording._id, { from, duration: 5 });
       assert.equal(refused.status, 403);
       assert.equal(refused.body.error.code, 'quota_exceeded');
       assert.match(refused.body.error.message, /quota/);
@@ -388,7 +390,8 @@ describe('clips while live (#10) and storyboards', () => {
     await stream.waitFor('the publish to stop', (r) => r.status === 'stopped');
     await service.advanceClock(MINUTE + 1_000);
     const complete = await stream.waitFor('complete', (r) => r.status === 'complete');
-    assert.equal((await stream.convert(complete._id, { from, duration: 3 })).status, 200);
+    // 2 s: the same from and duration would be the conversion already made.
+    assert.equal((await stream.convert(complete._id, { from, duration: 2 })).status, 200);
     const later = await stream.waitFor(
       'the same part from the MP4',
       (r) => r.export_data[1]?.status === 'EXPORTED',

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { composePlaylist, partSegments, partStarts, type Part } from '../../demo/service/live/playlist.js';
-import { tempDir } from '../helpers/temp.js';
+import { composePlaylist, partStarts, playlistSegments, type Part } from '../../demo/service/live/playlist.js';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');
 const part = (seq: number, startedAt: number, ...durations: number[]): Part => ({
@@ -13,17 +10,17 @@ const part = (seq: number, startedAt: number, ...durations: number[]): Part => (
 });
 
 describe('recording playlists (demo/service/live/playlist.ts)', () => {
-  it("reads the finished segments of a recorder's playlist, and none of a missing one", async () => {
-    const dir = await tempDir('part-');
-    await writeFile(
-      join(dir, 'stream.m3u8'),
-      '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.002,\nseg00000.ts\n#EXTINF:1.5,\nseg00001.ts\n#EXTINF:2.0,\n',
+  it("reads the finished segments of a recorder's playlist, and none of an empty one", () => {
+    assert.deepEqual(
+      playlistSegments(
+        '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.002,\nseg00000.ts\n#EXTINF:1.5,\nseg00001.ts\n#EXTINF:2.0,\n',
+      ),
+      [
+        { duration: 2.002, file: 'seg00000.ts' },
+        { duration: 1.5, file: 'seg00001.ts' },
+      ],
     );
-    assert.deepEqual(await partSegments(dir), [
-      { duration: 2.002, file: 'seg00000.ts' },
-      { duration: 1.5, file: 'seg00001.ts' },
-    ]);
-    assert.deepEqual(await partSegments(join(dir, 'missing')), []);
+    assert.deepEqual(playlistSegments(''), []);
   });
 
   it('lays parts one after another with a 0.2 s gap', () => {

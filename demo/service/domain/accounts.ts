@@ -25,7 +25,8 @@ export interface Caller {
   endUser: string | null;
   /** Of a clip token: its live stream. */
   liveStreamId: string | null;
-  /** The SHA-256 of the token: the links, sessions and videos it makes name it (a revoked token's end with it). */
+  /** The SHA-256 of the token: the links, sessions and videos it makes name it (a revoked token's end with it), and
+   * what it asks for is counted against it (conversions under way, domain/exports.ts). */
   tokenHash: string;
 }
 
@@ -62,7 +63,9 @@ const purged = () =>
 
 /** The token of an Authorization header: `Bearer <token>`, or the bare token. */
 export const bareToken = (header: string | undefined) => header?.replace(/^Bearer\s+/i, '').trim();
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const PRUNE_TOKENS_AFTER_MS = 2 * 24 * 60 * 60 * 1000;
 
 export interface Plan {
   id: string;
@@ -275,6 +278,18 @@ export class Accounts {
       .prepare('SELECT id FROM organizations WHERE plan_end_at IS NOT NULL AND purged_at IS NULL AND plan_end_at <= ?')
       .all(at) as { id: string }[];
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * By the sweeper: minted tokens two days after they expired or were revoked. Two days, because what a token asked
+   * for outlives it: a multipart session can be completed up to 30 h after it began (6 h, then a day). Keys are never
+   * pruned: a revoked key's row is what makes the tokens minted from it fail.
+   */
+  prune(): void {
+    const before = this.clock.now() - PRUNE_TOKENS_AFTER_MS;
+    this.db
+      .prepare('DELETE FROM tokens WHERE parent_hash IS NOT NULL AND (expires_at < ? OR revoked_at < ?)')
+      .run(before, before);
   }
 
   markPurged(organizationId: string): void {

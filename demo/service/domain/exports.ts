@@ -7,6 +7,8 @@ import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import { partSeconds, partStarts } from '../live/playlist.js';
 import { cutPart, type CutStrategy } from '../processing/cut.js';
+import { spoken } from '../processing/ffmpeg.js';
+import type { ProcessingLimits } from '../processing/pipeline.js';
 import type { Files } from '../storage/files.js';
 import type { Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
@@ -29,6 +31,21 @@ interface ExportRow {
 }
 
 export const EXPORT_RECORDING = 'export-recording';
+
+/**
+ * Decision (issue 28): conversions under way (PROCESSING) at once, of one live stream and asked by one token. Their jobs
+ * run one per organization at a time anyway (app.ts), so a token with two under way loses nothing by waiting, and a
+ * stream's clip tokens (a demo hands one to every visitor) cannot together keep more than four re-encodes in the queue.
+ */
+export interface ConversionLimits {
+  perStream: number;
+  perToken: number;
+}
+export const DEFAULT_CONVERSION_LIMITS: ConversionLimits = { perStream: 4, perToken: 2 };
+/** What a refused conversion is told to wait: about the time a short part takes to cut and process. */
+const CONVERSION_RETRY_AFTER_SECONDS = 30;
+/** The disk a conversion takes, in lengths of its part: the cut, then the MP4 and the HLS processing makes of it. */
+export const COPIES_OF_A_CUT = 3;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** Conversions of temporary recordings into permanent videos (#10), and their entries in #9's export_data. */
@@ -43,6 +60,7 @@ export class Exports {
     private readonly recordings: Recordings,
     private readonly usage: Usage,
     private readonly strategy: CutStrategy,
+    private readonly bounds: { conversions: ConversionLimits; processing: ProcessingLimits },
   ) {}
 
   entries(recordingId: string): ExportEntry[] {
@@ -116,19 +134,93 @@ export class Exports {
       }
       seconds = duration;
     }
+    const { maxDurationSeconds } = this.bounds.processing;
+    if (seconds > maxDurationSeconds) {
+      const message = `A conversion may be up to ${spoken(maxDurationSeconds)} long (--max-duration-seconds), the longest video the service takes; this one is ${spoken(seconds)}. Convert it in parts, with from and duration.`;
+      throw from === undefined ? new ServiceError('invalid_field', message) : badField('duration', message);
+    }
+    // The same part asked again (a double click, a retry after a lost answer) is the conversion already made.
+    const same = () =>
+      this.db
+        .prepare(
+          `SELECT * FROM exports WHERE recording_id = ? AND from_at = ? AND duration = ?
+           AND status IN ('PROCESSING', 'EXPORTED') ORDER BY created_at LIMIT 1`,
+        )
+        .get(recording.id, fromAt, seconds) as ExportRow | undefined;
+    let made = same();
+    if (!made) {
+      await this.assertDiskRoom(recording, seconds);
+      // From here to the new row nothing awaits: requests sent at once cannot all pass the caps, nor make a part twice.
+      made = same();
+    }
+    if (made) {
+      // Answered as any #10 answer: as it stands, without video_id (#9 lists it).
+      const { video_id: _videoId, ...entry } = this.entry(made);
+      return entry;
+    }
+    this.assertUnderCaps(caller, stream.id);
     this.usage.assertRoom(caller.organizationId, seconds / 60);
     const video = this.videos.create(caller, `${recording.id}-${Math.floor(offset)}s-${seconds}s.mp4`, stream.id);
     const id = newId();
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO exports (id, recording_id, live_stream_id, video_id, from_at, offset, duration, status, created_at)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, 'PROCESSING', ?)`,
+          `INSERT INTO exports (id, recording_id, live_stream_id, video_id, from_at, offset, duration, status, created_at, token_hash)
+                  VALUES (?, ?, ?, ?, ?, ?, ?, 'PROCESSING', ?, ?)`,
         )
-        .run(id, recording.id, stream.id, video._id, fromAt, offset, seconds, this.clock.now());
+        .run(id, recording.id, stream.id, video._id, fromAt, offset, seconds, this.clock.now(), caller.tokenHash);
       this.jobs.enqueue(EXPORT_RECORDING, { exportId: id }, undefined, caller.organizationId);
     })();
     return this.entry(this.row(id)!);
+  }
+
+  /** 429 `limit_reached` past the conversions under way of the stream or of the caller's token. */
+  private assertUnderCaps(caller: Caller, streamId: string): void {
+    const underWay = (column: string, value: string) =>
+      (
+        this.db
+          .prepare(`SELECT COUNT(*) AS n FROM exports WHERE ${column} = ? AND status = 'PROCESSING'`)
+          .get(value) as { n: number }
+      ).n;
+    const { perStream, perToken } = this.bounds.conversions;
+    const refuse = (what: string) =>
+      new ServiceError('limit_reached', `${what}; ask again once one is done.`, undefined, {
+        'retry-after': String(CONVERSION_RETRY_AFTER_SECONDS),
+      });
+    if (underWay('token_hash', caller.tokenHash) >= perToken)
+      throw refuse(`This token has ${perToken} conversions under way, the most allowed (--max-conversions-per-token)`);
+    if (underWay('live_stream_id', streamId) >= perStream)
+      throw refuse(
+        `Live stream ${streamId} has ${perStream} conversions under way, the most allowed (--max-conversions-per-stream)`,
+      );
+  }
+
+  /**
+   * 507 `insufficient_storage` when the conversion would leave less than the reserve free: checked before cutting, on
+   * an estimate (the recording's bytes per second × the part's length × COPIES_OF_A_CUT).
+   */
+  private async assertDiskRoom(recording: RecordingRow, seconds: number): Promise<void> {
+    const needed = Math.ceil(COPIES_OF_A_CUT * (await this.bytesPerSecond(recording)) * seconds);
+    const { reserve } = this.files.disk;
+    await this.files.disk.assertRoom(needed).catch((err: unknown) => {
+      if (!(err instanceof ServiceError)) throw err;
+      throw new ServiceError(
+        'insufficient_storage',
+        `The storage is too full for this conversion: it needs about ${Math.ceil(needed / 1024 / 1024)} MiB, which would leave less than the ${Math.round(reserve / 1024 / 1024)} MiB kept free (--min-free-mb). Convert a shorter part, or try again later.`,
+      );
+    });
+  }
+
+  /** Of a complete recording, its MP4's; of one going on, its last few segments' (a few file calls, whatever its length). */
+  private async bytesPerSecond(recording: RecordingRow): Promise<number> {
+    if (recording.state === 'complete') return recording.duration ? recording.size! / recording.duration : 0;
+    const dir = this.files.recordingDir(recording.id);
+    const recent = (await this.recordings.parts(recording.id))
+      .flatMap((p) => p.segments.map((s) => ({ ...s, path: join(dir, `part${p.seq}`, s.file) })))
+      .slice(-10);
+    const sizes = await Promise.all(recent.map(async (s) => (await stat(s.path).catch(() => ({ size: 0 }))).size));
+    const seconds = recent.reduce((sum, s) => sum + s.duration, 0);
+    return seconds > 0 ? sizes.reduce((a, b) => a + b, 0) / seconds : 0;
   }
 
   /**
@@ -159,11 +251,18 @@ export class Exports {
     return this.db.prepare('SELECT * FROM exports WHERE id = ?').get(id) as ExportRow | undefined;
   }
 
-  /** The EXPORT_RECORDING job: cut the part into the new video's source, then the normal pipeline. */
-  async run(exportId: string, signal: AbortSignal): Promise<void> {
+  /**
+   * The EXPORT_RECORDING job: cut the part into the new video's source, then the normal pipeline. The cut runs at a
+   * low priority (processing/cut.ts) and within the time processing would have for the part; past it, ffmpeg is killed.
+   */
+  async run(exportId: string, stop: AbortSignal): Promise<void> {
     const row = this.row(exportId);
     if (!row || row.status !== 'PROCESSING' || this.videos.row(row.video_id)?.size != null) return;
     const source = this.files.source(row.video_id);
+    const { baseSeconds, secondsPerMediaSecond } = this.bounds.processing;
+    const allowed = baseSeconds + secondsPerMediaSecond * row.duration;
+    const timeUp = AbortSignal.timeout(Math.ceil(allowed * 1000));
+    const signal = AbortSignal.any([stop, timeUp]);
     let snapshot: string | undefined;
     try {
       await mkdir(join(source, '..'), { recursive: true });
@@ -183,8 +282,13 @@ export class Exports {
       );
       await rename(`${source}.mp4`, source);
     } catch (err) {
-      if (signal.aborted) throw err;
-      this.videos.markFailed(row.video_id, `The recording could not be cut: ${(err as Error).message}`);
+      if (stop.aborted) throw err;
+      this.videos.markFailed(
+        row.video_id,
+        timeUp.aborted
+          ? `Cutting took longer than the ${spoken(allowed)} allowed for ${spoken(row.duration)} of media (--processing-base-seconds + --processing-seconds-per-media-second × its length), so it was stopped.`
+          : `The recording could not be cut: ${(err as Error).message}`,
+      );
       await this.videoDone(row.video_id);
       return;
     } finally {
@@ -209,9 +313,11 @@ export class Exports {
 
   /** Seconds of the organization's conversions under way, at the duration asked (hosting minutes, domain/usage.ts). */
   pendingSeconds(organizationId: string): number {
+    // CROSS JOIN: from the conversions under way (few: they are capped), not from every video of the organization.
     const row = this.db
       .prepare(
-        `SELECT COALESCE(SUM(e.duration), 0) AS s FROM exports e JOIN videos v ON v.id = e.video_id WHERE v.organization_id = ? AND e.status = 'PROCESSING'`,
+        `SELECT COALESCE(SUM(e.duration), 0) AS s FROM exports e CROSS JOIN videos v ON v.id = e.video_id
+         WHERE v.organization_id = ? AND e.status = 'PROCESSING'`,
       )
       .get(organizationId) as { s: number };
     return row.s;

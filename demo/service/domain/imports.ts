@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
-import { checkUrlForm, getFollowing, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
+import { checkUrlForm, getFollowing, HeaderTimeout, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
 import { TEMP_MARK, type Files, type Hold } from '../storage/files.js';
 import type { Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
@@ -17,12 +17,23 @@ import type { Videos } from './videos.js';
 
 export const IMPORT_VIDEO = 'import-video';
 
-/** Decisions (README): the largest file an import takes, and how long its download may take. */
+/**
+ * Decisions (README, docs/security.md): the largest file an import takes, how long its download may take in all,
+ * how long the server may take to begin its answer (each redirect too), and how long the body may send nothing.
+ * The last two free an import slot held by a server that answers one byte a minute.
+ */
 export interface ImportLimits {
   maxBytes: number;
   timeoutMs: number;
+  headerTimeoutMs: number;
+  idleTimeoutMs: number;
 }
-export const DEFAULT_IMPORT_LIMITS: ImportLimits = { maxBytes: 20 * 1024 ** 3, timeoutMs: 2 * 60 * 60 * 1000 };
+export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
+  maxBytes: 20 * 1024 ** 3,
+  timeoutMs: 2 * 60 * 60 * 1000,
+  headerTimeoutMs: 30_000,
+  idleTimeoutMs: 60_000,
+};
 /** Bytes in flight between the socket and the disk: large writes, as curl's, not Node's 16 KiB default. */
 const BUFFER = 4 * 1024 * 1024;
 /** How often the bytes so far are written down for #8. */
@@ -67,6 +78,7 @@ export class Imports {
       if (!(err instanceof RefusedUrl)) throw err;
       throw badField('url', `url ${show(url)} is refused: ${err.message}`);
     }
+    this.videos.assertQueueRoom(caller);
     this.db.transaction(() => {
       this.videos.startImport(video);
       this.db
@@ -92,7 +104,10 @@ export class Imports {
     const timeout = AbortSignal.timeout(this.limits.timeoutMs);
     const deadline = AbortSignal.any([signal, timeout]);
     try {
-      const { res } = await getFollowing(row.url, this.outbound, deadline);
+      const { res } = await getFollowing(row.url, this.outbound, deadline, this.limits.headerTimeoutMs);
+      // The socket's idle timer: a body that sends nothing for that long ends the import.
+      const idle = this.limits.idleTimeoutMs;
+      res.setTimeout(idle, () => res.destroy(new ImportFailed(`the download sent nothing for ${idle / 1000} s`)));
       try {
         const total = this.check(res.statusCode ?? 0, res.statusMessage, res.headers);
         await mkdir(dirname(temp), { recursive: true });
@@ -197,7 +212,8 @@ export class Imports {
 
 /** A failure in words: ours, a refused or unresolvable address, or the network's error code. */
 function why(err: unknown): string {
-  if (err instanceof ImportFailed || err instanceof RefusedUrl) return err.message.replace(/\.$/, '');
+  if (err instanceof ImportFailed || err instanceof RefusedUrl || err instanceof HeaderTimeout)
+    return err.message.replace(/\.$/, '');
   if (err instanceof ServiceError) return err.message.replace(/\.$/, '');
   const code = (err as NodeJS.ErrnoException).code;
   return `the download failed (${code ?? (err as Error).message})`;

@@ -5,8 +5,16 @@ import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { isId, newId, newSecret } from '../ids.js';
 import type { Jobs } from '../jobs.js';
-import { Storyboards } from '../live/storyboard.js';
-import { composePlaylist, partSeconds, partSegments, partStarts, type Part } from '../live/playlist.js';
+import { CACHED_RECORDINGS, Storyboards, type RecordingWork } from '../live/storyboard.js';
+import {
+  composePlaylist,
+  partSeconds,
+  partStarts,
+  playlistSegments,
+  type Part,
+  type Segment,
+} from '../live/playlist.js';
+import { Recent } from '../live/recent.js';
 import { probe, run } from '../processing/ffmpeg.js';
 import type { Files } from '../storage/files.js';
 import { owned, type Caller } from './accounts.js';
@@ -36,6 +44,13 @@ export interface RecordingRow {
   size: number | null;
 }
 
+/** A part's segments as its recorder's playlist last listed them, that playlist's size then, and whether it had its end. */
+interface KnownPart {
+  segments: Segment[];
+  size: number;
+  ended: boolean;
+}
+
 export const FINISH_RECORDING = 'finish-recording';
 /** A recording's part folder and segment file names. */
 const RECORDING_PART = /^part\d{1,6}$/;
@@ -44,6 +59,13 @@ const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
 export const RECORDING_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
 /** Spec, timed rule 3: a stream that resumes within 1 minute continues its recording. */
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
+
+/**
+ * A stream's publish key as the caller may see it (decision, issue 28): whole for an organization's key; for any
+ * other token (a clip token reads #9) masked, `lv_…` and its last four characters, enough to tell keys apart.
+ */
+export const shownKey = (caller: Caller, key: string): string =>
+  caller.scope === 'key' ? key : `lv_…${key.slice(-4)}`;
 
 /** Live streams (decision: POST/GET/DELETE /live_streams; the spec shows none of their endpoints), and #11. */
 export class LiveStreams {
@@ -64,14 +86,14 @@ export class LiveStreams {
         `INSERT INTO live_streams (id, organization_id, environment, user_id, name, stream_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(id, caller.organizationId, caller.environment, caller.userId, name, newSecret('lv_', 18), this.clock.now());
-    return this.object(this.find(caller, id));
+    return this.object(this.find(caller, id), caller);
   }
 
   list(caller: Caller): LiveStream[] {
     const rows = this.db
       .prepare('SELECT * FROM live_streams WHERE organization_id = ? AND environment = ? ORDER BY created_at, id')
       .all(caller.organizationId, caller.environment) as StreamRow[];
-    return rows.map((r) => this.object(r));
+    return rows.map((r) => this.object(r, caller));
   }
 
   /** A stream the caller may see; another organization's (or environment's), or for a clip token another stream, is a 404. */
@@ -87,7 +109,19 @@ export class LiveStreams {
   }
 
   get(caller: Caller, id: string): LiveStream {
-    return this.object(this.find(caller, id));
+    return this.object(this.find(caller, id), caller);
+  }
+
+  /**
+   * POST /live_streams/{id}/stream-key: a new key, at once; the publish under way (with the old key) is cut, and
+   * the old key is refused from now on (Ingest looks keys up at each publish). Every recording stays: a publisher
+   * back with the new key within the merge window continues its recording.
+   */
+  async newKey(caller: Caller, id: string): Promise<LiveStream> {
+    const stream = this.find(caller, id);
+    this.db.prepare('UPDATE live_streams SET stream_key = ? WHERE id = ?').run(newSecret('lv_', 18), stream.id);
+    await this.disconnect(stream.id);
+    return this.get(caller, stream.id);
   }
 
   byKey(key: string): StreamRow | undefined {
@@ -113,16 +147,18 @@ export class LiveStreams {
   /** #9: the stream's temporary recordings, oldest first, each with its conversions. */
   async temporaryRecordings(caller: Caller, id: string): Promise<TemporaryRecording[]> {
     const stream = this.find(caller, id);
-    return Promise.all(this.recordings.list(stream).map((r) => this.recordings.wire(r, stream)));
+    return Promise.all(this.recordings.list(stream).map((r) => this.recordings.wire(r, stream, caller)));
   }
 
-  object(row: StreamRow): LiveStream {
+  /** Decision: only keys reach these routes today; should another scope ever get one, its key and url are masked. */
+  private object(row: StreamRow, caller: Caller): LiveStream {
     const server = `${this.rtmpOrigin()}/live`;
+    const key = shownKey(caller, row.stream_key);
     return {
       _id: row.id,
       name: row.name,
-      stream_key: row.stream_key,
-      ingest: { server, url: `${server}/${row.stream_key}` },
+      stream_key: key,
+      ingest: { server, url: `${server}/${key}` },
       status: this.db.prepare(`SELECT 1 FROM recordings WHERE live_stream_id = ? AND state = 'live'`).get(row.id)
         ? 'live'
         : 'idle',
@@ -136,11 +172,23 @@ export class Recordings {
   private readonly removing = new Set<string>();
   /** By `recording/part`: firstFrameAt. */
   private readonly firstFrames = new Map<string, number>();
+  /** What the recording routes did on disk and with ffmpeg (read by the test hooks). */
+  readonly work: RecordingWork = { fileCalls: 0, ffmpegRuns: 0 };
   /** Thumbnails of each recording's segments, in sprite sheets, and their WebVTT (live/storyboard.ts). */
   readonly storyboards = new Storyboards(
     (id) => this.files.recordingDir(id),
     (id) => this.parts(id),
+    this.work,
   );
+  /**
+   * What is known of the recordings asked for last (item 7 of issue 28): each part's segments as its playlist
+   * last listed them (with that playlist's size, and whether it has its end, after which it never changes), and
+   * temporary_playback as last composed. A request reads a part's playlist again only when it has grown.
+   */
+  private readonly known = new Recent<{
+    parts: Map<number, KnownPart>;
+    playlist?: { segments: number; complete: boolean; text: string };
+  }>(CACHED_RECORDINGS, () => ({ parts: new Map() }));
 
   constructor(
     private readonly db: Db,
@@ -279,14 +327,31 @@ export class Recordings {
       seq: number;
       started_at: number;
     }[];
-    const dir = this.files.recordingDir(id);
+    const known = this.known.get(id).parts;
     return Promise.all(
-      rows.map(async (r) => ({
-        seq: r.seq,
-        startedAt: r.started_at,
-        segments: await partSegments(join(dir, `part${r.seq}`)),
-      })),
+      rows.map(async (r) => ({ seq: r.seq, startedAt: r.started_at, segments: await this.segments(id, r.seq, known) })),
     );
+  }
+
+  /**
+   * A part's finished segments. Its recorder's playlist (EVENT) only grows, and never changes once it has its end:
+   * while it is the same size, the segments are those last read; once it has its end, it is not even looked at.
+   */
+  private async segments(id: string, seq: number, known: Map<number, KnownPart>): Promise<Segment[]> {
+    const last = known.get(seq);
+    if (last?.ended) return last.segments;
+    const file = join(this.files.recordingDir(id), `part${seq}`, 'stream.m3u8');
+    this.work.fileCalls++;
+    const size = await stat(file).then(
+      (s) => s.size,
+      () => 0,
+    );
+    if (last?.size === size) return last.segments;
+    this.work.fileCalls++;
+    const text = await readFile(file, 'utf8').catch(() => '');
+    const read = { segments: playlistSegments(text), size, ended: /#EXT-X-ENDLIST/.test(text) };
+    known.set(seq, read);
+    return read.segments;
   }
 
   /**
@@ -330,19 +395,25 @@ export class Recordings {
     return shift;
   }
 
-  /** temporary_playback. */
+  /** temporary_playback: composed again only when a segment was added or the recording became complete. */
   async playlist(id: string): Promise<string> {
-    this.public(id);
-    return composePlaylist(await this.parts(id), this.row(id)?.state === 'complete');
+    const complete = this.public(id).state === 'complete';
+    const known = this.known.get(id);
+    const parts = await this.parts(id);
+    const segments = parts.reduce((n, p) => n + p.segments.length, 0);
+    const last = known.playlist;
+    if (last?.segments === segments && last.complete === complete) return last.text;
+    known.playlist = { segments, complete, text: composePlaylist(parts, complete) };
+    return known.playlist.text;
   }
 
-  async wire(row: RecordingRow, stream: StreamRow): Promise<TemporaryRecording> {
+  async wire(row: RecordingRow, stream: StreamRow, caller: Caller): Promise<TemporaryRecording> {
     const complete = row.state === 'complete';
     const seconds = complete ? row.duration! : (await this.parts(row.id)).reduce((sum, p) => sum + partSeconds(p), 0);
     const base = `${this.apiOrigin()}/recordings/${row.id}`;
     return {
       _id: row.id,
-      stream_key: stream.stream_key,
+      stream_key: shownKey(caller, stream.stream_key),
       start_time: iso(row.start_at),
       end_time: complete ? iso(row.end_at!) : null,
       export_data: this.exportData(row.id),
@@ -353,16 +424,22 @@ export class Recordings {
     };
   }
 
-  /** Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4); 3 days after its end → delete it. */
+  /**
+   * Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4; the longest stopped
+   * first); 3 days after its end → delete it.
+   */
   async sweep(): Promise<void> {
     const now = this.clock.now();
     const due = this.db
-      .prepare(`SELECT id FROM recordings WHERE state = 'stopped' AND stopped_at < ?`)
-      .all(now - this.mergeWindowMs) as { id: string }[];
-    for (const { id } of due) {
+      .prepare(
+        `SELECT id, organization_id FROM recordings WHERE state = 'stopped' AND stopped_at < ? ORDER BY stopped_at, id`,
+      )
+      .all(now - this.mergeWindowMs) as { id: string; organization_id: string }[];
+    for (const { id, organization_id } of due) {
       this.db.transaction(() => {
         this.db.prepare(`UPDATE recordings SET state = 'finishing' WHERE id = ?`).run(id);
-        this.jobs.enqueue(FINISH_RECORDING, { recordingId: id });
+        // Grouped by organization: one organization's long recordings never hold every other's (app.ts).
+        this.jobs.enqueue(FINISH_RECORDING, { recordingId: id }, undefined, organization_id);
       })();
     }
     const expired = this.db
@@ -447,6 +524,8 @@ export class Recordings {
         this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);
         this.db.prepare('DELETE FROM recordings WHERE id = ?').run(id);
       })();
+      this.known.delete(id);
+      this.storyboards.forget(id);
     } finally {
       this.removing.delete(id);
     }

@@ -21,6 +21,7 @@ import { TEMP_MARK, writeBody, type Files } from '../storage/files.js';
 import type { UrlSigner } from '../storage/signing.js';
 import type { Accounts, Caller } from './accounts.js';
 import { badField, notFound, ServiceError, show } from './errors.js';
+import { assertUnderCaps, type Open, type OpenUploadCaps } from './open-uploads.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
 
@@ -67,6 +68,7 @@ export class Uploads {
     private readonly usage: Usage,
     private readonly apiOrigin: () => string,
     private readonly accounts: Accounts,
+    private readonly caps: OpenUploadCaps,
   ) {}
 
   // #2: a signed link for one PUT of the whole file, valid 6 hours, while the token that asked for it is not revoked.
@@ -75,12 +77,23 @@ export class Uploads {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
     this.videos.assertWaiting(video);
+    this.videos.assertQueueRoom(caller);
     const id = newId();
     const now = this.clock.now();
+    assertUnderCaps(
+      this.caps,
+      caller,
+      now,
+      'signed links not expired',
+      'use one of them, or wait until the oldest expires.',
+      (user) => this.open('upload_links', 'AND closed_at IS NULL', caller, user, now),
+    );
     const expires = now + UPLOAD_TTL_MS;
     this.db
-      .prepare('INSERT INTO upload_links (id, video_id, created_at, expires_at, token_hash) VALUES (?, ?, ?, ?, ?)')
-      .run(id, video.id, now, expires, caller.tokenHash);
+      .prepare(
+        'INSERT INTO upload_links (id, video_id, created_at, expires_at, organization_id, end_user, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, video.id, now, expires, video.organization_id, video.end_user, caller.tokenHash);
     return { url: this.signer.sign(`/uploads/${id}`, expires) };
   }
 
@@ -89,14 +102,24 @@ export class Uploads {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
     this.videos.assertWaiting(video);
+    this.videos.assertQueueRoom(caller);
     const key = newSecret('mpu_');
     const now = this.clock.now();
+    assertUnderCaps(
+      this.caps,
+      caller,
+      now,
+      'multipart sessions open',
+      'complete or abort one of them, or wait until the oldest expires.',
+      (user) => this.open('upload_sessions', `AND state = 'open'`, caller, user, now),
+    );
     const expiresAt = now + UPLOAD_TTL_MS;
     this.db
       .prepare(
-        `INSERT INTO upload_sessions (key, video_id, created_at, expires_at, state, token_hash) VALUES (?, ?, ?, ?, 'open', ?)`,
+        `INSERT INTO upload_sessions (key, video_id, created_at, expires_at, state, organization_id, end_user, token_hash)
+         VALUES (?, ?, ?, ?, 'open', ?, ?, ?)`,
       )
-      .run(key, video.id, now, expiresAt, caller.tokenHash);
+      .run(key, video.id, now, expiresAt, video.organization_id, video.end_user, caller.tokenHash);
     return { key, expiresAt };
   }
 
@@ -167,6 +190,7 @@ export class Uploads {
         const drop = this.db.prepare('DELETE FROM chunks WHERE session_key = ? AND chunk_id = ?');
         for (const c of unlisted) drop.run(session.key, c.chunk_id);
         this.videos.startProcessing(session.video_id, size, 'multipart');
+        this.closeLinks(session.video_id);
       })();
       await Promise.all(unlisted.map((c) => rm(this.files.chunk(session.key, c.file), { force: true })));
       return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
@@ -247,6 +271,7 @@ export class Uploads {
           this.videos.assertWaiting(this.videos.row(link.video_id)!);
           renameSync(temp, source);
           this.videos.startProcessing(link.video_id, body.size, 'single');
+          this.closeLinks(link.video_id);
         })();
       } finally {
         await rm(temp, { force: true });
@@ -385,6 +410,32 @@ export class Uploads {
       this.closeSession(key);
       await rm(this.files.chunkDir(key), { recursive: true, force: true });
     }
+  }
+
+  /** Links or sessions not expired of the caller's organization, or of its end user `user` (domain/open-uploads.ts). */
+  private open(
+    table: 'upload_links' | 'upload_sessions',
+    where: string,
+    caller: Caller,
+    user: string | null | undefined,
+    now: number,
+  ): Open {
+    return this.db
+      .prepare(
+        `SELECT COUNT(*) AS n, MIN(expires_at) AS freesAt FROM ${table} WHERE organization_id = ?
+         ${user === undefined ? '' : 'AND end_user IS ?'} ${where} AND expires_at > ?`,
+      )
+      .get(caller.organizationId, ...(user === undefined ? [] : [user]), now) as Open;
+  }
+
+  /** The video has its file: its links stop counting against the caps (a PUT to one still gets 409 already_uploaded). */
+  private closeLinks(videoId: string): void {
+    this.db.prepare('UPDATE upload_links SET closed_at = ? WHERE video_id = ?').run(this.clock.now(), videoId);
+  }
+
+  /** By the sweeper: signed links past their expiry, which no PUT can use any more (the signature expired with them). */
+  prune(): void {
+    this.db.prepare('DELETE FROM upload_links WHERE expires_at < ?').run(this.clock.now());
   }
 
   /** A purge (domain/usage.ts): every session, chunk and link of these videos, files first. */

@@ -13,6 +13,7 @@ import type { Jobs } from '../jobs.js';
 import type { Files } from '../storage/files.js';
 import { owned, type Caller } from './accounts.js';
 import { notFound, ServiceError } from './errors.js';
+import { assertUnderCaps, type OpenUploadCaps } from './open-uploads.js';
 
 export interface VideoRow {
   id: string;
@@ -37,11 +38,27 @@ export interface VideoRow {
 }
 
 export const PROCESS_VIDEO = 'process-video';
+
+/**
+ * Decisions (docs/security.md): how many videos may be processing (their file accepted and queued or being
+ * processed, or an import under way; conversions have caps of their own) per organization and per end user of
+ * an upload token. Past a cap, new uploads and imports wait (429 `queue_full`, Retry-After); what was accepted
+ * is never refused. 20 is more than a person sends at once; 500 is hours of work of one organization's turns.
+ */
+export interface QueueCaps {
+  perOrganization: number;
+  perUser: number;
+}
+export const DEFAULT_QUEUE_CAPS: QueueCaps = { perOrganization: 500, perUser: 20 };
+/** About the time a short video takes to process: when to try again after `queue_full`. */
+export const QUEUE_RETRY_AFTER_SECONDS = 30;
 type UploadMethod = 'single' | 'multipart' | 'import';
 /** What playback serves of a ready video: the master playlist, the MP4, the poster, and each rendition's files. */
 const FILE = /^(index\.m3u8|download\.mp4|poster\.jpg)$/;
 const RENDITION = /^(main|\d{3,4}p)$/;
 const RENDITION_FILE = /^(stream\.m3u8|seg\d{4,6}\.ts)$/;
+/** A video waiting for its file counts against the caps for a day after it was made (domain/open-uploads.ts). */
+const WAITING_COUNTS_FOR_MS = 24 * 60 * 60 * 1000;
 
 /** Video objects (#1, #8) and their life: waiting → processing → ready | failed. */
 export class Videos {
@@ -53,6 +70,8 @@ export class Videos {
     private readonly files: Files,
     /** An import's progress (domain/imports.ts), for #8. */
     private readonly importOf: (id: string) => ImportProgress | null,
+    private readonly caps: OpenUploadCaps,
+    private readonly queueCaps: QueueCaps = DEFAULT_QUEUE_CAPS,
   ) {}
 
   /**
@@ -80,6 +99,7 @@ export class Videos {
   create(caller: Caller, fileName: string | null, liveStreamId: string | null = null): VideoObject {
     const id = newId();
     const now = this.clock.now();
+    if (!liveStreamId) this.assertUnderWaitingCaps(caller, now);
     this.db
       .prepare(
         `INSERT INTO videos (id, organization_id, user_id, end_user, environment, status, file_name, live_stream_id, token_hash, created_at, updated_at)
@@ -99,6 +119,26 @@ export class Videos {
         now,
       );
     return this.object(this.row(id)!);
+  }
+
+  private assertUnderWaitingCaps(caller: Caller, now: number): void {
+    const since = now - WAITING_COUNTS_FOR_MS;
+    assertUnderCaps(
+      this.caps,
+      caller,
+      now,
+      'videos waiting for their file',
+      'upload a file to one of them first, or wait until the oldest, a day old, stops counting.',
+      (user) => {
+        const row = this.db
+          .prepare(
+            `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM videos WHERE organization_id = ?
+             ${user === undefined ? '' : 'AND end_user IS ?'} AND status = 'waiting' AND created_at > ?`,
+          )
+          .get(caller.organizationId, ...(user === undefined ? [] : [user]), since) as { n: number; oldest: number };
+        return { n: row.n, freesAt: row.oldest === null ? null : row.oldest + WAITING_COUNTS_FOR_MS };
+      },
+    );
   }
 
   /** #8. */
@@ -222,6 +262,31 @@ export class Videos {
     this.db
       .prepare(`UPDATE videos SET status = 'processing', upload_method = 'import', updated_at = ? WHERE id = ?`)
       .run(this.clock.now(), video.id);
+  }
+
+  /**
+   * Refuses (429 `queue_full`) a new upload (#2, #3) or import while the organization, or the upload token's end
+   * user, has as many videos processing as its cap. Checked when the work is asked for, never when bytes arrive.
+   */
+  assertQueueRoom(caller: Caller): void {
+    const processing = `SELECT COUNT(*) AS n FROM videos WHERE organization_id = ? AND status = 'processing'
+      AND live_stream_id IS NULL`;
+    const full = (n: number, cap: number, who: string, flag: string) => {
+      if (n >= cap)
+        throw new ServiceError(
+          'queue_full',
+          `${who} has ${n} videos processing, the most allowed (${flag}); try again when some are ready.`,
+          undefined,
+          { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) },
+        );
+    };
+    const org = this.db.prepare(processing).get(caller.organizationId) as { n: number };
+    full(org.n, this.queueCaps.perOrganization, 'This organization', '--max-queued-per-organization');
+    if (caller.scope !== 'upload' || caller.endUser === null) return;
+    const user = this.db.prepare(`${processing} AND end_user = ?`).get(caller.organizationId, caller.endUser) as {
+      n: number;
+    };
+    full(user.n, this.queueCaps.perUser, 'This end user', '--max-queued-per-user');
   }
 
   /** A video takes its file once, by whichever way (#2, #3–#6, an import): after that, 409 `already_uploaded`. */

@@ -27,6 +27,7 @@ export const RETRY_WAITS_MS = [
   10 * 3_600_000,
 ];
 const ATTEMPT_TIMEOUT_MS = 15_000;
+const PRUNE_DELIVERIES_AFTER_MS = 30 * 24 * 60 * 60 * 1000;
 /** Decision: webhooks per organization and environment. */
 export const MAX_WEBHOOKS = 10;
 
@@ -129,6 +130,16 @@ export class Webhooks {
         this.jobs.enqueue(DELIVER_WEBHOOK, { deliveryId: id }, undefined, organizationId);
       }
     })();
+  }
+
+  /**
+   * By the sweeper: deliveries made over 30 days ago. Each one is settled by then (delivered, or given up after
+   * about 27.6 hours of retries), or its webhook was deleted and it will never be tried again.
+   */
+  prune(): void {
+    this.db
+      .prepare('DELETE FROM webhook_deliveries WHERE created_at < ?')
+      .run(this.clock.now() - PRUNE_DELIVERIES_AFTER_MS);
   }
 
   /** The DELIVER_WEBHOOK job: one attempt; a failure asks the job runner to come back after the next wait. */

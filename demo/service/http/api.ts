@@ -1,3 +1,4 @@
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -5,7 +6,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Type, type Static, type TObject, type TSchema, type TString } from 'typebox';
 import { COMPONENTS, ERRORS, MINTED_SCOPES, type ErrorCode } from '../../../src/api/contract.js';
 import type { Accounts, Caller, Scope } from '../domain/accounts.js';
-import { outOfScope } from '../domain/accounts.js';
+import { bareToken, hashToken, outOfScope } from '../domain/accounts.js';
 import { ServiceError, show } from '../domain/errors.js';
 import type { Faults } from '../faults.js';
 import { DOCUMENT } from './document.js';
@@ -84,6 +85,7 @@ export function op<
     [
       'unauthorized',
       'token_expired',
+      'rate_limited',
       // A purged organization's keys and tokens (domain/accounts.ts).
       'capability_revoked',
       ...(SCOPES.every((s) => scopes.includes(s)) ? [] : ['insufficient_scope' as const]),
@@ -227,15 +229,33 @@ export function describe(schema: Record<string, unknown>): string {
   return 'valid';
 }
 
+/**
+ * Decision (issue 28; spec: "Rate limits: not shown"): requests a minute per token, counted by a hash of the bearer
+ * token it sends (a request without one by its address), on every operation that takes a token. #4 has a budget of
+ * its own: it is called once per chunk, and a 50 GB file in 5 MB chunks is 10,000 of them. Public playback (hls.js
+ * fetches a segment every few seconds per viewer, and the ids are the capability) and the test hooks are not limited.
+ * A request with a token this service does not know costs what the limit itself would (one lookup) and gets 401.
+ */
+export interface RateLimits {
+  perMinute: number;
+  chunkUrlsPerMinute: number;
+}
+/**
+ * 1,200 a minute (20 a second): ten times what a page polling every second, uploading and clipping asks, and twice
+ * what a test polling every 100 ms does. 6,000 chunk URLs a minute: 5 MB chunks at 500 MB/s, past any uplink.
+ */
+export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 1200, chunkUrlsPerMinute: 6000 };
+
 export interface ApiOptions {
   accounts: Accounts;
+  rateLimits: RateLimits;
   /** With test hooks: faults on demand, applied to each API route before its handler. */
   faults?: Faults;
   origin: () => string;
 }
 
 /** The Fastify instance with its shared rules; the route modules add their operations to it. */
-export async function createApi({ faults, origin }: ApiOptions): Promise<Api> {
+export async function createApi({ faults, origin, rateLimits }: ApiOptions): Promise<Api> {
   const routes: { method: string; pattern: RegExp }[] = [];
   const app = Fastify({
     logger: false,
@@ -291,6 +311,16 @@ export async function createApi({ faults, origin }: ApiOptions): Promise<Api> {
     // application/json, which a page can only send cross-origin after a preflight these routes never grant
     // (a form or a text/plain POST, which needs none, is refused).
     if (faults && isTestHook(req.url)) {
+      // Only by the address the service listens on: a page of another name that its DNS turned to this address
+      // (DNS rebinding) sends that name as Host, and never reaches the hooks.
+      const { host, port } = new URL(origin());
+      const localhost = port ? `localhost:${port}` : 'localhost';
+      if (req.headers.host !== host && req.headers.host !== localhost) {
+        throw new ServiceError(
+          'invalid_host',
+          `Test hooks answer at ${host} or ${localhost} only, not ${show(req.headers.host ?? '')}.`,
+        );
+      }
       if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
         throw new ServiceError('unsupported_media_type', 'Test hooks take application/json only.');
       }
@@ -303,6 +333,38 @@ export async function createApi({ faults, origin }: ApiOptions): Promise<Api> {
       const answered = await faults.apply(`${req.method} ${template.replace(/:(\w+)/g, '{$1}')}`, req.raw, reply.raw);
       if (answered === true) reply.hijack();
     }
+  });
+
+  // After the CORS headers (a browser reads the 429), before the token is checked or the body read.
+  await app.register(rateLimit, { global: false });
+  const limiter = (budget: string, max: number) =>
+    app.rateLimit({
+      max,
+      timeWindow: 60_000,
+      // Counts kept in this process for the 100,000 keys seen last: a flood of made-up tokens cannot push a real
+      // one's count out. An IPv6 address counts by its /64, as the plugin's own key does.
+      cache: 100_000,
+      keyGenerator: (req) => {
+        const token = bareToken(req.headers.authorization);
+        return `${budget}:${token ? hashToken(token) : `address ${normalizeIP(req.ip)}`}`;
+      },
+      errorResponseBuilder: (_req, { ttl }) =>
+        new ServiceError(
+          'rate_limited',
+          budget === 'chunk-urls'
+            ? `This token asked for more than ${max} chunk URLs (#4) in a minute (--chunk-url-rate-limit-per-minute); try again in ${Math.ceil(ttl / 1000)} s.`
+            : `This token (or this address, for requests without one) made more than ${max} requests in a minute (--rate-limit-per-minute); try again in ${Math.ceil(ttl / 1000)} s.`,
+          undefined,
+          { 'retry-after': String(Math.ceil(ttl / 1000)) },
+        ),
+    });
+  const perToken = limiter('requests', rateLimits.perMinute);
+  const chunkUrls = limiter('chunk-urls', rateLimits.chunkUrlsPerMinute);
+  app.addHook('onRequest', async function (req, reply) {
+    const takesToken = ((req.routeOptions.schema?.security as unknown[] | undefined)?.length ?? 0) > 0;
+    if (!takesToken || reply.sent) return;
+    const limit = req.routeOptions.url?.endsWith('/get-chunk-upload-url') ? chunkUrls : perToken;
+    await limit.call(this, req, reply);
   });
 
   // No body, or `{}`: the same to every operation (its schema says which fields it needs).

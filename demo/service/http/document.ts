@@ -1,4 +1,5 @@
 import { RETRY_WAITS_MS } from '../domain/webhooks.js';
+import { DEFAULT_INGEST_LIMITS as INGEST } from '../live/ingest.js';
 
 /**
  * The prose of `/openapi.json` that no route carries: its head, the security scheme, and what lives off the
@@ -49,7 +50,14 @@ export const DOCUMENT = {
     'x-rtmp-ingest': {
       description:
         'RTMP on the service host (port 1935 by default; `--rtmp-port`). Publish to rtmp://HOST:PORT/live/{stream_key}. H.264 + AAC ' +
-        'is recorded as it comes; anything else is encoded to H.264 + AAC. HLS segments of 2 s.',
+        'is recorded as it comes; anything else is encoded to H.264 + AAC. HLS segments of 2 s. Only a key sees a stream key; ' +
+        '`POST /live_streams/{id}/stream-key` issues a new one and cuts a publisher using the old. ' +
+        // docs/security.md, live/rtmp-worker.ts: what a connection is held to before it publishes.
+        `Until it publishes, a connection must finish the handshake and \`connect\` within ${INGEST.connectWithinMs / 1000} s ` +
+        `(\`--rtmp-connect-within-seconds\`) and publish within ${INGEST.publishWithinMs / 1000} s (\`--rtmp-publish-within-seconds\`); one address may ` +
+        `hold ${INGEST.unpublishedPerAddress} such connections (\`--rtmp-unpublished-per-address\`), and they may hold half of the ${INGEST.maxConnections} connections ` +
+        '(`--rtmp-max-connections`), the oldest closed for a new one; the other half is kept for publishers. A publish ' +
+        'whose recording cannot be started is cut.',
     },
     'x-storage-origin': {
       description:

@@ -4,18 +4,39 @@ import type { Clock } from '../clock.js';
 import type { LiveStreams, Recordings } from '../domain/live.js';
 import type { FromWorker, ToWorker, WorkerOptions } from './rtmp-worker.js';
 
-/** Decisions (README): how the ingest holds against strangers. */
+/** Decisions (README, docs/security.md): how the ingest holds against strangers (live/rtmp-worker.ts). */
 export interface IngestLimits {
   maxConnections: number;
   /** A connection that sends nothing for this long is closed. */
   idleMs: number;
+  /** A connection that has not finished the handshake and `connect` within this long is closed. */
+  connectWithinMs: number;
   /** A connection that has not published within this long is closed. */
   publishWithinMs: number;
+  /** Connections one address may hold before they publish. */
+  unpublishedPerAddress: number;
+  /** The longest wait before the ingest's process is restarted (the back-off doubles from 1 s up to it). */
+  restartMaxMs: number;
   /** The data volume's reserve (--min-free-mb): a recorder ends its publish below it. */
   minFreeBytes?: number;
 }
 
-export const DEFAULT_INGEST_LIMITS: IngestLimits = { maxConnections: 512, idleMs: 30_000, publishWithinMs: 10_000 };
+/**
+ * An encoder needs one connection per stream, and holds it unpublished for a few round trips only: 8 at once from
+ * one address leaves room for a studio behind one NAT starting its streams together. A handshake and `connect`
+ * take two round trips: 5 s is slow satellite links many times over.
+ */
+export const DEFAULT_INGEST_LIMITS: IngestLimits = {
+  maxConnections: 512,
+  idleMs: 30_000,
+  connectWithinMs: 5_000,
+  publishWithinMs: 10_000,
+  unpublishedPerAddress: 8,
+  restartMaxMs: 60_000,
+};
+
+/** The first wait before a restart; it doubles with each death that follows a short life. */
+const FIRST_RESTART_MS = 1_000;
 
 const WORKER = fileURLToPath(new URL('./rtmp-worker.ts', import.meta.url));
 
@@ -34,7 +55,7 @@ const STORYBOARD_EVERY_MS = 4_000;
 
 /**
  * RTMP ingest: rtmp://HOST:PORT/live/{stream_key}, taken by node-media-server 4.x in a process of its own
- * (live/rtmp-worker.ts), which this class forks, restarts at once when it dies, and answers: a key no live
+ * (live/rtmp-worker.ts), which this class forks, restarts with back-off when it dies, and answers: a key no live
  * stream has is refused, and so is a second publisher on a live key; a known key starts (or, inside the merge
  * window, continues) a temporary recording at once. The merge window is the service's rule, on its clock
  * (domain/live.ts); node-media-server's own reconnect grace is off. When the process dies, its publishes
@@ -50,8 +71,10 @@ export class Ingest {
   private readonly publishes = new Map<string, Publish>();
   private readonly disconnecting = new Map<string, () => void>();
   private closed: (() => void) | undefined;
-  /** Restarts in the last minute: a worker that cannot start at all is not restarted for ever. */
-  private restarts: number[] = [];
+  /** The wait before the next restart, and when the worker last started (a long life resets the wait). */
+  private restartInMs = 0;
+  private startedAt = 0;
+  private restart: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly streams: LiveStreams,
@@ -73,7 +96,9 @@ export class Ingest {
     if (![...this.publishes.values()].some((p) => p.streamId === streamId && p.endedAt === undefined) || !this.worker)
       return;
     await new Promise<void>((resolve) => {
-      this.disconnecting.set(streamId, resolve);
+      // Two callers at once (two key rotations, say): both are answered.
+      const before = this.disconnecting.get(streamId);
+      this.disconnecting.set(streamId, () => (before?.(), resolve()));
       this.tell({ type: 'disconnect', streamId });
     });
   }
@@ -81,6 +106,7 @@ export class Ingest {
   /** Stops every recorder cleanly and ends their parts, so a restart inside the window continues them. */
   async close(): Promise<void> {
     this.closing = true;
+    clearTimeout(this.restart);
     const worker = this.worker;
     if (worker && worker.exitCode === null) {
       await new Promise<void>((resolve) => {
@@ -96,6 +122,7 @@ export class Ingest {
     const options: WorkerOptions = { host: this.host, port: this.port, ...this.limits };
     const worker = fork(WORKER, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.worker = worker;
+    this.startedAt = performance.now();
     return new Promise((resolve, reject) => {
       worker.on('message', (message: FromWorker) => {
         if (message.type === 'listening') {
@@ -118,14 +145,21 @@ export class Ingest {
     this.endAll();
     // Never listened (its port was taken): the service does not start, so there is nothing to restart.
     if (this.closing || !this.origin) return;
-    const now = Date.now();
-    this.restarts = [...this.restarts.filter((t) => now - t < 60_000), now];
-    if (this.restarts.length > 20) {
-      console.error('RTMP ingest: it died 20 times in a minute; not restarted again. The API and storage go on.');
-      return;
-    }
-    console.error(`RTMP ingest: its process exited (${signal ?? code}); restarting it. Publishers may reconnect.`);
-    this.start().catch((err) => console.error(`RTMP ingest: ${(err as Error).message}`));
+    // Back-off rather than giving up: a worker that cannot live is retried ever more slowly, never abandoned.
+    const livedMs = performance.now() - this.startedAt;
+    const next =
+      livedMs > this.limits.restartMaxMs ? FIRST_RESTART_MS : Math.max(FIRST_RESTART_MS, this.restartInMs * 2);
+    this.restartInMs = Math.min(this.limits.restartMaxMs, next);
+    console.error(
+      `RTMP ingest: its process exited (${signal ?? code}); restarting it in ${this.restartInMs / 1000} s. Publishers may reconnect.`,
+    );
+    this.restart = setTimeout(
+      () =>
+        void this.start().catch(
+          (err: { code?: string; message: string }) => err.code && console.error(`RTMP ingest: ${err.message}`),
+        ),
+      this.restartInMs,
+    );
   }
 
   /** The worker is gone: its publishes ended now, and whoever waits for one of them waits no more. */

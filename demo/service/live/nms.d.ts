@@ -21,14 +21,25 @@ declare module 'node-media-server/src/core/context.js' {
   const Context: { config: Record<string, unknown>; eventEmitter: EventEmitter };
   export default Context;
 }
-declare module 'node-media-server/src/server/rtmp_server.js' {
+declare module 'node-media-server/src/session/rtmp_session.js' {
   import type { Socket } from 'node:net';
-  export default class NodeRtmpServer {
-    handleRequest: (socket: Socket) => void;
-    stop(): void;
+  /** One RTMP connection: `run()` starts reading the socket; `rtmp.connectCmdObj` is set once `connect` is read. */
+  export default class RtmpSession {
+    constructor(socket: Socket);
+    id: string;
+    rtmp: { connectCmdObj?: object };
+    run(): void;
   }
 }
 declare module 'node-media-server/src/core/logger.js' {
   const logger: { level: string };
   export default logger;
+}
+declare module 'node-media-server/src/server/rtmp_server.js' {
+  import type { Socket } from 'node:net';
+  /** bench/live.bench.ts's bare node-media-server, to compare with the ingest. */
+  export default class NodeRtmpServer {
+    handleRequest: (socket: Socket) => void;
+    stop(): void;
+  }
 }

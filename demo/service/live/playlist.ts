@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { iso } from '../clock.js';
 
 export interface Segment {
@@ -17,8 +15,7 @@ export interface Part {
 }
 
 /** The finished segments of one part, from the media playlist its recorder (ffmpeg's HLS muxer) keeps. */
-export async function partSegments(dir: string): Promise<Segment[]> {
-  const text = await readFile(join(dir, 'stream.m3u8'), 'utf8').catch(() => '');
+export function playlistSegments(text: string): Segment[] {
   const segments: Segment[] = [];
   let duration: number | undefined;
   for (const line of text.split('\n').map((l) => l.trim())) {

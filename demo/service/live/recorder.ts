@@ -39,7 +39,10 @@ export class Recorder {
     else if (this.child?.stdin?.writable) this.child.stdin.write(data);
   };
 
-  /** Starts ffmpeg writing `dir/stream.m3u8` and its segments: streams copied, or encoded to H.264/AAC. */
+  /**
+   * Starts ffmpeg writing `dir/stream.m3u8` and its segments: streams copied, or encoded to H.264/AAC. Rejects
+   * when the folder cannot be made or ffmpeg cannot be started.
+   */
   async start(dir: string, copy: boolean): Promise<void> {
     await mkdir(dir, { recursive: true });
     const codecs = copy
@@ -102,6 +105,8 @@ export class Recorder {
         resolve();
       });
     });
+    // An ffmpeg that cannot be started rejects here, so the publish is refused rather than recorded to nowhere.
+    await new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject));
     for (const data of this.held ?? []) child.stdin.write(data);
     this.held = undefined;
     const room = this.room;

@@ -1,19 +1,27 @@
 /**
  * The RTMP ingest's own process, forked and supervised by live/ingest.ts. node-media-server parses what
- * strangers send; here a fault in it costs this process only, which the service restarts at once (and a
+ * strangers send; here a fault in it costs this process only, which the service restarts (with back-off; a
  * publisher that comes back within the merge window continues its recording). It owns no database: whether
  * a key is a stream's, and where a publish is recorded, is the service's to decide, asked over IPC.
  *
- * Held against strangers:
+ * Held against strangers (each limit is a flag of the service; docs/security.md):
  *  - A message handler that throws (a `connect` with no command object, say) closes that connection only.
- *  - A connection that has not published within `publishWithinMs`, or sends nothing for `idleMs` (a chunk
- *    header that declares 16 MiB and sends nothing, a half handshake), is closed.
+ *  - Until it publishes, a connection is a stranger's. One address may hold `unpublishedPerAddress` of them
+ *    (`::ffff:1.2.3.4` is 1.2.3.4); one more from it is closed at once, whatever other addresses hold.
+ *  - Those connections may hold half of `maxConnections` (UNPUBLISHED_SHARE); the rest is kept for publishers.
+ *    When that half is full, a new connection closes the oldest one that has not published rather than being
+ *    refused: idle sockets can no longer keep an encoder out, only race it, and an encoder publishes within a
+ *    few round trips. A publishing connection is never closed for an idle one.
+ *  - The handshake and `connect` within `connectWithinMs`, a publish within `publishWithinMs`, and a byte at
+ *    least every `idleMs` (a chunk header that declares 16 MiB and sends nothing): else the connection is closed.
+ *  - A publish whose recording cannot be set up (its folder cannot be made, ffmpeg cannot be started) is
+ *    refused alone: its publisher is cut, its part ends empty, and everything else goes on.
  *  - At most `maxConnections` connections; nobody may play over RTMP (playback is HLS).
  */
 import { createServer, type Socket } from 'node:net';
 import Context, { type NmsSession } from 'node-media-server/src/core/context.js';
 import logger from 'node-media-server/src/core/logger.js';
-import NodeRtmpServer from 'node-media-server/src/server/rtmp_server.js';
+import RtmpSession from 'node-media-server/src/session/rtmp_session.js';
 import { copyable, Recorder } from './recorder.js';
 
 export interface WorkerOptions {
@@ -21,7 +29,9 @@ export interface WorkerOptions {
   port: number;
   maxConnections: number;
   idleMs: number;
+  connectWithinMs: number;
   publishWithinMs: number;
+  unpublishedPerAddress: number;
   /** The data volume's reserve: a recorder ends its publish below it. */
   minFreeBytes?: number;
 }
@@ -55,11 +65,30 @@ interface Publish {
 const options = JSON.parse(process.argv[2] ?? '{}') as WorkerOptions;
 const send = (message: FromWorker) => process.send?.(message);
 const publishes = new Map<string, Publish>();
-const waiting = new WeakMap<Socket, NodeJS.Timeout>();
+
+/** The share of `maxConnections` that connections which have not published may hold. */
+const UNPUBLISHED_SHARE = 0.5;
+const maxUnpublished = Math.max(1, Math.floor(options.maxConnections * UNPUBLISHED_SHARE));
+/** Connections that have not published yet, oldest first: their address and deadlines. */
+const unpublished = new Map<Socket, { address: string; deadlines: NodeJS.Timeout[] }>();
+const perAddress = new Map<string, number>();
+
+/** An IPv4 client of a dual-stack socket arrives as `::ffff:1.2.3.4`: the same client as 1.2.3.4. */
+const addressOf = (socket: Socket) => (socket.remoteAddress ?? '').replace(/^::ffff:(?=[\d.]+$)/i, '');
+
+/** The connection published or closed: it holds no stranger's slot any more. */
+function release(socket: Socket): void {
+  const held = unpublished.get(socket);
+  if (!held) return;
+  unpublished.delete(socket);
+  held.deadlines.forEach(clearTimeout);
+  const left = perAddress.get(held.address)! - 1;
+  if (left > 0) perAddress.set(held.address, left);
+  else perAddress.delete(held.address);
+}
 
 logger.level = process.env.NMS_LOG ?? 'error';
-Context.config = { bind: options.host };
-const nms = new NodeRtmpServer();
+Context.config = {};
 
 /** Only this connection goes when its handler throws: node-media-server's parser trusts what it reads. */
 function guard(socket: Socket): void {
@@ -83,12 +112,27 @@ function guard(socket: Socket): void {
 }
 
 const server = createServer((socket) => {
+  const address = addressOf(socket);
+  const held = perAddress.get(address) ?? 0;
+  if (held >= options.unpublishedPerAddress) return void socket.destroy();
+  const [oldest] = unpublished.keys();
+  if (oldest && unpublished.size >= maxUnpublished) {
+    release(oldest);
+    oldest.destroy();
+  }
   guard(socket);
   socket.setTimeout(options.idleMs, () => socket.destroy());
-  const timer = setTimeout(() => socket.destroy(), options.publishWithinMs);
-  waiting.set(socket, timer);
-  socket.once('close', () => clearTimeout(timer));
-  nms.handleRequest(socket);
+  const session = new RtmpSession(socket);
+  perAddress.set(address, held + 1);
+  unpublished.set(socket, {
+    address,
+    deadlines: [
+      setTimeout(() => session.rtmp.connectCmdObj || socket.destroy(), options.connectWithinMs),
+      setTimeout(() => socket.destroy(), options.publishWithinMs),
+    ],
+  });
+  socket.once('close', () => release(socket));
+  session.run();
 });
 server.maxConnections = options.maxConnections;
 // A port it cannot take is the supervisor's to report (a line naming the port), not a stack trace here.
@@ -103,7 +147,7 @@ server.listen(options.port, options.host, () =>
 Context.eventEmitter.on('prePlay', (session: NmsSession) => session.socket?.destroy());
 
 Context.eventEmitter.on('prePublish', (session: NmsSession) => {
-  if (session.socket) clearTimeout(waiting.get(session.socket));
+  if (session.socket) release(session.socket);
   session.broadcast.publishGraceMs = 0;
   // Subscribed now, before the publisher sends a byte, so the recording misses nothing while the service
   // decides (the broadcast would only replay the last keyframe's group to a late player).
@@ -157,7 +201,17 @@ process.on('message', (message: ToWorker) => {
       for (let i = 0; i < 40 && !publish.session.videoCodec && !publish.session.audioCodec; i++)
         await new Promise((r) => setTimeout(r, 50));
       await publish.recorder.start(message.dir, copyable(publish.session.videoCodec, publish.session.audioCodec));
-    })();
+    })().catch((err: Error) => {
+      // Nothing would be recorded: this publish is refused, and only this one. Its part ends empty (a
+      // publish that ended meanwhile is being ended already).
+      console.error(
+        `RTMP: cut a publish to stream ${message.streamId}, whose recording could not start: ${err.message}`,
+      );
+      if (publishes.get(message.sid) !== publish) return;
+      publishes.delete(message.sid);
+      publish.session.socket?.destroy();
+      void end(message.sid, publish);
+    });
   } else if (message.type === 'refuse') {
     const publish = publishes.get(message.sid);
     if (!publish) return;
@@ -181,7 +235,6 @@ process.on('message', (message: ToWorker) => {
     const open = [...publishes].filter(([, p]) => p.streamId);
     publishes.clear();
     void Promise.all(open.map(([sid, p]) => end(sid, p))).then(() => {
-      nms.stop();
       send({ type: 'closed' });
       process.exit(0);
     });

@@ -12,11 +12,15 @@ import { BlockList, isIP } from 'node:net';
  *    address), and the names `localhost` and `*.localhost`, in every spelling: the WHATWG URL parser turns
  *    `2130706433`, `0x7f.1`, `0177.0.0.1` and `127.1` into `127.0.0.1` before the check.
  *  - A name is resolved, and refused if any of its addresses is; the connection then goes to the address that
- *    was checked, so a second answer of the DNS cannot send it elsewhere (DNS rebinding).
+ *    was checked, so a second answer of the DNS cannot send it elsewhere (DNS rebinding). The refusal says that
+ *    the name "resolves to an internal address" and never which: the service's view of the DNS is not a stranger's.
+ *  - Ports 80 and 443 only (the port is the URL's, or its scheme's): nobody makes the service talk to a mail,
+ *    database or admin port, even of a public host. `--allow-any-port` lifts this rule alone.
  *  - Redirects: a webhook delivery follows none (its status is what counts); an import (`getFollowing`) follows
- *    up to 5, each target checked as the first was, so a public URL cannot redirect into the network.
+ *    up to 5, each target checked as the first was, so a public URL cannot redirect into the network. A
+ *    redirect's body is never read: its socket is closed at once.
  *  - `--allow-private-network` (local development and the tests, whose receivers listen on 127.0.0.1) lifts the
- *    address rule; the rest stays.
+ *    address and port rules; the rest stays.
  */
 const RANGES: [network: string, prefix: number, what: string][] = [
   ['0.0.0.0', 8, 'an unspecified ("this network") address'],
@@ -63,6 +67,12 @@ export function refusedAddress(address: string): string | undefined {
 /** A URL the service was asked to reach, refused: the message says which and why, for a 400 or a delivery's log. */
 export class RefusedUrl extends Error {}
 
+/** No answer's head came within the time given to getFollowing. */
+export class HeaderTimeout extends Error {}
+
+/** The ports the service connects to, unless `--allow-any-port` or `--allow-private-network` says otherwise. */
+const WEB_PORTS = [80, 443];
+
 export interface CheckedTarget {
   url: URL;
   /** The address to connect to: the one that was checked. */
@@ -71,8 +81,10 @@ export interface CheckedTarget {
 }
 
 export interface OutboundPolicy {
-  /** `--allow-private-network`: any address, for local development and tests. */
+  /** `--allow-private-network`: any address and port, for local development and tests. */
   allowPrivateNetwork: boolean;
+  /** `--allow-any-port`: any port, not only 80 and 443 (receivers of integrators that listen elsewhere). */
+  allowAnyPort?: boolean;
   /** Resolves a host name to all its addresses (the system resolver; tests give their own). */
   resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
   /**
@@ -89,7 +101,8 @@ const systemResolve = (host: string) => lookup(host, { all: true, verbatim: true
 
 /**
  * What can be said of `raw` without the DNS: an absolute http(s) URL with no credentials, whose host is not
- * `localhost` nor, unless the policy allows, an internal IP literal. A request refuses it at once (400).
+ * `localhost` nor, unless the policy allows, an internal IP literal, on port 80 or 443. A request refuses it at
+ * once (400).
  */
 export function checkUrlForm(raw: unknown, policy: OutboundPolicy): URL {
   let url: URL;
@@ -108,6 +121,9 @@ export function checkUrlForm(raw: unknown, policy: OutboundPolicy): URL {
   }
   const why = literal && !policy.allowPrivateNetwork ? refusedAddress(host) : undefined;
   if (why) throw new RefusedUrl(`${url.host} is ${why}; the service does not connect to internal addresses.`);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (!policy.allowPrivateNetwork && !policy.allowAnyPort && !WEB_PORTS.includes(port))
+    throw new RefusedUrl(`port ${port} is refused; the service connects to ports 80 and 443 only.`);
   return url;
 }
 
@@ -127,15 +143,11 @@ export async function checkUrl(raw: unknown, policy: OutboundPolicy): Promise<Ch
       );
     }
   }
-  if (!policy.allowPrivateNetwork) {
-    for (const { address } of addresses) {
-      const why = refusedAddress(address);
-      if (why)
-        throw new RefusedUrl(
-          `${url.host}${literal ? ' is' : ` resolves to ${address},`} ${why}; the service does not connect to internal addresses.`,
-        );
-    }
-  }
+  // A literal was checked by checkUrlForm; a name's addresses are checked here, and not named.
+  if (!policy.allowPrivateNetwork && addresses.some(({ address }) => refusedAddress(address)))
+    throw new RefusedUrl(
+      `${url.host} resolves to an internal address; the service does not connect to internal addresses.`,
+    );
   const first = addresses[0];
   if (!first) throw new RefusedUrl(`${url.host} has no address.`);
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
@@ -181,8 +193,16 @@ function pinned(address: string, family: 4 | 6) {
   };
 }
 
-/** GETs a checked target at its checked address (or where a test's `dial` says); resolves with the answer's head. */
-function get(target: CheckedTarget, policy: OutboundPolicy, signal: AbortSignal): Promise<IncomingMessage> {
+/**
+ * GETs a checked target at its checked address (or where a test's `dial` says); resolves with the answer's head,
+ * or fails with HeaderTimeout when it takes longer than `headerTimeoutMs`.
+ */
+function get(
+  target: CheckedTarget,
+  policy: OutboundPolicy,
+  signal: AbortSignal,
+  headerTimeoutMs: number,
+): Promise<IncomingMessage> {
   const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
   const dialled = policy.dial?.(target);
   return new Promise((resolve, reject) => {
@@ -195,9 +215,14 @@ function get(target: CheckedTarget, policy: OutboundPolicy, signal: AbortSignal)
         ...(dialled ? { port: dialled.port } : {}),
         lookup: pinned(dialled?.address ?? target.address, dialled?.family ?? target.family),
       },
-      resolve,
+      (res) => (clearTimeout(timer), resolve(res)),
     );
-    req.once('error', reject);
+    // A deadline, not an idle timer: a server that sends its head a byte at a time cannot hold the import.
+    const timer = setTimeout(
+      () => req.destroy(new HeaderTimeout(`the URL sent no response headers within ${headerTimeoutMs / 1000} s`)),
+      headerTimeoutMs,
+    );
+    req.once('error', (err) => (clearTimeout(timer), reject(err)));
     req.end();
   });
 }
@@ -206,13 +231,14 @@ export const MAX_REDIRECTS = 5;
 
 /**
  * GETs `raw`, following up to 5 redirects; every URL on the way is checked as the first one was (checkUrl),
- * so a public address cannot send the service into its own network. Resolves with the last answer (not a
- * redirect), whose body the caller reads or destroys.
+ * so a public address cannot send the service into its own network. Each hop's answer must begin within
+ * `headerTimeoutMs`. Resolves with the last answer (not a redirect), whose body the caller reads or destroys.
  */
 export async function getFollowing(
   raw: string,
   policy: OutboundPolicy,
   signal: AbortSignal,
+  headerTimeoutMs: number,
 ): Promise<{ url: URL; res: IncomingMessage }> {
   let url = raw;
   for (let hop = 0; ; hop++) {
@@ -223,11 +249,11 @@ export async function getFollowing(
       if (hop === 0 || !(err instanceof RefusedUrl)) throw err;
       throw new RefusedUrl(`it redirected to ${url}, which is refused: ${err.message}`);
     }
-    const res = await get(target, policy, signal);
+    const res = await get(target, policy, signal, headerTimeoutMs);
     const status = res.statusCode ?? 0;
     const location = res.headers.location;
     if (status < 300 || status >= 400 || !location) return { url: target.url, res };
-    res.resume();
+    res.destroy(); // a redirect's body is not read: a server could send one for ever
     if (hop === MAX_REDIRECTS) throw new RefusedUrl(`it redirected more than ${MAX_REDIRECTS} times.`);
     url = new URL(location, target.url).href;
   }

@@ -21,6 +21,11 @@ export const CUT_STRATEGIES: readonly CutStrategy[] = ['edges', 'whole'];
 export const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p'];
 export const AAC = ['-c:a', 'aac', '-b:a', '160k'];
 const at = (seconds: number) => seconds.toFixed(6);
+/**
+ * Every encode of a cut runs niced (processing/ffmpeg.ts, `background`): a conversion a clip token asks for yields the
+ * cores to the recorders of live streams and to short jobs.
+ */
+const LOW_PRIORITY = { background: true };
 
 /** Writes seconds [offset, offset + duration) of `source` (an H.264/AAC MP4) to `out` as MP4. */
 export async function cutPart(
@@ -73,6 +78,7 @@ export async function cutPart(
           out,
         ],
         signal,
+        LOW_PRIORITY,
       );
       return;
     }
@@ -101,6 +107,7 @@ export async function cutPart(
           join(work, name),
         ],
         signal,
+        LOW_PRIORITY,
       );
       pieces.push(`file '${join(work, name)}'\nduration ${at(to - from)}`);
     };
@@ -135,6 +142,7 @@ export async function cutPart(
         out,
       ],
       signal,
+      LOW_PRIORITY,
     );
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -51,21 +51,47 @@ const UPLOAD_DEMUXERS = [
 /** Input options before `-i` of an uploaded file: only those demuxers, and no protocol but the file itself. */
 export const UNTRUSTED_INPUT = ['-protocol_whitelist', 'file', '-format_whitelist', UPLOAD_DEMUXERS.join(',')];
 
+/** A tool stopped because the file broke a limit (its time, a decoder's picture size): its message is the reason. */
+export class LimitError extends MediaError {}
+
 /**
- * Runs ffmpeg or ffprobe; resolves with stdout, rejects with the tail of stderr. Killed on abort. `background`
- * runs it at a lower CPU priority (nice 10): a long encode then yields the cores to short jobs, such as
- * another organization's upload that only needs its streams copied.
+ * How long ffprobe may take to read a file's streams (default; `--probe-timeout-seconds`). A stranger's file can
+ * be built to make the prober work for ever; reading metadata never needs more than seconds.
+ */
+export const DEFAULT_PROBE_SECONDS = 30;
+
+export interface RunOptions {
+  /** Lower CPU priority (nice 10): a long encode then yields the cores to short jobs. */
+  background?: boolean;
+  /** Killed after this long, with a LimitError that says so; ffprobe: DEFAULT_PROBE_SECONDS unless given, null: none. */
+  timeoutMs?: number | null;
+  /** A line of stderr that means the file broke a limit: the tool is killed and `message` is the failure. */
+  failOn?: { pattern: RegExp; message: string };
+}
+
+/**
+ * Runs ffmpeg or ffprobe; resolves with stdout, rejects with the tail of stderr. Killed on abort, past its time
+ * limit, or at the first stderr line that `failOn` matches (ffmpeg logs a decoder's refusal and carries on).
+ * `background` runs it at a lower CPU priority (nice 10): a long encode then yields the cores to short jobs, such
+ * as another organization's upload that only needs its streams copied.
  */
 export function run(
   command: 'ffmpeg' | 'ffprobe',
   args: string[],
   signal?: AbortSignal,
-  { background = false } = {},
+  {
+    background = false,
+    timeoutMs = command === 'ffprobe' ? DEFAULT_PROBE_SECONDS * 1000 : null,
+    failOn,
+  }: RunOptions = {},
 ): Promise<string> {
+  const timeUp = timeoutMs === null ? undefined : AbortSignal.timeout(timeoutMs);
+  const broke = new AbortController();
+  const stop = AbortSignal.any([signal, timeUp, broke.signal].filter((s): s is AbortSignal => s !== undefined));
   return new Promise((resolve, reject) => {
     const child = spawn(command, ['-hide_banner', ...(command === 'ffmpeg' ? ['-nostdin'] : []), ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      signal,
+      signal: stop,
     });
     if (background && child.pid) {
       try {
@@ -79,21 +105,40 @@ export function run(
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => {
       err = (err + d.toString()).slice(-4000);
+      if (failOn?.pattern.test(err)) broke.abort();
     });
-    child.on('error', (e: NodeJS.ErrnoException) =>
-      reject(
-        e.code === 'ENOENT'
-          ? new Error(
-              `${command} is not installed (Debian package: ffmpeg). Run "npm start" or "apt-get install ffmpeg".`,
-            )
-          : e,
-      ),
-    );
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (broke.signal.aborted) reject(new LimitError(failOn!.message, err));
+      else if (timeUp?.aborted && !signal?.aborted)
+        reject(
+          new LimitError(
+            `${command} took longer than ${spoken(timeoutMs! / 1000)} to read the file, so it was stopped.`,
+            err,
+          ),
+        );
+      else
+        reject(
+          e.code === 'ENOENT'
+            ? new Error(
+                `${command} is not installed (Debian package: ffmpeg). Run "npm start" or "apt-get install ffmpeg".`,
+              )
+            : e,
+        );
+    });
     child.on('close', (code) => {
+      if (stop.aborted) return; // 'error' has answered
       if (code === 0) resolve(Buffer.concat(out).toString());
       else reject(new MediaError(lastLine(err) || `${command} exited with code ${code}`, err));
     });
   });
+}
+
+/** `1h 2m 3s`, `4 s`: a length a person reads. */
+export function spoken(seconds: number): string {
+  if (seconds < 60) return `${seconds < 0.1 ? Number(seconds.toPrecision(1)) : Math.round(seconds * 10) / 10} s`;
+  const s = Math.round(seconds);
+  const [h, m, r] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  return [h && `${h} h`, m && `${m} min`, r && `${r} s`].filter(Boolean).join(' ');
 }
 
 const lastLine = (text: string) =>
@@ -131,7 +176,11 @@ export interface Probe {
 }
 
 /** Probes a file; `untrusted` (an upload) opens it only as a media container (UNTRUSTED_INPUT). */
-export async function probe(file: string, signal?: AbortSignal, { untrusted = false } = {}): Promise<Probe> {
+export async function probe(
+  file: string,
+  signal?: AbortSignal,
+  { untrusted = false, timeoutMs }: { untrusted?: boolean; timeoutMs?: number | null } = {},
+): Promise<Probe> {
   try {
     return JSON.parse(
       await run(
@@ -147,10 +196,11 @@ export async function probe(file: string, signal?: AbortSignal, { untrusted = fa
           file,
         ],
         signal,
+        { timeoutMs },
       ),
     ) as Probe;
   } catch (err) {
-    if (!(err instanceof MediaError)) throw err;
+    if (!(err instanceof MediaError) || err instanceof LimitError) throw err;
     const refused = /\[(\w+) @ [^\]]+\] Format not on whitelist/.exec(err.stderr)?.[1];
     if (refused) {
       throw new MediaError(
@@ -161,4 +211,45 @@ export async function probe(file: string, signal?: AbortSignal, { untrusted = fa
       `The file could not be read as video or audio (ffprobe: ${err.message.replace(/^.*?: /, '')}).`,
     );
   }
+}
+
+/** What a video stream really holds, read to its end: ffprobe's stream header gives only its first parameters. */
+export interface StreamScan {
+  /** The picture size of every keyframe, in order (a stream may change size at any keyframe). */
+  sizes: { width: number; height: number }[];
+  /** Packets of the stream, all of them: with the file's duration, its real average frame rate. */
+  packets: number;
+}
+
+/**
+ * Reads a video stream to its end, decoding its keyframes only (a stream's picture size can change only at
+ * one), with the decoder's own picture-size limit: a frame of more than `maxPixels` is refused by the decoder
+ * before it is allocated, and the scan fails with `tooLarge`.
+ */
+export async function scanVideo(
+  file: string,
+  streamIndex: number,
+  maxPixels: number,
+  tooLarge: string,
+  signal: AbortSignal,
+): Promise<StreamScan> {
+  const out = await run(
+    'ffprobe',
+    [
+      ...['-v', 'error', ...UNTRUSTED_INPUT, '-max_pixels', String(maxPixels), '-skip_frame', 'nokey'],
+      ...['-select_streams', String(streamIndex), '-count_packets'],
+      ...['-show_entries', 'frame=width,height:stream=nb_read_packets', '-print_format', 'json', file],
+    ],
+    signal,
+    // The scan decodes the whole file's keyframes: its time limit is the caller's (processing's own).
+    { timeoutMs: null, failOn: { pattern: /exceeds specified max pixel count/, message: tooLarge } },
+  );
+  const json = JSON.parse(out) as {
+    frames?: { width?: number; height?: number }[];
+    streams?: { nb_read_packets?: string }[];
+  };
+  return {
+    sizes: (json.frames ?? []).map((f) => ({ width: f.width ?? 0, height: f.height ?? 0 })),
+    packets: Number(json.streams?.[0]?.nb_read_packets ?? 0),
+  };
 }

@@ -1,67 +1,38 @@
-import mediaInfoFactory from 'mediainfo.js';
-import { open, stat } from 'node:fs/promises';
-import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../../src/api/contract.js';
-import type { MediaInfo, MediaTrack } from '../../../src/api/types.js';
-
-/** MediaInfo's General `Format` → the usual file extension (mediainfo.js has no file name to read it from). */
-const EXTENSIONS: Record<string, string> = {
-  'MPEG-4': 'mp4',
-  QuickTime: 'mov',
-  Matroska: 'mkv',
-  WebM: 'webm',
-  'MPEG-TS': 'ts',
-  'MPEG-PS': 'mpg',
-  AVI: 'avi',
-  'Flash Video': 'flv',
-  'Windows Media': 'wmv',
-  Wave: 'wav',
-  'MPEG Audio': 'mp3',
-  ADTS: 'aac',
-  Ogg: 'ogg',
-  FLAC: 'flac',
-};
-
-const FIELDS = { General: GENERAL_FIELDS, Video: VIDEO_FIELDS, Audio: AUDIO_FIELDS } as const;
-type TrackType = keyof typeof FIELDS;
-
-/** MediaInfo leaves OverallBitRate_Mode out of most MP4s: CBR when every stream says CBR, otherwise VBR. */
-const overallMode = (tracks: Record<string, string>[]) =>
-  tracks.filter((t) => t['@type'] === 'Video' || t['@type'] === 'Audio').every((t) => t.BitRate_Mode === 'CBR')
-    ? 'CBR'
-    : 'VBR';
+import { Worker } from 'node:worker_threads';
+import type { MediaInfo } from '../../../src/api/types.js';
+import { DEFAULT_PROBE_SECONDS, LimitError, spoken } from './ffmpeg.js';
 
 /**
- * The spec's `mediainfo`: General, Video and Audio tracks with exactly the spec's fields, every value a
- * string (a field MediaInfo does not report is "", except OverallBitRate_Mode, derived). `full` is needed for `DisplayAspectRatio_String`.
+ * The worker's source is TypeScript, and a worker thread does not inherit tsx's loader from `--import tsx`: it
+ * loads the file through tsx's own API.
  */
-export async function readMediaInfo(file: string): Promise<MediaInfo> {
-  const mediainfo = await mediaInfoFactory({ format: 'JSON', full: true });
-  const handle = await open(file);
-  try {
-    const { size } = await stat(file);
-    const text = await mediainfo.analyzeData(size, async (length, offset) => {
-      const buffer = Buffer.alloc(length);
-      const { bytesRead } = await handle.read(buffer, 0, length, offset);
-      return buffer.subarray(0, bytesRead);
-    });
-    const tracks = (JSON.parse(text) as { media: { track: Record<string, string>[] } }).media.track;
-    const track = tracks
-      .filter((t): t is Record<string, string> & { '@type': TrackType } => t['@type']! in FIELDS)
-      .map((t) => {
-        const picked: Record<string, string> = { '@type': t['@type'] };
-        for (const field of FIELDS[t['@type']]) picked[field] = String(t[field] ?? '');
-        if (t['@type'] === 'General') {
-          picked.FileExtension = t.FileExtension ?? EXTENSIONS[t.Format ?? ''] ?? '';
-          picked.OverallBitRate_Mode ||= overallMode(tracks);
-          picked.VideoCount ||= '0';
-          picked.AudioCount ||= '0';
-        }
-        return picked as MediaTrack;
-      });
-    const general = tracks.find((t) => t['@type'] === 'General');
-    return { duration: Number(general?.Duration ?? 0).toFixed(3), track };
-  } finally {
-    mediainfo.close();
-    await handle.close();
-  }
+const WORKER = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) =>
+  tsImport(${JSON.stringify(new URL('./mediainfo-worker.ts', import.meta.url).href)}, 'file:///'))`;
+
+/**
+ * The spec's `mediainfo` of a file, read in a worker thread of its own. mediainfo.js's WASM parser runs
+ * synchronously between its reads: in the API's process a file that keeps it busy would stall every request of
+ * every user. In a worker it costs that thread only, which is ended past `timeoutMs`.
+ */
+export function readMediaInfo(
+  file: string,
+  { timeoutMs = DEFAULT_PROBE_SECONDS * 1000 }: { timeoutMs?: number } = {},
+): Promise<MediaInfo> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { eval: true, workerData: { file } });
+    const timer = setTimeout(() => {
+      reject(
+        new LimitError(`MediaInfo took longer than ${spoken(timeoutMs / 1000)} to read the file, so it was stopped.`),
+      );
+      void worker.terminate();
+    }, timeoutMs);
+    const settle = () => clearTimeout(timer);
+    worker.once('message', (info: MediaInfo) => (settle(), resolve(info), void worker.terminate()));
+    worker.once('error', (err) => (settle(), reject(err)));
+    // After an answer this changes nothing; without one it is the failure.
+    worker.once(
+      'exit',
+      (code) => (settle(), reject(new Error(`MediaInfo's worker ended (exit code ${code}) without an answer.`))),
+    );
+  });
 }

@@ -1,7 +1,17 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MediaInfo } from '../../../src/api/types.js';
-import { frameRate, MediaError, probe, run, UNTRUSTED_INPUT, type ProbeStream } from './ffmpeg.js';
+import {
+  DEFAULT_PROBE_SECONDS,
+  frameRate,
+  MediaError,
+  probe,
+  run,
+  scanVideo,
+  spoken,
+  UNTRUSTED_INPUT,
+  type ProbeStream,
+} from './ffmpeg.js';
 import { readMediaInfo } from './mediainfo.js';
 
 /**
@@ -19,6 +29,8 @@ export interface ProcessingLimits {
   /** Processing may take `baseSeconds` + `secondsPerMediaSecond` × the media's duration (default 60 s + 10×). */
   baseSeconds: number;
   secondsPerMediaSecond: number;
+  /** How long ffprobe and MediaInfo may take to read a file's streams (default 30 s). */
+  probeSeconds: number;
 }
 
 export const DEFAULT_LIMITS: ProcessingLimits = {
@@ -28,15 +40,8 @@ export const DEFAULT_LIMITS: ProcessingLimits = {
   maxFrameRate: 120,
   baseSeconds: 60,
   secondsPerMediaSecond: 10,
+  probeSeconds: DEFAULT_PROBE_SECONDS,
 };
-
-/** `1h 2m 3s`, `4 s`: a length a person reads. */
-export function spoken(seconds: number): string {
-  if (seconds < 60) return `${Math.round(seconds * 10) / 10} s`;
-  const s = Math.round(seconds);
-  const [h, m, r] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
-  return [h && `${h} h`, m && `${m} min`, r && `${r} s`].filter(Boolean).join(' ');
-}
 
 /** Refuses media past the limits, naming the limit and the file's value. */
 function assertWithin(
@@ -51,18 +56,51 @@ function assertWithin(
     );
   }
   if (!video) return;
-  const [w, h] = [video.width ?? 0, video.height ?? 0];
-  if (Math.max(w, h) > limits.maxLongSide || Math.min(w, h) > limits.maxShortSide) {
-    throw new MediaError(
-      `The video is ${w}×${h}; pictures up to ${limits.maxLongSide}×${limits.maxShortSide} (either way up) are accepted.`,
-    );
-  }
-  const fps = frameRate(video);
+  assertPicture(video.width ?? 0, video.height ?? 0, limits);
+  assertFrameRate(frameRate(video), limits);
+}
+
+const pictureLimit = (limits: ProcessingLimits) =>
+  `pictures up to ${limits.maxLongSide}×${limits.maxShortSide} (either way up) are accepted`;
+
+function assertPicture(w: number, h: number, limits: ProcessingLimits, where = ''): void {
+  if (Math.max(w, h) > limits.maxLongSide || Math.min(w, h) > limits.maxShortSide)
+    throw new MediaError(`The video is ${w}×${h}${where}; ${pictureLimit(limits)}.`);
+}
+
+function assertFrameRate(fps: number, limits: ProcessingLimits): void {
   if (fps > limits.maxFrameRate + 0.01) {
     throw new MediaError(
       `The video has ${Math.round(fps * 100) / 100} frames per second; up to ${limits.maxFrameRate} are accepted.`,
     );
   }
+}
+
+/**
+ * The limits again, over the whole stream: its header gives only the first parameters, and a stranger's file
+ * may start small and change its picture size at any keyframe, or crowd its frames after the first seconds.
+ * Every keyframe is decoded under the decoder's own pixel limit, and the frame rate is the stream's packets
+ * over its duration. Returns whether the picture size ever changes (then it is encoded, never copied).
+ */
+async function assertWholeStream(
+  source: string,
+  video: ProbeStream,
+  duration: number,
+  limits: ProcessingLimits,
+  signal: AbortSignal,
+): Promise<{ sizeChanges: boolean }> {
+  const scan = await scanVideo(
+    source,
+    video.index,
+    limits.maxLongSide * limits.maxShortSide,
+    `A picture in the video is larger than the first; ${pictureLimit(limits)}.`,
+    signal,
+  );
+  for (const { width, height } of scan.sizes) assertPicture(width, height, limits, ' at a later keyframe');
+  if (duration > 0) assertFrameRate(scan.packets / duration, limits);
+  return {
+    sizeChanges: scan.sizes.some((s) => s.width !== (video.width ?? 0) || s.height !== (video.height ?? 0)),
+  };
 }
 
 export interface Processed {
@@ -93,7 +131,7 @@ export async function processMedia(
   limits: ProcessingLimits = DEFAULT_LIMITS,
 ): Promise<Processed> {
   // The upload is a stranger's bytes: opened only as a media container (ffmpeg.ts, UNTRUSTED_INPUT).
-  const info = await probe(source, stop, { untrusted: true });
+  const info = await probe(source, stop, { untrusted: true, timeoutMs: limits.probeSeconds * 1000 });
   const video = info.streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
   const audio = info.streams.find((s) => s.codec_type === 'audio');
   if (!video && !audio)
@@ -104,7 +142,10 @@ export async function processMedia(
   const timeUp = AbortSignal.timeout(Math.ceil(allowed * 1000));
   const signal = AbortSignal.any([stop, timeUp]);
   try {
-    return await transcode(source, outDir, info, video, audio, signal);
+    const { sizeChanges } = video
+      ? await assertWholeStream(source, video, Number(info.format.duration ?? 0), limits, signal)
+      : { sizeChanges: false };
+    return await transcode(source, outDir, info, video, audio, signal, { limits, sizeChanges });
   } catch (err) {
     if (timeUp.aborted && !stop.aborted) {
       throw new MediaError(
@@ -122,18 +163,29 @@ async function transcode(
   video: ProbeStream | undefined,
   audio: ProbeStream | undefined,
   signal: AbortSignal,
+  { limits, sizeChanges }: { limits: ProcessingLimits; sizeChanges: boolean },
 ): Promise<Processed> {
   const work = `${outDir}.tmp`;
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   const mp4 = join(work, 'download.mp4');
-  const encodeVideo = video !== undefined && !browserPlaysAsIs(video);
+  const copyVideo = video !== undefined && !sizeChanges && browserPlaysAsIs(video);
+  const encodeVideo = video !== undefined && !copyVideo;
   // Encodes are the long jobs: they run in the background, so copies (short) keep their speed beside them.
   await run(
     'ffmpeg',
-    ['-v', 'error', ...UNTRUSTED_INPUT, '-i', source, ...mp4Args(video, audio), '-movflags', '+faststart', '-y', mp4],
+    [
+      ...['-v', 'error', ...UNTRUSTED_INPUT, '-max_pixels', String(limits.maxLongSide * limits.maxShortSide)],
+      ...['-i', source, ...mp4Args(video, audio, copyVideo), '-movflags', '+faststart', '-y', mp4],
+    ],
     signal,
-    { background: encodeVideo },
+    {
+      background: encodeVideo,
+      failOn: {
+        pattern: /exceeds specified max pixel count/,
+        message: `A picture in the video is too large; ${pictureLimit(limits)}.`,
+      },
+    },
   );
   await run('ffmpeg', ['-v', 'error', '-i', mp4, ...hlsArgs(video, audio, encodeVideo, work)], signal, {
     background: encodeVideo,
@@ -159,7 +211,7 @@ async function transcode(
       signal,
     );
   }
-  const mediainfo = await readMediaInfo(mp4);
+  const mediainfo = await readMediaInfo(mp4, { timeoutMs: limits.probeSeconds * 1000 });
   await rm(outDir, { recursive: true, force: true });
   await rename(work, outDir);
   return { duration: Number(mediainfo.duration), hasVideo: video !== undefined, mediainfo };
@@ -178,11 +230,11 @@ function browserPlaysAsIs(v: ProbeStream): boolean {
   );
 }
 
-function mp4Args(video: ProbeStream | undefined, audio: ProbeStream | undefined): string[] {
+function mp4Args(video: ProbeStream | undefined, audio: ProbeStream | undefined, copyVideo: boolean): string[] {
   const args: string[] = [];
   if (video) {
     args.push('-map', `0:${video.index}`);
-    if (browserPlaysAsIs(video)) args.push('-c:v', 'copy');
+    if (copyVideo) args.push('-c:v', 'copy');
     else {
       const fit =
         `scale=w='if(gt(iw,ih),min(iw,${MAX_LONG}),min(iw,${MAX_SHORT}))':h='if(gt(iw,ih),min(ih,${MAX_SHORT}),min(ih,${MAX_LONG}))'` +

@@ -19,9 +19,10 @@ export function accountRoutes(
         `Decision (registration: not shown). \`events\` default to all: ${C.WEBHOOK_EVENTS.join(', ')}. ` +
         'The answer carries the signing `secret`, shown only here. `url` must be http(s) without credentials and reach no ' +
         'internal address (loopback, private, shared, link-local, unique-local, multicast, unspecified, reserved, IPv4-mapped ' +
-        'or -embedding IPv6, `localhost`), in any spelling, nor a name resolving to one: 400 naming why. It is checked again ' +
-        'at each delivery, which connects to the address checked and follows no redirect. The service flag ' +
-        `\`--allow-private-network\` lifts the address rule for local development. At most ${MAX_WEBHOOKS} webhooks per ` +
+        'or -embedding IPv6, `localhost`), in any spelling, nor a name resolving to one (the answer does not say which address), ' +
+        'and use port 80 or 443: 400 naming why. It is checked again at each delivery, which connects to the address checked ' +
+        'and follows no redirect. The service flag `--allow-private-network` lifts the address and port rules for local ' +
+        `development, \`--allow-any-port\` the port rule alone. At most ${MAX_WEBHOOKS} webhooks per ` +
         'organization and environment.',
       body: C.CreateWebhookRequest,
       ok: ref(C.Webhook),

@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
 import * as C from '../../../src/api/contract.js';
 import type { Accounts } from '../domain/accounts.js';
-import type { Exports } from '../domain/exports.js';
+import { COPIES_OF_A_CUT, DEFAULT_CONVERSION_LIMITS, type Exports } from '../domain/exports.js';
 import type { LiveStreams, Recordings } from '../domain/live.js';
 import { fileAnswer, op, params, ref, type Api } from '../http/api.js';
 import { sendFile } from '../http/static.js';
+import { spoken } from '../processing/ffmpeg.js';
+import { DEFAULT_LIMITS } from '../processing/pipeline.js';
 
 /** #9–#11: keys, and clip tokens for their own stream (LiveStreams.find). */
 const CLIP = ['key', 'clip'] as const;
@@ -65,6 +67,23 @@ export function liveRoutes(
     async (req) => (await streams.delete(req.caller, req.params.id), { success: true }),
   );
 
+  app.post(
+    '/live_streams/:id/stream-key',
+    op(accounts, {
+      operationId: 'rotateStreamKey',
+      summary: 'Issue a new stream key',
+      description:
+        'Decision (keys only). The answer is the stream with its new key. The old key stops at once: a publish using it is ' +
+        'cut and a publish with it is refused from now on. Every recording stays; a publisher back with the new key within the ' +
+        'merge window (1 minute) continues its recording.',
+      what: "change a stream's key",
+      params: params('id'),
+      ok: ref(C.LiveStream),
+      errors: ['not_found'],
+    }),
+    (req) => streams.newKey(req.caller, req.params.id),
+  );
+
   app.get(
     '/live_streams/:id/temporary_recordings',
     op(accounts, {
@@ -72,7 +91,8 @@ export function liveRoutes(
       summary: '#9 List temporary recordings',
       description:
         'Oldest first, listed as soon as a publish begins. A publisher back within the merge window (1 minute) continues the same ' +
-        'recording; a recording is complete once the stream has stayed stopped for more than the window. Deleted 3 days after its end.',
+        'recording; a recording is complete once the stream has stayed stopped for more than the window. Deleted 3 days after its end. ' +
+        'Decision: `stream_key` is whole for a key only; a clip token gets it masked (`lv_…` and its last four characters).',
       scopes: CLIP,
       what: "read another stream's recordings",
       params: params('id'),
@@ -89,13 +109,29 @@ export function liveRoutes(
       summary: '#10 Convert a recording (or a part) into a permanent video',
       description:
         'Cut frame-accurately, then the normal processing; `video-ready` when done. Several conversions may run at once. The answer ' +
-        'is the export entry: PROCESSING, bytes 0, download_url null, no video_id.',
+        'is the export entry: PROCESSING, bytes 0, download_url null, no video_id. Decisions (issue 28): the same `from` and ' +
+        '`duration` of the same recording, while its conversion is PROCESSING or EXPORTED, answer that entry as it stands (no ' +
+        `new video). At most ${DEFAULT_CONVERSION_LIMITS.perStream} conversions under way per live stream ` +
+        `(\`--max-conversions-per-stream\`) and ${DEFAULT_CONVERSION_LIMITS.perToken} per token ` +
+        '(`--max-conversions-per-token`): past either, 429 `limit_reached` with `Retry-After`. A part longer than the longest ' +
+        `video the service takes (${spoken(DEFAULT_LIMITS.maxDurationSeconds)}, \`--max-duration-seconds\`) is 400. One ` +
+        `whose estimated size (the recording's bytes per second × its length × ${COPIES_OF_A_CUT}: the cut, its MP4 and ` +
+        'its HLS) would leave less than the reserve free (`--min-free-mb`) is ' +
+        '507 `insufficient_storage`. The cut runs at a low CPU priority, within the time processing has for its length ' +
+        '(`--processing-base-seconds` + `--processing-seconds-per-media-second` × duration); past it the video fails, saying so.',
       scopes: CLIP,
       what: "convert another stream's recordings",
       params: params('id', 'recordingId'),
       body: C.ConversionRequest,
       ok: ref(C.ExportEntry),
-      errors: ['not_found', 'recording_not_complete', 'quota_exceeded', 'storage_quota_exceeded'],
+      errors: [
+        'not_found',
+        'recording_not_complete',
+        'quota_exceeded',
+        'storage_quota_exceeded',
+        'limit_reached',
+        'insufficient_storage',
+      ],
     }),
     (req) => exports.convert(req.caller, req.params.id, req.params.recordingId, req.body),
   );

@@ -5,6 +5,7 @@ import type { Uploads } from '../domain/uploads.js';
 import { FAULT_ACTIONS, type Faults } from '../faults.js';
 import { op, params, type Api } from '../http/api.js';
 import type { Jobs } from '../jobs.js';
+import type { RecordingWork } from '../live/storyboard.js';
 import type { StorageRequest } from '../storage/server.js';
 
 const Done = (name: string) => Type.Object({ [name]: Type.Boolean() });
@@ -38,10 +39,13 @@ export function testHookRoutes(
     storageRequests: StorageRequest[];
     faults: Faults;
     sweep: () => Promise<void>;
+    /** What the recording routes did on disk and with ffmpeg (domain/live.ts). */
+    recordingWork: RecordingWork;
   },
 ): void {
-  const hook = { scopes: 'public' } as const;
-  const post = { ...hook, errors: ['unsupported_media_type'] } as const;
+  // Each checks the Host (http/api.ts): the service's own address only, else 421 invalid_host.
+  const hook = { scopes: 'public', errors: ['invalid_host'] } as const;
+  const post = { ...hook, errors: ['invalid_host', 'unsupported_media_type'] } as const;
   app.post(
     '/__test__/clock',
     op(deps.accounts, {
@@ -124,6 +128,18 @@ export function testHookRoutes(
       ok: Done('swept'),
     }),
     async () => (await deps.sweep(), { swept: true }),
+  );
+
+  app.get(
+    '/__test__/recording-work',
+    op(deps.accounts, {
+      ...hook,
+      operationId: 'getRecordingWork',
+      summary:
+        'Test hooks only: file calls the recording routes made to learn about segments, and their ffmpeg runs, since the start',
+      ok: Type.Object({ fileCalls: Type.Integer(), ffmpegRuns: Type.Integer() }),
+    }),
+    () => deps.recordingWork,
   );
 
   app.post(

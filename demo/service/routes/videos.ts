@@ -1,20 +1,29 @@
 import * as C from '../../../src/api/contract.js';
 import type { Accounts } from '../domain/accounts.js';
-import type { Imports } from '../domain/imports.js';
+import { DEFAULT_IMPORT_LIMITS, type Imports } from '../domain/imports.js';
 import type { LiveStreams } from '../domain/live.js';
 import type { Uploads } from '../domain/uploads.js';
-import type { Videos } from '../domain/videos.js';
-import { op, params, ref, type Api } from '../http/api.js';
+import { DEFAULT_QUEUE_CAPS, QUEUE_RETRY_AFTER_SECONDS, type Videos } from '../domain/videos.js';
+import { DEFAULT_OPEN_UPLOAD_CAPS } from '../domain/open-uploads.js';
+import { DEFAULT_RATE_LIMITS, op, params, ref, type Api } from '../http/api.js';
 
 /** #1–#7: keys and upload tokens. */
 const UPLOADS = ['key', 'upload'] as const;
+/** The caps of domain/open-uploads.ts, in the words of each operation's description. */
+const OPEN_UPLOADS =
+  `Decision (issue 28): an end user (of an upload token) may hold at most ${DEFAULT_OPEN_UPLOAD_CAPS.perUser} {what} ` +
+  `(\`--max-open-uploads-per-user\`), an organization ${DEFAULT_OPEN_UPLOAD_CAPS.perOrganization} ` +
+  '(`--max-open-uploads-per-organization`); past it, 429 `limit_reached` naming the cap, with `Retry-After` (when the ' +
+  'oldest stops counting).';
 const CHUNK_URL = {
   summary: '#4 Get the upload URL of one chunk',
   description:
     'One URL per chunk, valid for that chunk of that session only, until the session expires (decision: a chunk URL ' +
     'lives as long as its session). The spec shows the path with and without {id}; both are served. 403 ' +
     '`capability_revoked` once the key or token that began the session was revoked (or the key that made that token), ' +
-    'whoever asks.',
+    'whoever asks. Decision: its rate ' +
+    `limit is a budget of its own, ${DEFAULT_RATE_LIMITS.chunkUrlsPerMinute} a minute per token ` +
+    '(`--chunk-url-rate-limit-per-minute`), as it is called once per chunk.',
 };
 const COMPLETE = {
   summary: '#6 Complete a multipart upload',
@@ -25,6 +34,13 @@ const COMPLETE = {
     "meanwhile is refused, naming it). Decision: `url` is the video's #8 address. 403 `capability_revoked` as for #4; " +
     '507 `insufficient_storage` when the joined source would take the data volume below its reserve (`--min-free-mb`).',
 };
+const QUEUE_FULL =
+  'Decision: queued work is capped. While the organization has ' +
+  `${DEFAULT_QUEUE_CAPS.perOrganization} videos processing (--max-queued-per-organization), or the end user of an ` +
+  `upload token ${DEFAULT_QUEUE_CAPS.perUser} (--max-queued-per-user), the answer is 429 \`queue_full\` with ` +
+  `Retry-After: ${QUEUE_RETRY_AFTER_SECONDS}. Processing counts from the accepted file (or the import's start) to ready ` +
+  'or failed; conversions do not count. A link or session given before is never refused its bytes.';
+const { headerTimeoutMs, idleTimeoutMs } = DEFAULT_IMPORT_LIMITS;
 
 /** #1–#4, #6–#8 of the spec, and POST /tokens. Every one needs a token (spec: Authentication 1). */
 export function videoRoutes(
@@ -44,11 +60,14 @@ export function videoRoutes(
     op(accounts, {
       operationId: 'createVideo',
       summary: '#1 Create a video',
-      description: "Decision: an optional body `{file_name}` records the uploaded file's name.",
+      description:
+        "Decision: an optional body `{file_name}` records the uploaded file's name. " +
+        OPEN_UPLOADS.replace('{what}', 'videos waiting for their file (made in the last day)'),
       scopes: UPLOADS,
       what: 'create videos',
       body: C.CreateVideoRequest,
       ok: ref(C.Video),
+      errors: ['limit_reached'],
     }),
     (req) => videos.create(req.caller, req.body.file_name ?? null),
   );
@@ -80,10 +99,20 @@ export function videoRoutes(
         "`--storage-quota-mb`). The PUT (#5) gets 403 `storage_quota_exceeded` when the organization's stored bytes and " +
         'its body would pass that quota, and 507 `insufficient_storage` when the data volume would keep less than its ' +
         'reserve free (`--min-free-mb`), counting the bodies in flight (an undeclared length as 5 GiB), looked at again ' +
-        'every 4 MiB or second of the body.',
+        'every 4 MiB or second of the body. ' +
+        OPEN_UPLOADS.replace('{what}', 'signed links not expired (a link stops counting once its video has its file)') +
+        ' ' +
+        QUEUE_FULL,
       params: params('id'),
       ok: ref(C.UploadUrl),
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'storage_quota_exceeded'],
+      errors: [
+        'not_found',
+        'already_uploaded',
+        'quota_exceeded',
+        'storage_quota_exceeded',
+        'limit_reached',
+        'queue_full',
+      ],
     }),
     (req) => uploads.createLink(req.caller, req.params.id),
   );
@@ -96,10 +125,23 @@ export function videoRoutes(
       summary: '#3 Begin a multipart upload',
       description:
         'The session lives 6 hours, and while the key or token that began it is not revoked; the quotas, and the limits ' +
-        'of its chunk PUTs (#5), as for #2.',
+        'of its chunk PUTs (#5), as for #2. ' +
+        OPEN_UPLOADS.replace(
+          '{what}',
+          'multipart sessions open and not expired (complete or abort one to free its place)',
+        ) +
+        ' ' +
+        QUEUE_FULL,
       params: params('id'),
       ok: ref(C.MultipartSession),
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'storage_quota_exceeded'],
+      errors: [
+        'not_found',
+        'already_uploaded',
+        'quota_exceeded',
+        'storage_quota_exceeded',
+        'limit_reached',
+        'queue_full',
+      ],
     }),
     (req) => uploads.begin(req.caller, req.params.id),
   );
@@ -170,17 +212,21 @@ export function videoRoutes(
       summary: 'Upload from a third-party URL',
       description:
         'Decision (the spec names this third way and shows no more): answers 202 with the #8 object; the service then ' +
-        'downloads the file (http or https; it and each redirect, at most 5, must reach a public address unless the service ' +
-        'runs with --allow-private-network; within a size and a time limit) and processes it like an upload. Meanwhile #8 ' +
-        'shows `import: {bytes, total}`; on failure `failure_reason` says why (the address, the DNS, an HTTP status, too big, ' +
-        'too slow, or not media, or the storage full: the download holds its length, or the most an import takes when ' +
-        'undeclared, against the disk reserve, and looks again every 4 MiB). Refused as #2 is: once the video has its ' +
-        'file, and once a quota is used up.',
+        'downloads the file (http or https; it and each redirect, at most 5, must reach a public address on port 80 or 443 ' +
+        "unless the service runs with --allow-private-network, or --allow-any-port for the port; a redirect's body is not " +
+        'read) and processes it like an upload. Limits: the file size (--import-max-mb, 20 GiB), the whole download ' +
+        "(--import-timeout-seconds, 2 h), the time to the answer's headers at each hop " +
+        `(--import-header-timeout-seconds, ${headerTimeoutMs / 1000} s) and a body that sends nothing ` +
+        `(--import-idle-timeout-seconds, ${idleTimeoutMs / 1000} s). Meanwhile #8 shows \`import: {bytes, total}\`; on ` +
+        'failure `failure_reason` says why (the address, the port, the DNS, an HTTP status, too big, a timeout and which, ' +
+        'or not media, or the storage full: the download holds its length, or the most an import takes when undeclared, ' +
+        'against the disk reserve, and looks again every 4 MiB). Refused as #2 is: once the video has its file, once a quota is used up, and while the queued ' +
+        'work is at its cap (an import under way counts).',
       params: params('id'),
       body: C.ImportRequest,
       ok: ref(C.VideoDetails),
       okStatus: 202,
-      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'storage_quota_exceeded'],
+      errors: ['not_found', 'already_uploaded', 'quota_exceeded', 'storage_quota_exceeded', 'queue_full'],
     }),
     async (req, reply) => {
       reply.code(202);
