@@ -19,6 +19,7 @@ import { probe, run } from '../processing/ffmpeg.js';
 import type { Files } from '../storage/files.js';
 import { owned, type Caller } from './accounts.js';
 import { notFound } from './errors.js';
+import { waitForRoom } from './ready.js';
 import type { Videos } from './videos.js';
 
 export interface StreamRow {
@@ -462,6 +463,8 @@ export class Recordings {
     const mp4 = join(dir, 'recording.mp4');
     let duration = 0;
     let size = 0;
+    // The MP4 is its segments copied: below the disk's reserve the recording waits to complete (domain/ready.ts).
+    await waitForRoom(this.files, await segmentBytes(dir, parts), this.clock);
     if (parts.length > 0) {
       const list = join(dir, 'concat.txt');
       const starts = partStarts(parts);
@@ -530,4 +533,13 @@ export class Recordings {
       this.removing.delete(id);
     }
   }
+}
+
+/** The bytes of the parts' segments on disk (a recording's MP4 is about as large: its streams copied). */
+async function segmentBytes(dir: string, parts: Part[]): Promise<number> {
+  let bytes = 0;
+  for (const part of parts)
+    for (const segment of part.segments)
+      bytes += (await stat(join(dir, `part${part.seq}`, segment.file)).catch(() => ({ size: 0 }))).size;
+  return bytes;
 }

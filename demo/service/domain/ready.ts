@@ -9,8 +9,20 @@ import type { Uploads } from './uploads.js';
 import type { Videos } from './videos.js';
 import type { Webhooks } from './webhooks.js';
 
-/** How long processing waits for room on the storage before it looks again. */
+/** How long work that needs room on the storage waits before it looks again. */
 const ROOM_RETRY_MS = 30_000;
+
+/**
+ * Work the service owes for bytes it accepted (processing an upload, completing a recording) needs `bytes` of room:
+ * below the reserve it waits and tries again (RetryAt) rather than fail, so nothing accepted is lost.
+ */
+export async function waitForRoom(files: Files, bytes: number, clock: Clock): Promise<void> {
+  await files.disk.assertRoom(bytes).catch((err: unknown) => {
+    if (err instanceof ServiceError && err.code === 'insufficient_storage')
+      throw new RetryAt(clock.now() + ROOM_RETRY_MS, err.message);
+    throw err;
+  });
+}
 
 /**
  * The PROCESS_VIDEO job: a video's source becomes its HLS renditions and MP4, or a failure a person can read;
@@ -32,11 +44,7 @@ export function processVideo(deps: {
   const { videos, files, exports, webhooks } = deps;
   return async (payload: Record<string, unknown>, signal: AbortSignal): Promise<void> => {
     const id = payload.videoId as string;
-    await files.disk.assertRoom(videos.row(id)?.size ?? 0).catch((err: unknown) => {
-      if (err instanceof ServiceError && err.code === 'insufficient_storage')
-        throw new RetryAt(deps.clock.now() + ROOM_RETRY_MS, err.message);
-      throw err;
-    });
+    await waitForRoom(files, videos.row(id)?.size ?? 0, deps.clock);
     try {
       await deps.uploads.assemble(id);
       videos.markReady(id, await processMedia(files.source(id), files.media(id, ''), signal, deps.limits));
