@@ -135,7 +135,8 @@ export function run(
 
 /** `1h 2m 3s`, `4 s`: a length a person reads. */
 export function spoken(seconds: number): string {
-  if (seconds < 60) return `${seconds < 0.1 ? Number(seconds.toPrecision(1)) : Math.round(seconds * 10) / 10} s`;
+  // Tenths of a second; a limit set shorter than that (a test's) keeps its one significant digit.
+  if (seconds < 60) return `${Math.round(seconds * 10) / 10 || Number(seconds.toPrecision(1))} s`;
   const s = Math.round(seconds);
   const [h, m, r] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
   return [h && `${h} h`, m && `${m} min`, r && `${r} s`].filter(Boolean).join(' ');
