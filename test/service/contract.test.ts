@@ -15,6 +15,7 @@ interface Operation {
   operationId: string;
   summary: string;
   responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+  'x-token-scopes'?: string[];
 }
 
 /** The generated document (/openapi.json) is a contract a client can be built from, and lint clean. */
@@ -82,6 +83,17 @@ describe('the OpenAPI document', () => {
         .join('\n') + doc['x-storage-origin'].description;
     for (let n = 1; n <= 11; n++) assert.match(summaries, new RegExp(`#${n}\\b`), `#${n}`);
     assert.deepEqual(doc.components.schemas.Error.properties.error.properties.code.enum, ERROR_CODES);
+  });
+
+  it('says which token scopes each operation takes: keys everything, browser tokens what a browser needs', () => {
+    const scopes = (id: string) => operations().find((o) => o.op.operationId === id)?.op['x-token-scopes'];
+    assert.deepEqual(scopes('createVideo'), ['key', 'upload']);
+    assert.deepEqual(scopes('listTemporaryRecordings'), ['key', 'clip']);
+    assert.deepEqual(scopes('rotateStreamKey'), ['key']);
+    assert.deepEqual(scopes('createToken'), ['key']);
+    assert.deepEqual(scopes('getRecordingPlaylist'), []);
+    for (const { op, path } of operations())
+      assert.ok(Array.isArray(op['x-token-scopes']) || path.startsWith('/__test__') || path === '/openapi.json', path);
   });
 
   it('passes `redocly lint` with its recommended rules: no error, no warning', async () => {

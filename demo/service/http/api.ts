@@ -96,6 +96,8 @@ export function op<
     summary: o.summary,
     ...(o.description ? { description: o.description } : {}),
     security: scopes === 'public' ? [] : [{ bearer: [] }],
+    // What a caller of each kind can do, in the document (docs/security.md): the token scopes this operation takes.
+    'x-token-scopes': scopes === 'public' ? [] : [...scopes],
     ...(o.body ? { body: o.body } : {}),
     ...(o.params ? { params: o.params } : {}),
     response: { [o.okStatus ?? 200]: o.ok, ...errorResponses([...codes]) },

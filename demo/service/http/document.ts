@@ -43,7 +43,11 @@ export const DOCUMENT = {
     bearer: {
       type: 'http',
       scheme: 'bearer',
-      description: 'Decision: `Authorization: Bearer <token>`; the bare token is accepted too.',
+      description:
+        'Decision: `Authorization: Bearer <token>`; the bare token is accepted too. Each operation names the token ' +
+        'scopes it takes in `x-token-scopes`: `key` (an organization key, from the dashboard: everything), `upload` (a ' +
+        "browser's token for one end user's uploads, #1–#8) and `clip` (a browser's token for one live stream: #9–#11, " +
+        'its publish key masked). Limits and caps per token and per organization: docs/security.md.',
     },
   },
   extensions: {
