@@ -124,15 +124,13 @@ describe('capabilities end with their source', () => {
     await service.cli('plan', '--org', 'gone', '--ends', new Date(now).toISOString());
     await service.advanceClock(16 * DAY);
     await service.sweep();
-    for (const [token, what] of [
-      [gone, 'its key'],
-      [goneToken, 'a token its key made'],
-    ]) {
-      const r = await service.call('GET', `/videos/${video._id}`, { token });
-      assert.equal(r.status, 403, what);
-      assert.equal(r.body.error.code, 'capability_revoked', what);
-      assert.match(r.body.error.message, /purged/, what);
-    }
+    const r = await service.call('GET', `/videos/${video._id}`, { token: gone });
+    assert.equal(r.status, 403, 'its key');
+    assert.equal(r.body.error.code, 'capability_revoked');
+    assert.match(r.body.error.message, /purged/);
+    // A token lives a day at most, and the files go 15 days after the plan's end: its tokens have long expired (and
+    // been pruned), so they are refused as any unknown token is.
+    assert.equal((await service.call('GET', `/videos/${video._id}`, { token: goneToken })).status, 401, 'its token');
     assert.equal((await service.call('POST', '/videos', { token: key })).status, 200);
   });
 });
