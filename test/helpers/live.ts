@@ -1,5 +1,8 @@
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import type { LiveStream } from '../../src/api/types.js';
 import { testPattern } from './media.js';
+import { until, type RunningService } from './service.js';
 
 /**
  * A real RTMP publisher: ffmpeg pushing a test pattern and a tone in real time (`-re`), 720p at 2 Mbit/s,
@@ -47,4 +50,40 @@ export function push(
     { stdio: 'ignore' },
   );
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** #9 of a stream, and a wait for its recording `index` (0: oldest) to exist and be `ok`. */
+export function recordingsOf(service: RunningService, token: string, streamId: string) {
+  const list = async () => {
+    const r = await service.call('GET', `/live_streams/${streamId}/temporary_recordings`, { token });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body as any[];
+  };
+  const waitFor = (what: string, ok: (r: any) => boolean, index = 0, timeoutMs = 30_000) =>
+    until(
+      what,
+      async () => {
+        const r = (await list())[index];
+        return r && ok(r) ? r : undefined;
+      },
+      timeoutMs,
+    );
+  return { list, waitFor };
+}
+
+/** What #9 and #10 need of a stream: its id and ingest URL, and calls on its recordings. */
+export function streamOf(service: RunningService, token: string, stream: LiveStream) {
+  return {
+    ...stream,
+    ...recordingsOf(service, token, stream._id),
+    convert: (recordingId: string, body?: unknown) =>
+      service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recordingId}`, { token, body }),
+  };
+}
+
+/** A new live stream (`POST /live_streams`, a key's call), with `streamOf`'s calls. */
+export async function createStream(service: RunningService, token: string, name = 'studio') {
+  const r = await service.call('POST', '/live_streams', { token, body: { name } });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return streamOf(service, token, r.body as LiveStream);
 }

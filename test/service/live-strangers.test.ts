@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LiveStream } from '../../src/api/types.js';
-import { push } from '../helpers/live.js';
-import { startWithToken, until, type RunningService } from '../helpers/service.js';
+import { createStream, push, recordingsOf } from '../helpers/live.js';
+import { startWithToken, type RunningService } from '../helpers/service.js';
 
 const MINUTE = 60_000;
 /** An audio-only publish: the test pattern's tone, no picture. */
@@ -17,31 +17,6 @@ const text = async (url: string) => {
   assert.equal(res.status, 200, url);
   return res.text();
 };
-
-async function createStream(service: RunningService, token: string, name: string): Promise<LiveStream> {
-  const r = await service.call('POST', '/live_streams', { token, body: { name } });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body;
-}
-
-/** #9 of a stream, and a wait for its recording `index` (0: oldest) to exist and be `ok`. */
-function recordingsOf(service: RunningService, token: string, streamId: string) {
-  const list = async () => {
-    const r = await service.call('GET', `/live_streams/${streamId}/temporary_recordings`, { token });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    return r.body as any[];
-  };
-  const waitFor = (what: string, ok: (r: any) => boolean, index = 0, timeoutMs = 30_000) =>
-    until(
-      what,
-      async () => {
-        const r = (await list())[index];
-        return r && ok(r) ? r : undefined;
-      },
-      timeoutMs,
-    );
-  return { list, waitFor };
-}
 
 describe('publish keys stay with keys (issue 28, item 1)', () => {
   let service: RunningService;

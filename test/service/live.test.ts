@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { LiveStream } from '../../src/api/types.js';
 import { Receiver } from '../helpers/receiver.js';
-import { push } from '../helpers/live.js';
+import { createStream, push, streamOf } from '../helpers/live.js';
 import { decodeProblems, firstFrameLikeness, media, probeDuration } from '../helpers/media.js';
 import {
   LOCAL_RECEIVERS,
@@ -19,37 +19,6 @@ import {
 } from '../helpers/service.js';
 
 const MINUTE = 60_000;
-
-/** What #9 and #10 need of a stream: its id and ingest URL, and calls on its recordings. */
-function streamOf(service: RunningService, token: string, stream: LiveStream) {
-  const list = async () => {
-    const r = await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    return r.body as any[];
-  };
-  return {
-    ...stream,
-    list,
-    /** Waits until the recording `index` (0: oldest) exists and `ok(recording)`. */
-    waitFor: (what: string, ok: (r: any) => boolean, index = 0, timeoutMs = 30_000) =>
-      until(
-        what,
-        async () => {
-          const r = (await list())[index];
-          return r && ok(r) ? r : undefined;
-        },
-        timeoutMs,
-      ),
-    convert: (recordingId: string, body?: unknown) =>
-      service.call('POST', `/live_streams/${stream._id}/temporary_recordings/${recordingId}`, { token, body }),
-  };
-}
-
-async function createStream(service: RunningService, token: string, name = 'studio') {
-  const r = await service.call('POST', '/live_streams', { token, body: { name } });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return streamOf(service, token, r.body);
-}
 
 const segmentsOf = (playlist: string) => playlist.split('\n').filter((l) => l.endsWith('.ts')).length;
 
