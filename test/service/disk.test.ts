@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFile, rm, statfs, writeFile } from 'node:fs/promises';
@@ -8,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { push } from '../helpers/live.js';
+import { createStream, push, recordingsOf } from '../helpers/live.js';
 import { media, sha256 } from '../helpers/media.js';
 import {
   put,
@@ -329,6 +330,49 @@ describe('processing below the disk reserve', () => {
         return r?.status === 'complete' ? r : undefined;
       });
       assert.ok(complete.duration >= 3, `the MP4 holds the recording: ${complete.duration} s`);
+    } finally {
+      await roomy.stop();
+    }
+  });
+  it('cuts an accepted conversion only once there is room, losing nothing meanwhile', async () => {
+    const data = await tempData();
+    const first = await startService({ data });
+    const token = await first.token('acme');
+    const stream = await createStream(first, token);
+    assert.equal(await push(stream.ingest.url, 6, undefined, false), 0);
+    await first.advanceClock(61_000);
+    await first.sweep();
+    const recording = await stream.waitFor('the recording to complete', (r) => r.status === 'complete');
+    const accepted = await stream.convert(recording._id, { from: recording.start_time, duration: 4 });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    // Stopped as the conversion is accepted, before its cut can end; the job runs again at the next start.
+    await first.kill();
+
+    const entry = async (service: RunningService) =>
+      (await recordingsOf(service, token, stream._id).list())[0].export_data[0];
+    const full = await startService({
+      data,
+      args: ['--min-free-mb', String(Math.ceil((await freeBytes(data)) / MiB) + 1024)],
+    });
+    try {
+      // The first service's clock was moved past the merge window, and the job is due on it.
+      await full.advanceClock(120_000);
+      await full.idle();
+      assert.equal((await entry(full)).status, 'PROCESSING', 'the accepted conversion waits for room');
+      const [video] = (await full.call('GET', `/live_streams/${stream._id}/recordings`, { token })).body as any[];
+      assert.equal(existsSync(join(data, 'videos', video._id, 'source')), false, 'and cuts nothing meanwhile');
+    } finally {
+      await full.stop();
+    }
+
+    const roomy = await startService({ data });
+    try {
+      await roomy.advanceClock(240_000);
+      const done = await until('the conversion to be exported', async () => {
+        const e = await entry(roomy);
+        return e.status === 'PROCESSING' ? undefined : e;
+      });
+      assert.equal(done.status, 'EXPORTED');
     } finally {
       await roomy.stop();
     }

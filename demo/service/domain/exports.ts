@@ -13,6 +13,7 @@ import type { Files } from '../storage/files.js';
 import type { Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
 import type { LiveStreams, RecordingRow, Recordings } from './live.js';
+import { waitForRoom } from './ready.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
 
@@ -200,7 +201,7 @@ export class Exports {
    * an estimate (the recording's bytes per second × the part's length × COPIES_OF_A_CUT).
    */
   private async assertDiskRoom(recording: RecordingRow, seconds: number): Promise<void> {
-    const needed = Math.ceil(COPIES_OF_A_CUT * (await this.bytesPerSecond(recording)) * seconds);
+    const needed = await this.bytesNeeded(recording, seconds);
     const { reserve } = this.files.disk;
     await this.files.disk.assertRoom(needed).catch((err: unknown) => {
       if (!(err instanceof ServiceError)) throw err;
@@ -209,6 +210,11 @@ export class Exports {
         `The storage is too full for this conversion: it needs about ${Math.ceil(needed / 1024 / 1024)} MiB, which would leave less than the ${Math.round(reserve / 1024 / 1024)} MiB kept free (--min-free-mb). Convert a shorter part, or try again later.`,
       );
     });
+  }
+
+  /** The disk a conversion of `seconds` of the recording takes, estimated: COPIES_OF_A_CUT of its bytes. */
+  private async bytesNeeded(recording: RecordingRow, seconds: number): Promise<number> {
+    return Math.ceil(COPIES_OF_A_CUT * (await this.bytesPerSecond(recording)) * seconds);
   }
 
   /** Of a complete recording, its MP4's; of one going on, its last few segments' (a few file calls, whatever its length). */
@@ -258,6 +264,9 @@ export class Exports {
   async run(exportId: string, stop: AbortSignal): Promise<void> {
     const row = this.row(exportId);
     if (!row || row.status !== 'PROCESSING' || this.videos.row(row.video_id)?.size != null) return;
+    // #10 checked the room; should the disk have filled since, the accepted conversion waits as processing does.
+    const recording = this.recordings.row(row.recording_id);
+    if (recording) await waitForRoom(this.files, await this.bytesNeeded(recording, row.duration), this.clock);
     const source = this.files.source(row.video_id);
     const { baseSeconds, secondsPerMediaSecond } = this.bounds.processing;
     const allowed = baseSeconds + secondsPerMediaSecond * row.duration;
