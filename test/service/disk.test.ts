@@ -38,16 +38,25 @@ const freeBytes = async (dir: string) => {
 };
 
 /** The service, with its reserve (`--min-free-mb`) set `MARGIN` below the free space of its data volume now. */
-async function startNearFull(args: string[] = []): Promise<RunningService> {
+async function startNearFull(args: string[] = []): Promise<{ service: RunningService; reserve: number }> {
   const data = await tempData();
   const reserveMb = Math.floor(((await freeBytes(data)) - MARGIN) / MiB);
-  return startService({ data, args: ['--min-free-mb', String(reserveMb), ...args] });
+  const service = await startService({ data, args: ['--min-free-mb', String(reserveMb), ...args] });
+  return { service, reserve: reserveMb * MiB };
 }
 
-/** Takes `bytes` of the volume at once (fallocate): what a recording or another program would fill. */
-async function fill(bytes: number): Promise<() => Promise<void>> {
+/** The service on `data` with a reserve 1 GiB above the free space: below the reserve from its start. */
+async function startBelowReserve(data: string): Promise<RunningService> {
+  return startService({ data, args: ['--min-free-mb', String(Math.ceil((await freeBytes(data)) / MiB) + 1024)] });
+}
+
+/**
+ * Takes the volume's room at once (fallocate), as a recording or another program would, until its free space is
+ * `below` bytes under the reserve: measured now, since other programs share the volume and its free space moves.
+ */
+async function fillPastReserve(dir: string, reserve: number, below: number): Promise<() => Promise<void>> {
   const file = join(await tempDir('filler-'), 'filler');
-  await promisify(execFile)('fallocate', ['-l', String(bytes), file]);
+  await promisify(execFile)('fallocate', ['-l', String((await freeBytes(dir)) - reserve + below), file]);
   return () => rm(file, { force: true });
 }
 
@@ -131,9 +140,10 @@ async function link(service: RunningService, token: string): Promise<{ id: strin
 
 describe('the disk reserve holds for bytes in flight', () => {
   let service: RunningService;
+  let reserve: number;
   let token: string;
   before(async () => {
-    service = await startNearFull(['--allow-private-network', '--import-max-mb', '2048']);
+    ({ service, reserve } = await startNearFull(['--allow-private-network', '--import-max-mb', '2048']));
     token = await service.token('acme');
   });
   after(() => service.stop());
@@ -188,7 +198,8 @@ describe('the disk reserve holds for bytes in flight', () => {
     await until('8 MiB of the second chunk to be taken', async () =>
       (await received(service, session.key)) >= 9 * MiB ? true : undefined,
     );
-    const unfill = await fill(MARGIN);
+    // Free space at the reserve: the 248 MiB this body may still write no longer fit.
+    const unfill = await fillPastReserve(service.data, reserve, 0);
     try {
       await second.send(248 * MiB);
       // The answer, or, when the connection closed under the writer before the client read it, the storage's log.
@@ -245,7 +256,7 @@ describe('the disk reserve holds for bytes in flight', () => {
       (await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).body as any[];
     const pushed = push(stream.ingest.url, 60);
     await until('the recording to have media', async () => ((await recordings())[0]?.duration >= 2 ? true : undefined));
-    const unfill = await fill(MARGIN + 256 * MiB);
+    const unfill = await fillPastReserve(service.data, reserve, 256 * MiB);
     try {
       // The recorder looks every 2 s; the publisher would go on for a minute.
       const code = await Promise.race([pushed, new Promise((r) => setTimeout(() => r('still publishing'), 30_000))]);
@@ -273,10 +284,7 @@ describe('processing below the disk reserve', () => {
     // Stopped as the upload is accepted, before its processing can end; the job runs again at the next start.
     await first.kill();
 
-    const full = await startService({
-      data,
-      args: ['--min-free-mb', String(Math.ceil((await freeBytes(data)) / MiB) + 1024)],
-    });
+    const full = await startBelowReserve(data);
     try {
       await full.idle();
       const waiting = (await full.call('GET', `/videos/${id}`, { token })).body;
@@ -306,10 +314,7 @@ describe('processing below the disk reserve', () => {
     const [stopped] = await recordings(first);
     await first.stop();
 
-    const full = await startService({
-      data,
-      args: ['--min-free-mb', String(Math.ceil((await freeBytes(data)) / MiB) + 1024)],
-    });
+    const full = await startBelowReserve(data);
     try {
       // Past the merge window: the sweeper hands the recording to the job that makes its MP4, which waits.
       await full.advanceClock(61_000);
@@ -350,10 +355,7 @@ describe('processing below the disk reserve', () => {
 
     const entry = async (service: RunningService) =>
       (await recordingsOf(service, token, stream._id).list())[0].export_data[0];
-    const full = await startService({
-      data,
-      args: ['--min-free-mb', String(Math.ceil((await freeBytes(data)) / MiB) + 1024)],
-    });
+    const full = await startBelowReserve(data);
     try {
       // The first service's clock was moved past the merge window, and the job is due on it.
       await full.advanceClock(120_000);
@@ -381,7 +383,7 @@ describe('processing below the disk reserve', () => {
 
 describe('the storage quota of an organization', () => {
   let service: RunningService;
-  before(async () => (service = await startService({ args: ['--storage-quota-mb', '1'] })));
+  before(async () => (service = await startService({ args: ['--storage-quota-mb', '1', '--allow-private-network'] })));
   after(() => service.stop());
 
   it('refuses new bytes past the quota with 403 naming the organization’s quota, set by default or by plan', async () => {
@@ -412,6 +414,26 @@ describe('the storage quota of an organization', () => {
     const plan = await service.cli('plan', '--org', 'small', '--quota-bytes', 'unlimited');
     assert.match(plan, /storage quota unlimited/);
     assert.equal((await put(b.url, randomBytes(2 * MiB))).status, 200);
+  });
+
+  it('holds an import to the quota too, on its declared length', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(2 * MiB) });
+      res.end(randomBytes(2 * MiB));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const token = await service.token('importer');
+      const { body: video } = await service.call('POST', '/videos', { token });
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/big.mp4`;
+      const started = await service.call('POST', `/videos/${video._id}/import`, { token, body: { url } });
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const failed = await waitForVideo(service, token, video._id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.failure_reason, /organization's storage quota/);
+    } finally {
+      server.close();
+    }
   });
 
   it('is the organization’s own: another organization stores its bytes', async () => {

@@ -9,7 +9,7 @@ import type { Db } from '../db.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import { checkUrlForm, getFollowing, HeaderTimeout, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
-import { TEMP_MARK, type Files, type Hold } from '../storage/files.js';
+import { everyFewMiB, TEMP_MARK, type Files } from '../storage/files.js';
 import type { Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
 import type { Usage } from './usage.js';
@@ -38,8 +38,6 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
 const BUFFER = 4 * 1024 * 1024;
 /** How often the bytes so far are written down for #8. */
 const PROGRESS_EVERY_MS = 250;
-/** How often (in bytes) the download looks again at the free space. */
-const CHECK_EVERY_BYTES = 4 * 1024 * 1024;
 
 /** Why an import stopped, for the video's failure_reason. */
 class ImportFailed extends Error {}
@@ -112,8 +110,14 @@ export class Imports {
         const total = this.check(res.statusCode ?? 0, res.statusMessage, res.headers);
         await mkdir(dirname(temp), { recursive: true });
         // The disk's reserve holds for imports as for PUTs (storage/files.ts): an undeclared length counts as the most allowed.
+        // The organization's storage quota too, on the declared length and again as the bytes arrive.
+        const organizationId = this.videos.row(videoId)!.organization_id;
+        const stored = this.usage.storedBytes(organizationId);
+        const quota = (n: number) => this.usage.assertStorage(organizationId, n, stored);
+        quota(total ?? 0);
         const hold = await this.files.disk.hold(total ?? this.limits.maxBytes);
-        const bytes = await this.save(videoId, res, temp, total, deadline, hold).finally(hold.release);
+        const recheck = everyFewMiB((n) => (quota(n), hold.check(n)));
+        const bytes = await this.save(videoId, res, temp, total, deadline, recheck).finally(hold.release);
         this.db.transaction(() => {
           renameSync(temp, source);
           this.db.prepare('DELETE FROM imports WHERE video_id = ?').run(videoId);
@@ -160,7 +164,7 @@ export class Imports {
     temp: string,
     total: number | null,
     signal: AbortSignal,
-    hold: Hold,
+    recheck: ReturnType<typeof everyFewMiB>,
   ): Promise<number> {
     const update = this.db.prepare('UPDATE imports SET bytes = ?, total = ? WHERE video_id = ?');
     update.run(0, total, videoId);
@@ -174,10 +178,9 @@ export class Imports {
         bytes += chunk.length;
         if (bytes > this.limits.maxBytes) return done(this.tooBig());
         timer ??= setTimeout(flush, PROGRESS_EVERY_MS);
-        // The free space, looked at again every few MiB: something else may have filled the volume meanwhile.
-        if (Math.floor(bytes / CHECK_EVERY_BYTES) === Math.floor((bytes - chunk.length) / CHECK_EVERY_BYTES))
-          return done(null, chunk);
-        hold.check(bytes).then(() => done(null, chunk), done);
+        const looking = recheck(bytes);
+        if (!looking) return done(null, chunk);
+        looking.then(() => done(null, chunk), done);
       },
     });
     try {

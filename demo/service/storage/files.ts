@@ -99,6 +99,19 @@ export class Disk {
 }
 
 /**
+ * A body's meter looks at the room again every CHECK_EVERY_BYTES or CHECK_EVERY_MS of it, whichever comes first:
+ * something else may have filled the volume (or the quota) meanwhile. Returns the check when it is due, else nothing.
+ */
+export function everyFewMiB(check: (size: number) => unknown): (size: number) => Promise<void> | undefined {
+  let checked = { size: 0, at: Date.now() };
+  return (size) => {
+    if (size - checked.size < CHECK_EVERY_BYTES && Date.now() - checked.at < CHECK_EVERY_MS) return undefined;
+    checked = { size, at: Date.now() };
+    return Promise.resolve().then(async () => void (await check(size)));
+  };
+}
+
+/**
  * Streams a request body to `target` through a temporary file and renames it into place only once the
  * whole body arrived and is on disk (fsync), so a cut connection or a crash never leaves a half file
  * under the real name, and the row that names the file is committed only after its bytes are durable.
@@ -129,7 +142,7 @@ export async function writeBody(
   const temp = `${target}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
   const md5 = createHash('md5');
   let size = 0;
-  let checked = { size: 0, at: Date.now() };
+  const recheck = everyFewMiB((n) => (check?.(n), hold.check(n)));
   const meter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
@@ -141,11 +154,9 @@ export async function writeBody(
       if (corrupt && size === chunk.length && chunk.length > 0)
         chunk = Buffer.concat([Buffer.from([chunk[0]! ^ 0xff]), chunk.subarray(1)]);
       md5.update(chunk);
-      if (size - checked.size < CHECK_EVERY_BYTES && Date.now() - checked.at < CHECK_EVERY_MS) return done(null, chunk);
-      checked = { size, at: Date.now() };
-      Promise.resolve()
-        .then(() => (check?.(size), hold.check(size)))
-        .then(() => done(null, chunk), done);
+      const looking = recheck(size);
+      if (!looking) return done(null, chunk);
+      looking.then(() => done(null, chunk), done);
     },
   });
   try {
