@@ -303,7 +303,8 @@ export class Exports {
     } finally {
       if (snapshot) await rm(snapshot, { force: true });
     }
-    this.videos.startProcessing(row.video_id, (await stat(source)).size, null);
+    // Never a throw between the cut and the queued processing: the entry would stay PROCESSING, holding its caps.
+    this.videos.startProcessing(row.video_id, (await stat(source).catch(() => ({ size: 0 }))).size, null);
   }
 
   /** The pipeline finished a video; if it came from a conversion, that entry is EXPORTED (or FAILED). */
@@ -311,7 +312,7 @@ export class Exports {
     const video = this.videos.row(videoId);
     if (!video) return;
     if (video.status === 'ready') {
-      const { size: bytes } = await stat(this.files.media(videoId, 'download.mp4'));
+      const { size: bytes } = await stat(this.files.media(videoId, 'download.mp4')).catch(() => ({ size: 0 }));
       this.db
         .prepare(`UPDATE exports SET status = 'EXPORTED', bytes = ? WHERE video_id = ? AND status = 'PROCESSING'`)
         .run(bytes, videoId);
