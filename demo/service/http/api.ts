@@ -1,4 +1,4 @@
-import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -9,6 +9,7 @@ import type { Accounts, Caller, Scope } from '../domain/accounts.js';
 import { bareToken, hashToken, outOfScope } from '../domain/accounts.js';
 import { ServiceError, show } from '../domain/errors.js';
 import type { Faults } from '../faults.js';
+import { clientAddress } from '../net/client-address.js';
 import { DOCUMENT } from './document.js';
 import { errorAnswer } from './errors.js';
 import { requestUrl } from './url.js';
@@ -343,12 +344,13 @@ export async function createApi({ faults, origin, rateLimits }: ApiOptions): Pro
     app.rateLimit({
       max,
       timeWindow: 60_000,
-      // Counts kept in this process for the 100,000 keys seen last: a flood of made-up tokens cannot push a real
-      // one's count out. An IPv6 address counts by its /64, as the plugin's own key does.
+      // Counts kept in this process for the 100,000 keys seen last (an LRU: more distinct keys than that in a minute
+      // would reset the oldest counts). Without a token, a client is its address (net/client-address.ts: an IPv6
+      // address by its /64).
       cache: 100_000,
       keyGenerator: (req) => {
         const token = bareToken(req.headers.authorization);
-        return `${budget}:${token ? hashToken(token) : `address ${normalizeIP(req.ip)}`}`;
+        return `${budget}:${token ? hashToken(token) : `address ${clientAddress(req.ip)}`}`;
       },
       errorResponseBuilder: (_req, { ttl }) =>
         new ServiceError(

@@ -7,7 +7,7 @@
  * Held against strangers (each limit is a flag of the service; docs/security.md):
  *  - A message handler that throws (a `connect` with no command object, say) closes that connection only.
  *  - Until it publishes, a connection is a stranger's. One address may hold `unpublishedPerAddress` of them
- *    (`::ffff:1.2.3.4` is 1.2.3.4); one more from it is closed at once, whatever other addresses hold.
+ *    (`::ffff:1.2.3.4` is 1.2.3.4, an IPv6 address counts by its /64); one more from it is closed at once, whatever other addresses hold.
  *  - Those connections may hold half of `maxConnections` (UNPUBLISHED_SHARE); the rest is kept for publishers.
  *    When that half is full, a new connection closes the oldest one that has not published rather than being
  *    refused: idle sockets can no longer keep an encoder out, only race it, and an encoder publishes within a
@@ -23,6 +23,7 @@ import Context, { type NmsSession } from 'node-media-server/src/core/context.js'
 import logger from 'node-media-server/src/core/logger.js';
 import RtmpSession from 'node-media-server/src/session/rtmp_session.js';
 import { copyable, Recorder } from './recorder.js';
+import { clientAddress } from '../net/client-address.js';
 
 export interface WorkerOptions {
   host: string;
@@ -73,8 +74,8 @@ const maxUnpublished = Math.max(1, Math.floor(options.maxConnections * UNPUBLISH
 const unpublished = new Map<Socket, { address: string; deadlines: NodeJS.Timeout[] }>();
 const perAddress = new Map<string, number>();
 
-/** An IPv4 client of a dual-stack socket arrives as `::ffff:1.2.3.4`: the same client as 1.2.3.4. */
-const addressOf = (socket: Socket) => (socket.remoteAddress ?? '').replace(/^::ffff:(?=[\d.]+$)/i, '');
+/** A client as per-address limits count it: `::ffff:1.2.3.4` is 1.2.3.4, an IPv6 address counts by its /64. */
+const addressOf = (socket: Socket) => clientAddress(socket.remoteAddress ?? '');
 
 /** The connection published or closed: it holds no stranger's slot any more. */
 function release(socket: Socket): void {
