@@ -25,7 +25,7 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { ENVIRONMENTS } from '../../src/api/contract.js';
 import type { Environment } from '../../src/api/types.js';
-import { startService } from './app.js';
+import { DEFAULT_MIN_FREE_BYTES, DEFAULT_STALL_TIMEOUT_MS, startService } from './app.js';
 import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
@@ -57,8 +57,8 @@ const { values, positionals } = parseArgs({
     data: { type: 'string', default: DEFAULT_DATA },
     'test-hooks': { type: 'boolean', default: false },
     'allow-private-network': { type: 'boolean', default: false },
-    'stall-timeout-seconds': { type: 'string', default: '60' },
-    'min-free-mb': { type: 'string', default: '256' },
+    'stall-timeout-seconds': { type: 'string', default: String(DEFAULT_STALL_TIMEOUT_MS / 1000) },
+    'min-free-mb': { type: 'string', default: String(DEFAULT_MIN_FREE_BYTES / 1024 / 1024) },
     'import-max-mb': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.maxBytes / 1024 / 1024) },
     'import-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.timeoutMs / 1000) },
     'import-header-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.headerTimeoutMs / 1000) },
@@ -161,18 +161,14 @@ type PositiveFlag =
   | 'import-timeout-seconds'
   | 'import-header-timeout-seconds'
   | 'import-idle-timeout-seconds'
-  | 'max-queued-per-organization'
-  | 'max-queued-per-user'
   | 'max-duration-seconds'
   | 'max-frame-rate'
   | 'processing-base-seconds'
   | 'processing-seconds-per-media-second'
   | 'probe-timeout-seconds'
-  | 'rtmp-max-connections'
   | 'rtmp-idle-seconds'
   | 'rtmp-publish-within-seconds'
   | 'rtmp-connect-within-seconds'
-  | 'rtmp-unpublished-per-address'
   | 'rtmp-restart-max-seconds';
 
 function positive(flag: PositiveFlag): number {
@@ -192,6 +188,10 @@ function storageQuota(): number | null {
 }
 
 type CountFlag =
+  | 'max-queued-per-organization'
+  | 'max-queued-per-user'
+  | 'rtmp-max-connections'
+  | 'rtmp-unpublished-per-address'
   | 'max-conversions-per-stream'
   | 'max-conversions-per-token'
   | 'max-open-uploads-per-user'
@@ -275,15 +275,15 @@ if (command === 'token') {
       idleTimeoutMs: positive('import-idle-timeout-seconds') * 1000,
     },
     queueCaps: {
-      perOrganization: Math.floor(positive('max-queued-per-organization')),
-      perUser: Math.floor(positive('max-queued-per-user')),
+      perOrganization: count('max-queued-per-organization'),
+      perUser: count('max-queued-per-user'),
     },
     ingestLimits: {
-      maxConnections: Math.floor(positive('rtmp-max-connections')),
+      maxConnections: count('rtmp-max-connections'),
       idleMs: positive('rtmp-idle-seconds') * 1000,
       publishWithinMs: positive('rtmp-publish-within-seconds') * 1000,
       connectWithinMs: positive('rtmp-connect-within-seconds') * 1000,
-      unpublishedPerAddress: Math.ceil(positive('rtmp-unpublished-per-address')),
+      unpublishedPerAddress: count('rtmp-unpublished-per-address'),
       restartMaxMs: positive('rtmp-restart-max-seconds') * 1000,
     },
     conversionLimits: {

@@ -59,7 +59,7 @@ export const ERRORS = {
   storage_quota_exceeded: [403, "The organization's storage quota in bytes is used up (`plan --quota-bytes`)."],
   capability_revoked: [
     403,
-    'Storage: the key or token that asked for this link or session was revoked, or its organization purged.',
+    'The key or token that asked for this link or session was revoked (#4, #5, #6), or the organization was purged (every route).',
   ],
   invalid_signature: [403, 'Storage: the upload URL is unsigned or tampered with.'],
   signature_expired: [403, 'Storage: the upload URL has expired.'],

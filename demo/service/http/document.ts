@@ -67,10 +67,14 @@ export const DOCUMENT = {
       description:
         '#5 PUT {upload_url}: a separate origin. No Authorization header; the signature in the query string ' +
         'authorises the PUT. 200 with the ETag header (quoted hex MD5 of the body; ETag and Retry-After are exposed to browsers); the chunk ' +
-        'response body is empty. Any Content-Type is accepted. 403: bad or expired signature; 404: unknown link or ' +
+        'response body is empty. Any Content-Type is accepted. 403: bad or expired signature, `capability_revoked` (the ' +
+        'key or token that asked for the link or session was revoked, or its organization purged), or ' +
+        "`storage_quota_exceeded` (the organization's stored bytes and the body would pass its quota); 404: unknown link or " +
         'session; 409: session completed or aborted, the video already has its file (chunks too), or `upload_in_progress`: ' +
         'another PUT to the same link or chunk is still sending (one write at a time); 413: 5 GiB or more; 507 ' +
-        '`insufficient_storage`: the data volume would keep less than its reserve free (`--min-free-mb`, 256 MiB). ' +
+        '`insufficient_storage`: the data volume would keep less than its reserve free (`--min-free-mb`, 256 MiB), ' +
+        'counting every body in flight at its declared length (5 GiB without one), and looked at again every 4 MiB or ' +
+        'second while the body arrives (then the body is cut with 507; chunks accepted before stay). ' +
         'A body that sends nothing for 60 s (`--stall-timeout-seconds`) is cut. Bytes are fsynced before the chunk or ' +
         'source counts. Uploading a chunkId again replaces it; its new ETag is the one that counts. A session abandoned ' +
         'a day after it expired is aborted and its chunks deleted.',
