@@ -41,6 +41,16 @@ const QUEUE_FULL =
   `Retry-After: ${QUEUE_RETRY_AFTER_SECONDS}. Processing counts from the accepted file (or the import's start) to ready ` +
   'or failed; conversions do not count. A link or session given before is never refused its bytes.';
 const { headerTimeoutMs, idleTimeoutMs } = DEFAULT_IMPORT_LIMITS;
+/** #2 and #3 start an upload: the caps on what is open (`what`) and on queued work, and every refusal they bring. */
+const newUploadCaps = (what: string) => `${OPEN_UPLOADS.replace('{what}', what)} ${QUEUE_FULL}`;
+const NEW_UPLOAD_ERRORS = [
+  'not_found',
+  'already_uploaded',
+  'quota_exceeded',
+  'storage_quota_exceeded',
+  'limit_reached',
+  'queue_full',
+] as const;
 
 /** #1–#4, #6–#8 of the spec, and POST /tokens. Every one needs a token (spec: Authentication 1). */
 export function videoRoutes(
@@ -100,19 +110,10 @@ export function videoRoutes(
         'its body would pass that quota, and 507 `insufficient_storage` when the data volume would keep less than its ' +
         'reserve free (`--min-free-mb`), counting the bodies in flight (an undeclared length as 5 GiB), looked at again ' +
         'every 4 MiB or second of the body. ' +
-        OPEN_UPLOADS.replace('{what}', 'signed links not expired (a link stops counting once its video has its file)') +
-        ' ' +
-        QUEUE_FULL,
+        newUploadCaps('signed links not expired (a link stops counting once its video has its file)'),
       params: params('id'),
       ok: ref(C.UploadUrl),
-      errors: [
-        'not_found',
-        'already_uploaded',
-        'quota_exceeded',
-        'storage_quota_exceeded',
-        'limit_reached',
-        'queue_full',
-      ],
+      errors: NEW_UPLOAD_ERRORS,
     }),
     (req) => uploads.createLink(req.caller, req.params.id),
   );
@@ -126,22 +127,10 @@ export function videoRoutes(
       description:
         'The session lives 6 hours, and while the key or token that began it is not revoked; the quotas, and the limits ' +
         'of its chunk PUTs (#5), as for #2. ' +
-        OPEN_UPLOADS.replace(
-          '{what}',
-          'multipart sessions open and not expired (complete or abort one to free its place)',
-        ) +
-        ' ' +
-        QUEUE_FULL,
+        newUploadCaps('multipart sessions open and not expired (complete or abort one to free its place)'),
       params: params('id'),
       ok: ref(C.MultipartSession),
-      errors: [
-        'not_found',
-        'already_uploaded',
-        'quota_exceeded',
-        'storage_quota_exceeded',
-        'limit_reached',
-        'queue_full',
-      ],
+      errors: NEW_UPLOAD_ERRORS,
     }),
     (req) => uploads.begin(req.caller, req.params.id),
   );
