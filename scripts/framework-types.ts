@@ -13,14 +13,24 @@ interface Manifest {
   modules: {
     declarations?: {
       tagName?: string;
+      description?: string;
       attributes?: { name: string; type?: { text: string }; description?: string }[];
+      events?: unknown[];
+      cssParts?: unknown[];
+      cssProperties?: unknown[];
     }[];
   }[];
 }
 
 const manifest = JSON.parse(await readFile(`${DIST}custom-elements.json`, 'utf8')) as Manifest;
 const element = manifest.modules.flatMap((m) => m.declarations ?? []).find((d) => d.tagName === 'video-uploader');
-if (!element?.attributes?.length) throw new Error('dist/custom-elements.json has no <video-uploader> with attributes');
+// The class's JSDoc is the manifest: if the analyzer gives it to something else (a constant between it and the
+// class, say), the element ships without its events, parts and description, and nothing else would notice.
+const missing = (['attributes', 'events', 'cssParts', 'cssProperties', 'description'] as const).filter(
+  (field) => !element?.[field]?.length,
+);
+if (missing.length > 0)
+  throw new Error(`dist/custom-elements.json describes <video-uploader> without its ${missing.join(', ')}`);
 
 const attributes = element.attributes
   .map((a) => {

@@ -11,6 +11,27 @@ import type { Preview, PreviewController } from './preview/preview-controller.js
 import { UppyController } from './upload/uppy-controller.js';
 import { styles } from './video-uploader.styles.js';
 
+/** The properties that configure uploads: a change to any of them resolves the options again. */
+const CONFIG = [
+  'baseUrl',
+  'tokenUrl',
+  'tokenProvider',
+  'multipartThreshold',
+  'chunkSize',
+  'parallelUploads',
+  'maxFileSize',
+  'maxFiles',
+  'accept',
+  'sources',
+  'maxDuration',
+  'minDuration',
+  'maxResolution',
+  'minResolution',
+  'verifyChunks',
+  'autoProceed',
+  'theme',
+] as const;
+
 /**
  * Uploads videos to the video service (shared/service-spec.md) from an Uppy Dashboard, by the signed
  * link or in chunks, then previews each one with hls.js once the service has processed it.
@@ -40,26 +61,6 @@ import { styles } from './video-uploader.styles.js';
  * @cssprop --video-uploader-note - The Dashboard's note under the drop area.
  * Each has a light and a dark value (`theme`); set one on the element to override both.
  */
-/** The properties that configure uploads: a change to any of them resolves the options again. */
-const CONFIG = [
-  'baseUrl',
-  'tokenUrl',
-  'tokenProvider',
-  'multipartThreshold',
-  'chunkSize',
-  'parallelUploads',
-  'maxFileSize',
-  'maxFiles',
-  'accept',
-  'sources',
-  'maxDuration',
-  'minDuration',
-  'maxResolution',
-  'minResolution',
-  'verifyChunks',
-  'autoProceed',
-  'theme',
-] as const;
 
 @customElement('video-uploader')
 export class VideoUploader extends LitElement {
