@@ -111,9 +111,7 @@ export class Imports {
         await mkdir(dirname(temp), { recursive: true });
         // The disk's reserve holds for imports as for PUTs (storage/files.ts): an undeclared length counts as the most allowed.
         // The organization's storage quota too, on the declared length and again as the bytes arrive.
-        const organizationId = this.videos.row(videoId)!.organization_id;
-        const stored = this.usage.storedBytes(organizationId);
-        const quota = (n: number) => this.usage.assertStorage(organizationId, n, stored);
+        const quota = this.usage.storageCheck(this.videos.row(videoId)!.organization_id);
         quota(total ?? 0);
         const hold = await this.files.disk.hold(total ?? this.limits.maxBytes);
         const recheck = everyFewMiB((n) => (quota(n), hold.check(n)));

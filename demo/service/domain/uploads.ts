@@ -264,7 +264,7 @@ export class Uploads {
       const temp = `${source}${TEMP_MARK}${newId()}`;
       const body = await writeBody(req, temp, MAX_PART_BYTES, this.files.disk, (n) => this.count(link.video_id, n), {
         corrupt,
-        check: this.quotaCheck(video.organization_id),
+        check: this.usage.storageCheck(video.organization_id),
       });
       try {
         this.db.transaction(() => {
@@ -299,7 +299,7 @@ export class Uploads {
     const written = await this.exclusively(`chunk:${key}/${chunkId}`, () =>
       writeBody(req, path, MAX_PART_BYTES, this.files.disk, (n) => this.count(key, n), {
         corrupt,
-        check: this.quotaCheck(video.organization_id),
+        check: this.usage.storageCheck(video.organization_id),
       }),
     ).catch(async (err: unknown) => {
       await this.dropIfClosed(key, file);
@@ -344,19 +344,13 @@ export class Uploads {
     return !!this.db.prepare('SELECT 1 FROM chunks WHERE session_key = ?').get(key);
   }
 
-  /** The storage quota for a body of the organization (#5): its declared length, then its bytes as they arrive. */
-  private quotaCheck(organizationId: string): (size: number) => void {
-    const stored = this.usage.storedBytes(organizationId);
-    return (size) => this.usage.assertStorage(organizationId, size, stored);
-  }
-
   /** Bytes of the chunks in the organization's open sessions (its storage quota, domain/usage.ts). */
   chunkBytes(organizationId: string): number {
     return (
       this.db
         .prepare(
           `SELECT COALESCE(SUM(c.size), 0) AS b FROM chunks c JOIN upload_sessions s ON s.key = c.session_key
-           JOIN videos v ON v.id = s.video_id WHERE v.organization_id = ? AND s.state = 'open'`,
+           WHERE s.organization_id = ? AND s.state = 'open'`,
         )
         .get(organizationId) as { b: number }
     ).b;

@@ -91,6 +91,15 @@ export class Usage {
   }
 
   /**
+   * The quota check of one body (a PUT, an import): what the organization stores is read once, as the body starts;
+   * the check is then asked with the body's size, declared first and counted as its bytes arrive.
+   */
+  storageCheck(organizationId: string): (size: number) => void {
+    const stored = this.storedBytes(organizationId);
+    return (size) => this.assertStorage(organizationId, size, stored);
+  }
+
+  /**
    * Refuses what would take the organization past its quotas: hosting minutes, and stored bytes once they are used
    * up. `minutes` is 0 for an upload (its length is not known yet).
    */
