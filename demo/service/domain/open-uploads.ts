@@ -40,18 +40,26 @@ export function assertUnderCaps(
   open: (user: string | null | undefined) => Open,
 ): void {
   const refuse = (who: string, { n, freesAt }: Open, flag: string) =>
-    new ServiceError(
-      'limit_reached',
-      `This ${who} has ${n} ${what}, the most allowed (${flag}); ${remedy}`,
-      undefined,
-      {
-        'retry-after': String(Math.max(1, Math.ceil(((freesAt ?? now) - now) / 1000))),
-      },
-    );
+    capReached('limit_reached', `This ${who}`, n, what, flag, remedy, Math.ceil(((freesAt ?? now) - now) / 1000));
   if (caller.scope === 'upload') {
     const mine = open(caller.endUser);
     if (mine.n >= caps.perUser) throw refuse('end user', mine, '--max-open-uploads-per-user');
   }
   const all = open(undefined);
   if (all.n >= caps.perOrganization) throw refuse('organization', all, '--max-open-uploads-per-organization');
+}
+
+/** The refusal of a cap (open uploads, queued work): who holds how many of what, the flag, and when to try again. */
+export function capReached(
+  code: 'limit_reached' | 'queue_full',
+  who: string,
+  n: number,
+  what: string,
+  flag: string,
+  remedy: string,
+  retryAfterSeconds: number,
+): ServiceError {
+  return new ServiceError(code, `${who} has ${n} ${what}, the most allowed (${flag}); ${remedy}`, undefined, {
+    'retry-after': String(Math.max(1, retryAfterSeconds)),
+  });
 }

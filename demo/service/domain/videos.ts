@@ -13,7 +13,7 @@ import type { Jobs } from '../jobs.js';
 import type { Files } from '../storage/files.js';
 import { owned, type Caller } from './accounts.js';
 import { notFound, ServiceError } from './errors.js';
-import { assertUnderCaps, type OpenUploadCaps } from './open-uploads.js';
+import { assertUnderCaps, capReached, type OpenUploadCaps } from './open-uploads.js';
 
 export interface VideoRow {
   id: string;
@@ -273,11 +273,14 @@ export class Videos {
       AND live_stream_id IS NULL`;
     const full = (n: number, cap: number, who: string, flag: string) => {
       if (n >= cap)
-        throw new ServiceError(
+        throw capReached(
           'queue_full',
-          `${who} has ${n} videos processing, the most allowed (${flag}); try again when some are ready.`,
-          undefined,
-          { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) },
+          who,
+          n,
+          'videos processing',
+          flag,
+          'try again when some are ready.',
+          QUEUE_RETRY_AFTER_SECONDS,
         );
     };
     const org = this.db.prepare(processing).get(caller.organizationId) as { n: number };
