@@ -45,9 +45,27 @@ async function startNearFull(args: string[] = []): Promise<{ service: RunningSer
   return { service, reserve: reserveMb * MiB };
 }
 
-/** The service on `data` with a reserve 1 GiB above the free space: below the reserve from its start. */
-async function startBelowReserve(data: string): Promise<RunningService> {
-  return startService({ data, args: ['--min-free-mb', String(Math.ceil((await freeBytes(data)) / MiB) + 1024)] });
+/**
+ * What the service on `data` does below the reserve, then with room: `whileFull` runs on it started with a reserve
+ * 1 GiB above the free space, `withRoom` on it started again with the default reserve.
+ */
+async function fullThenRoomy(
+  data: string,
+  whileFull: (service: RunningService) => Promise<void>,
+  withRoom: (service: RunningService) => Promise<void>,
+): Promise<void> {
+  const reserveMb = Math.ceil((await freeBytes(data)) / MiB) + 1024;
+  for (const [args, run] of [
+    [['--min-free-mb', String(reserveMb)], whileFull],
+    [[], withRoom],
+  ] as const) {
+    const service = await startService({ data, args: [...args] });
+    try {
+      await run(service);
+    } finally {
+      await service.stop();
+    }
+  }
 }
 
 /**
@@ -251,11 +269,9 @@ describe('the disk reserve holds for bytes in flight', () => {
   });
 
   it('ends a publish cleanly when the volume falls below the reserve, keeping what was recorded', async () => {
-    const { body: stream } = await service.call('POST', '/live_streams', { token, body: { name: 'studio' } });
-    const recordings = async () =>
-      (await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).body as any[];
+    const stream = await createStream(service, token);
     const pushed = push(stream.ingest.url, 60);
-    await until('the recording to have media', async () => ((await recordings())[0]?.duration >= 2 ? true : undefined));
+    await stream.waitFor('the recording to have media', (r) => r.duration >= 2);
     const unfill = await fillPastReserve(service.data, reserve, 256 * MiB);
     try {
       // The recorder looks every 2 s; the publisher would go on for a minute.
@@ -265,10 +281,7 @@ describe('the disk reserve holds for bytes in flight', () => {
     } finally {
       await unfill();
     }
-    const stopped = await until('the recording to stop', async () => {
-      const r = (await recordings())[0];
-      return r?.status === 'stopped' ? r : undefined;
-    });
+    const stopped = await stream.waitFor('the recording to stop', (r) => r.status === 'stopped');
     assert.ok(stopped.duration >= 2, `what was recorded stays: ${stopped.duration} s`);
     const part = await readFile(join(service.data, 'recordings', stopped._id, 'part1', 'stream.m3u8'), 'utf8');
     assert.match(part, /#EXT-X-ENDLIST/, 'the recorder finished its part: the last segment is whole');
@@ -284,61 +297,51 @@ describe('processing below the disk reserve', () => {
     // Stopped as the upload is accepted, before its processing can end; the job runs again at the next start.
     await first.kill();
 
-    const full = await startBelowReserve(data);
-    try {
-      await full.idle();
-      const waiting = (await full.call('GET', `/videos/${id}`, { token })).body;
-      assert.equal(waiting.status, 'processing', 'the accepted upload waits for room');
-      assert.equal(waiting.failure_reason, null);
-    } finally {
-      await full.stop();
-    }
-
-    const roomy = await startService({ data });
-    try {
-      await roomy.advanceClock(60_000);
-      const ready = await waitForVideo(roomy, token, id);
-      assert.equal(ready.status, 'ready', ready.failure_reason);
-    } finally {
-      await roomy.stop();
-    }
+    await fullThenRoomy(
+      data,
+      async (full) => {
+        await full.idle();
+        const waiting = (await full.call('GET', `/videos/${id}`, { token })).body;
+        assert.equal(waiting.status, 'processing', 'the accepted upload waits for room');
+        assert.equal(waiting.failure_reason, null);
+      },
+      async (roomy) => {
+        await roomy.advanceClock(60_000);
+        const ready = await waitForVideo(roomy, token, id);
+        assert.equal(ready.status, 'ready', ready.failure_reason);
+      },
+    );
   });
+
   it('completes a recording only once there is room for its MP4, losing nothing meanwhile', async () => {
     const data = await tempData();
     const first = await startService({ data });
     const token = await first.token('acme');
-    const { body: stream } = await first.call('POST', '/live_streams', { token, body: { name: 'studio' } });
+    const stream = await createStream(first, token);
     assert.equal(await push(stream.ingest.url, 4), 0);
-    const recordings = async (service: RunningService) =>
-      (await service.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token })).body as any[];
-    const [stopped] = await recordings(first);
+    const [stopped] = await stream.list();
     await first.stop();
 
-    const full = await startBelowReserve(data);
-    try {
-      // Past the merge window: the sweeper hands the recording to the job that makes its MP4, which waits.
-      await full.advanceClock(61_000);
-      await full.sweep();
-      await full.idle();
-      const [waiting] = await recordings(full);
-      assert.equal(waiting.status, 'stopped', 'it waits for room to complete');
-      assert.equal(waiting.duration, stopped.duration, 'and keeps what was recorded');
-    } finally {
-      await full.stop();
-    }
-
-    const roomy = await startService({ data });
-    try {
-      await roomy.advanceClock(180_000);
-      const complete = await until('the recording to complete', async () => {
-        const [r] = await recordings(roomy);
-        return r?.status === 'complete' ? r : undefined;
-      });
-      assert.ok(complete.duration >= 3, `the MP4 holds the recording: ${complete.duration} s`);
-    } finally {
-      await roomy.stop();
-    }
+    const recording = (service: RunningService) => recordingsOf(service, token, stream._id);
+    await fullThenRoomy(
+      data,
+      async (full) => {
+        // Past the merge window: the sweeper hands the recording to the job that makes its MP4, which waits.
+        await full.advanceClock(61_000);
+        await full.sweep();
+        await full.idle();
+        const [waiting] = await recording(full).list();
+        assert.equal(waiting.status, 'stopped', 'it waits for room to complete');
+        assert.equal(waiting.duration, stopped.duration, 'and keeps what was recorded');
+      },
+      async (roomy) => {
+        await roomy.advanceClock(180_000);
+        const complete = await recording(roomy).waitFor('the recording to complete', (r) => r.status === 'complete');
+        assert.ok(complete.duration >= 3, `the MP4 holds the recording: ${complete.duration} s`);
+      },
+    );
   });
+
   it('cuts an accepted conversion only once there is room, losing nothing meanwhile', async () => {
     const data = await tempData();
     const first = await startService({ data });
@@ -355,29 +358,25 @@ describe('processing below the disk reserve', () => {
 
     const entry = async (service: RunningService) =>
       (await recordingsOf(service, token, stream._id).list())[0].export_data[0];
-    const full = await startBelowReserve(data);
-    try {
-      // The first service's clock was moved past the merge window, and the job is due on it.
-      await full.advanceClock(120_000);
-      await full.idle();
-      assert.equal((await entry(full)).status, 'PROCESSING', 'the accepted conversion waits for room');
-      const [video] = (await full.call('GET', `/live_streams/${stream._id}/recordings`, { token })).body as any[];
-      assert.equal(existsSync(join(data, 'videos', video._id, 'source')), false, 'and cuts nothing meanwhile');
-    } finally {
-      await full.stop();
-    }
-
-    const roomy = await startService({ data });
-    try {
-      await roomy.advanceClock(240_000);
-      const done = await until('the conversion to be exported', async () => {
-        const e = await entry(roomy);
-        return e.status === 'PROCESSING' ? undefined : e;
-      });
-      assert.equal(done.status, 'EXPORTED');
-    } finally {
-      await roomy.stop();
-    }
+    await fullThenRoomy(
+      data,
+      async (full) => {
+        // The first service's clock was moved past the merge window, and the job is due on it.
+        await full.advanceClock(120_000);
+        await full.idle();
+        assert.equal((await entry(full)).status, 'PROCESSING', 'the accepted conversion waits for room');
+        const [video] = (await full.call('GET', `/live_streams/${stream._id}/recordings`, { token })).body as any[];
+        assert.equal(existsSync(join(data, 'videos', video._id, 'source')), false, 'and cuts nothing meanwhile');
+      },
+      async (roomy) => {
+        await roomy.advanceClock(240_000);
+        const done = await until('the conversion to be exported', async () => {
+          const e = await entry(roomy);
+          return e.status === 'PROCESSING' ? undefined : e;
+        });
+        assert.equal(done.status, 'EXPORTED');
+      },
+    );
   });
 });
 
