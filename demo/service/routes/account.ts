@@ -2,7 +2,8 @@ import * as C from '../../../src/api/contract.js';
 import { Type } from 'typebox';
 import type { Accounts } from '../domain/accounts.js';
 import type { Usage } from '../domain/usage.js';
-import { MAX_WEBHOOKS, type Webhooks } from '../domain/webhooks.js';
+import type { Webhooks } from '../domain/webhooks.js';
+import { MAX_WEBHOOKS } from '../../../src/api/limits.js';
 import { op, params, ref, type Api } from '../http/api.js';
 
 /** Decisions: webhook registration (spec, Events 3: "not shown") and the hosting-minute usage. */
