@@ -30,6 +30,7 @@ import { UrlSigner } from './storage/signing.js';
 import { settings } from './settings.js';
 import { DEFAULT_HOST } from './ports.js';
 
+/** How to start a service; a tunable left out takes its default (settings.ts, DEFAULTS). */
 export interface ServiceOptions {
   dataDir: string;
   host?: string;
