@@ -72,7 +72,7 @@ export class RefusedUrl extends Error {}
 export class HeaderTimeout extends Error {}
 
 /** The ports the service connects to, unless `--allow-any-port` or `--allow-private-network` says otherwise. */
-const WEB_PORTS = [80, 443];
+export const WEB_PORTS = [80, 443];
 
 export interface CheckedTarget {
   url: URL;

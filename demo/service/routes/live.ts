@@ -6,6 +6,7 @@ import { COPIES_OF_A_CUT, type Exports } from '../domain/exports.js';
 import { RECORDING_RETENTION_MS, type LiveStreams, type Recordings } from '../domain/live.js';
 import { fileAnswer, op, params, ref, type Api } from '../http/api.js';
 import { sendFile } from '../http/static.js';
+import { COLUMNS, PER_SHEET, THUMB_HEIGHT, THUMB_WIDTH } from '../live/storyboard.js';
 import { spoken } from '../processing/ffmpeg.js';
 import type { Settings } from '../settings.js';
 
@@ -203,8 +204,10 @@ export function liveRoutes(
       summary: 'Storyboard of a recording: thumbnails along its timeline',
       description:
         'WebVTT: one cue per segment of temporary_playback (its span on the playlist timeline), whose text is a sprite ' +
-        "sheet relative to this address with the thumbnail's place, `storyboard/0.jpg?n=37#xywh=160,270,160,90` " +
-        "(160 × 90, 10 to a row, 100 to a sheet). Made as segments arrive; a sheet's `n` changes when it grows.",
+        "sheet relative to this address with the thumbnail's place, " +
+        `\`storyboard/0.jpg?n=37#xywh=${THUMB_WIDTH},${3 * THUMB_HEIGHT},${THUMB_WIDTH},${THUMB_HEIGHT}\` ` +
+        `(${THUMB_WIDTH} × ${THUMB_HEIGHT}, ${COLUMNS} to a row, ${PER_SHEET} to a sheet). Made as segments arrive; ` +
+        "a sheet's `n` changes when it grows.",
       scopes: 'public',
       params: params('id'),
       ok: fileAnswer('WebVTT', ['text/vtt']),

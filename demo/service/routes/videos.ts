@@ -7,6 +7,7 @@ import type { Uploads } from '../domain/uploads.js';
 import { QUEUE_RETRY_AFTER_SECONDS, type Videos } from '../domain/videos.js';
 import { op, params, ref, type Api } from '../http/api.js';
 import { spokenBytes } from '../http/document.js';
+import { WEB_PORTS } from '../net/outbound.js';
 import { spoken } from '../processing/ffmpeg.js';
 import type { Settings } from '../settings.js';
 import { CHECK_EVERY_BYTES, CHECK_EVERY_MS } from '../storage/files.js';
@@ -236,7 +237,7 @@ export function videoRoutes(
       summary: 'Upload from a third-party URL',
       description:
         'Decision (the spec names this third way and shows no more): answers 202 with the #8 object; the service then ' +
-        `downloads the file (http or https; it and each redirect, at most ${MAX_REDIRECTS}, must reach a public address on port 80 or 443 ` +
+        `downloads the file (http or https; it and each redirect, at most ${MAX_REDIRECTS}, must reach a public address on port ${WEB_PORTS.join(' or ')} ` +
         "unless the service runs with --allow-private-network, or --allow-any-port for the port; a redirect's body is not " +
         `read) and processes it like an upload. Limits: the file size (--import-max-mb, ${spokenBytes(importLimits.maxBytes)}), the whole download ` +
         `(--import-timeout-seconds, ${spoken(importLimits.timeoutMs / 1000)}), the time to the answer's headers at each hop ` +
