@@ -1,8 +1,9 @@
 /**
  * `npm start`: the local video service, the integrator backend and the demo page, on 127.0.0.1.
- *   tsx demo/start.ts [--port 4700] [--service-port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR] [--test-hooks]
- * Port 0 picks free ports (the end-to-end tests do that). Ctrl+C stops everything. The data directory defaults
- * to the user's data directory (service/data-dir.ts), outside the repository; the page server never serves it.
+ *   tsx demo/start.ts [--port PAGE] [--service-port API] [--storage-port STORAGE] [--rtmp-port RTMP] [--data DIR] [--test-hooks]
+ * The default ports and data directory are service/ports.ts's, the service's own. Port 0 picks free ports (the
+ * end-to-end tests do that). Ctrl+C stops everything. The data directory is outside the repository; the page server
+ * never serves it.
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -11,15 +12,14 @@ import { parseArgs } from 'node:util';
 import { createServer } from 'vite';
 import { startBackend } from './backend/server.js';
 import { startService } from './service/app.js';
-import { DEFAULT_DATA } from './service/data-dir.js';
-import { portInUse } from './service/ports.js';
+import { DEFAULT_DATA, DEFAULT_PORTS, portInUse } from './service/ports.js';
 
 const { values } = parseArgs({
   options: {
-    port: { type: 'string', default: '4700' },
-    'service-port': { type: 'string', default: '4500' },
-    'storage-port': { type: 'string', default: '4501' },
-    'rtmp-port': { type: 'string', default: '1935' },
+    port: { type: 'string', default: String(DEFAULT_PORTS.page) },
+    'service-port': { type: 'string', default: String(DEFAULT_PORTS.api) },
+    'storage-port': { type: 'string', default: String(DEFAULT_PORTS.storage) },
+    'rtmp-port': { type: 'string', default: String(DEFAULT_PORTS.rtmp) },
     data: { type: 'string', default: DEFAULT_DATA },
     'test-hooks': { type: 'boolean', default: false },
   },

@@ -1,6 +1,5 @@
-import { GIB, MAX_PART_BYTES } from './api/limits.js';
+import { GIB, MAX_PART_BYTES, MiB } from './api/limits.js';
 import { en, type Strings } from './locale/en.js';
-import { MiB } from './upload/plan.js';
 
 /** Containers ffmpeg reads that browsers often label with no video/* type (or none at all). */
 export const VIDEO_EXTENSIONS = [

@@ -15,6 +15,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_HOST } from '../service/ports.js';
 
 export interface Backend {
   url: string;
@@ -127,9 +128,9 @@ export async function startBackend(options: {
       refuse(502, 'service_unreachable', `The video service could not be reached: ${(err as Error).message}`);
     }
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, DEFAULT_HOST, resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://${DEFAULT_HOST}:${(server.address() as AddressInfo).port}`,
     server,
     signIn: (req, res) => void (cookies.visitor(req) || res.setHeader('set-cookie', cookies.make())),
   };

@@ -4,21 +4,21 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import { openDb, setting, type Db } from './db.js';
 import { Accounts } from './domain/accounts.js';
-import { DEFAULT_CONVERSION_LIMITS, EXPORT_RECORDING, Exports, type ConversionLimits } from './domain/exports.js';
-import { DEFAULT_MERGE_WINDOW_MS, FINISH_RECORDING, LiveStreams, Recordings } from './domain/live.js';
+import { EXPORT_RECORDING, Exports, type ConversionLimits } from './domain/exports.js';
+import { FINISH_RECORDING, LiveStreams, Recordings } from './domain/live.js';
 import { processVideo } from './domain/ready.js';
 import { Usage } from './domain/usage.js';
 import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
 import { Uploads } from './domain/uploads.js';
-import { DEFAULT_QUEUE_CAPS, PROCESS_VIDEO, Videos, type QueueCaps } from './domain/videos.js';
-import { DEFAULT_IMPORT_LIMITS, IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
-import { DEFAULT_OPEN_UPLOAD_CAPS, type OpenUploadCaps } from './domain/open-uploads.js';
-import { createApi, DEFAULT_RATE_LIMITS, type Api, type RateLimits } from './http/api.js';
+import { PROCESS_VIDEO, Videos, type QueueCaps } from './domain/videos.js';
+import { IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
+import type { OpenUploadCaps } from './domain/open-uploads.js';
+import { createApi, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
-import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './live/ingest.js';
+import { Ingest, type IngestLimits } from './live/ingest.js';
 import type { CutStrategy } from './processing/cut.js';
-import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
+import type { ProcessingLimits } from './processing/pipeline.js';
 import { accountRoutes } from './routes/account.js';
 import { liveRoutes } from './routes/live.js';
 import { mediaRoutes } from './routes/media.js';
@@ -27,7 +27,10 @@ import { videoRoutes } from './routes/videos.js';
 import { Files } from './storage/files.js';
 import { storageHandler, type StorageRequest } from './storage/server.js';
 import { UrlSigner } from './storage/signing.js';
+import { settings } from './settings.js';
+import { DEFAULT_HOST } from './ports.js';
 
+/** How to start a service; a tunable left out takes its default (settings.ts, DEFAULTS). */
 export interface ServiceOptions {
   dataDir: string;
   host?: string;
@@ -37,7 +40,7 @@ export interface ServiceOptions {
   storagePort?: number;
   /** RTMP ingest port; 0 picks a free one. */
   rtmpPort?: number;
-  /** A publisher that comes back within this many ms continues its recording (spec: 1 minute). */
+  /** A publisher that comes back within this many ms continues its recording (spec, timed rule 3: 1 minute). */
   mergeWindowMs?: number;
   /** How parts of recordings are cut (processing/cut.ts). */
   cutStrategy?: CutStrategy;
@@ -47,9 +50,9 @@ export interface ServiceOptions {
   allowPrivateNetwork?: boolean;
   /** `--allow-any-port`: webhooks and imports may reach any port, not only 80 and 443. */
   allowAnyPort?: boolean;
-  /** A PUT whose body sends nothing for this long is cut (storage origin). Default 60 s. */
+  /** A PUT whose body sends nothing for this long is cut (storage origin). */
   stallTimeoutMs?: number;
-  /** Bytes the data volume keeps free: new bytes (bodies, imports, recordings, processing) that would leave less get 507. Default 256 MiB. */
+  /** Bytes the data volume keeps free: new bytes (bodies, imports, recordings, processing) that would leave less get 507. */
   minFreeBytes?: number;
   /** Stored bytes an organization may have unless its plan says otherwise (`plan --quota-bytes`); default unlimited. */
   storageQuotaBytes?: number | null;
@@ -82,9 +85,6 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** Decisions (README): how long a PUT body may send nothing, and how much of the data volume stays free. */
-export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
-export const DEFAULT_MIN_FREE_BYTES = 256 * 1024 * 1024;
 const PRUNE_EVERY_MS = 5 * 60_000;
 
 /** The data directory's own signing secret, so signed URLs outlive a restart. */
@@ -95,15 +95,15 @@ const signingSecret = (db: Db) =>
   );
 
 export async function startService(options: ServiceOptions): Promise<Service> {
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HOST;
   const clock = options.clock ?? systemClock();
+  const running = settings(options);
   const db = openDb(options.dataDir);
-  const files = new Files(options.dataDir, options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES);
+  const files = new Files(options.dataDir, running.minFreeBytes);
   const origins = { api: '', storage: '', rtmp: '' };
   const jobs = new Jobs(db, clock);
   const accounts = new Accounts(db, clock);
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const openUploadCaps = { ...DEFAULT_OPEN_UPLOAD_CAPS, ...options.openUploadCaps };
+  const { limits, openUploadCaps } = running;
   const videos = new Videos(
     db,
     clock,
@@ -112,7 +112,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     files,
     (id) => imports.progress(id),
     openUploadCaps,
-    { ...DEFAULT_QUEUE_CAPS, ...options.queueCaps },
+    running.queueCaps,
   );
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
   // Where two modules need each other (conversions count in usage, and usage limits conversions), the first
@@ -122,7 +122,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     clock,
     jobs,
     files,
-    options.mergeWindowMs ?? DEFAULT_MERGE_WINDOW_MS,
+    running.mergeWindowMs,
     () => origins.api,
     (id) => exports.entries(id),
   );
@@ -137,7 +137,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       purgeVideos: async (ids) => (await uploads.purge(ids), imports.purge(ids), exports.purge(ids)),
       chunkBytes: (org) => uploads.chunkBytes(org),
     },
-    options.storageQuotaBytes ?? null,
+    running.storageQuotaBytes,
   );
   const uploads: Uploads = new Uploads(
     db,
@@ -167,21 +167,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     streams,
     recordings,
     usage,
-    options.cutStrategy ?? 'whole',
-    {
-      conversions: { ...DEFAULT_CONVERSION_LIMITS, ...options.conversionLimits },
-      processing: limits,
-    },
+    running.cutStrategy,
+    { conversions: running.conversionLimits, processing: limits },
   );
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
   const webhooks = new Webhooks(db, clock, jobs, outbound);
-  const imports: Imports = new Imports(db, clock, jobs, files, videos, usage, outbound, {
-    ...DEFAULT_IMPORT_LIMITS,
-    ...options.importLimits,
-  });
+  const imports: Imports = new Imports(db, clock, jobs, files, videos, usage, outbound, running.importLimits);
   const ingest: Ingest = new Ingest(streams, recordings, clock, {
-    ...DEFAULT_INGEST_LIMITS,
-    ...options.ingestLimits,
+    ...running.ingestLimits,
     minFreeBytes: files.disk.reserve,
   });
 
@@ -203,11 +196,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     accounts,
     faults,
     origin: () => origins.api,
-    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    settings: running,
   });
-  videoRoutes(app, { accounts, videos, uploads, imports, streams });
+  videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
   mediaRoutes(app, { accounts, videos });
-  liveRoutes(app, { accounts, streams, recordings, exports });
+  liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
   accountRoutes(app, { accounts, webhooks, usage });
   if (faults)
     testHookRoutes(app, {
@@ -225,7 +218,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // Large uploads on slow links take long: no whole-request time limit on the storage origin; but a body
   // that sends nothing for a while is cut, so a stalled client holds no socket, file or lock for ever.
   storage.requestTimeout = 0;
-  storage.timeout = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  storage.timeout = running.stallTimeoutMs;
 
   const listen = (server: Server, port: number) =>
     new Promise<string>((resolve, reject) => {

@@ -1,91 +1,32 @@
 /**
- * The local video service's command line.
- *   npm run service -- [--port 4500] [--storage-port 4501] [--rtmp-port 1935] [--data DIR]
- *                       [--merge-window-seconds 60] [--cut whole|edges] [--test-hooks] [--allow-private-network]
- *                       [--stall-timeout-seconds 60] [--min-free-mb 256] [--import-max-mb 20480]
- *                       [--import-timeout-seconds 7200] [--import-header-timeout-seconds 30]
- *                       [--import-idle-timeout-seconds 60] [--allow-any-port] [--max-queued-per-organization 500]
- *                       [--max-queued-per-user 20] [--max-duration-seconds 14400]
- *                       [--max-resolution 4096x2304] [--max-frame-rate 120] [--processing-base-seconds 60]
- *                       [--processing-seconds-per-media-second 10] [--probe-timeout-seconds 30]
- *                       [--rtmp-max-connections 512]
- *                       [--rtmp-idle-seconds 30] [--rtmp-publish-within-seconds 10]
- *                       [--rtmp-connect-within-seconds 5] [--rtmp-unpublished-per-address 8]
- *                       [--rtmp-restart-max-seconds 60]
- *                       [--max-conversions-per-stream 4] [--max-conversions-per-token 2]
- *                       [--max-open-uploads-per-user 100] [--max-open-uploads-per-organization 10000]
- *                       [--rate-limit-per-minute 1200] [--chunk-url-rate-limit-per-minute 6000]
- *                       [--storage-quota-mb unlimited]
- *   npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]
- *   npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)
- *   npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited]
- *                       [--quota-bytes N|unlimited|default] [--data DIR]
+ * The local video service's command line: `npm run service -- --help` prints it (flags.ts, whose defaults are the
+ * service's own, settings.ts and ports.ts).
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ENVIRONMENTS } from '../../src/api/contract.js';
+import { MiB } from '../../src/api/limits.js';
 import type { Environment } from '../../src/api/types.js';
-import { DEFAULT_MIN_FREE_BYTES, DEFAULT_STALL_TIMEOUT_MS, startService } from './app.js';
+import { startService } from './app.js';
 import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
-import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
-import { DEFAULT_CONVERSION_LIMITS } from './domain/exports.js';
-import { DEFAULT_IMPORT_LIMITS } from './domain/imports.js';
-import { DEFAULT_QUEUE_CAPS } from './domain/videos.js';
-import { DEFAULT_OPEN_UPLOAD_CAPS } from './domain/open-uploads.js';
-import { DEFAULT_RATE_LIMITS } from './http/api.js';
-import { DEFAULT_INGEST_LIMITS } from './live/ingest.js';
-import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
+import { SERVICE_FLAGS, usage } from './flags.js';
 import { portInUse } from './ports.js';
-import { readFileSync } from 'node:fs';
-import { DEFAULT_DATA } from './data-dir.js';
+import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
+import type { ProcessingLimits } from './processing/pipeline.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    port: { type: 'string', default: '4500' },
-    'storage-port': { type: 'string', default: '4501' },
-    'rtmp-port': { type: 'string', default: '1935' },
-    'merge-window-seconds': { type: 'string', default: '60' },
-    cut: { type: 'string', default: 'whole' },
+    ...SERVICE_FLAGS,
     ends: { type: 'string' },
     'quota-minutes': { type: 'string' },
     'quota-bytes': { type: 'string' },
-    'storage-quota-mb': { type: 'string', default: 'unlimited' },
-    host: { type: 'string', default: '127.0.0.1' },
-    data: { type: 'string', default: DEFAULT_DATA },
-    'test-hooks': { type: 'boolean', default: false },
-    'allow-private-network': { type: 'boolean', default: false },
-    'stall-timeout-seconds': { type: 'string', default: String(DEFAULT_STALL_TIMEOUT_MS / 1000) },
-    'min-free-mb': { type: 'string', default: String(DEFAULT_MIN_FREE_BYTES / 1024 / 1024) },
-    'import-max-mb': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.maxBytes / 1024 / 1024) },
-    'import-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.timeoutMs / 1000) },
-    'import-header-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.headerTimeoutMs / 1000) },
-    'import-idle-timeout-seconds': { type: 'string', default: String(DEFAULT_IMPORT_LIMITS.idleTimeoutMs / 1000) },
-    'allow-any-port': { type: 'boolean', default: false },
-    'max-queued-per-organization': { type: 'string', default: String(DEFAULT_QUEUE_CAPS.perOrganization) },
-    'max-queued-per-user': { type: 'string', default: String(DEFAULT_QUEUE_CAPS.perUser) },
-    'max-duration-seconds': { type: 'string', default: String(DEFAULT_LIMITS.maxDurationSeconds) },
-    'max-resolution': { type: 'string', default: `${DEFAULT_LIMITS.maxLongSide}x${DEFAULT_LIMITS.maxShortSide}` },
-    'max-frame-rate': { type: 'string', default: String(DEFAULT_LIMITS.maxFrameRate) },
-    'processing-base-seconds': { type: 'string', default: String(DEFAULT_LIMITS.baseSeconds) },
-    'processing-seconds-per-media-second': { type: 'string', default: String(DEFAULT_LIMITS.secondsPerMediaSecond) },
-    'probe-timeout-seconds': { type: 'string', default: String(DEFAULT_LIMITS.probeSeconds) },
-    'rtmp-max-connections': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.maxConnections) },
-    'rtmp-idle-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.idleMs / 1000) },
-    'rtmp-publish-within-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.publishWithinMs / 1000) },
-    'rtmp-connect-within-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.connectWithinMs / 1000) },
-    'rtmp-unpublished-per-address': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.unpublishedPerAddress) },
-    'rtmp-restart-max-seconds': { type: 'string', default: String(DEFAULT_INGEST_LIMITS.restartMaxMs / 1000) },
-    'max-conversions-per-stream': { type: 'string', default: String(DEFAULT_CONVERSION_LIMITS.perStream) },
-    'max-conversions-per-token': { type: 'string', default: String(DEFAULT_CONVERSION_LIMITS.perToken) },
-    'max-open-uploads-per-user': { type: 'string', default: String(DEFAULT_OPEN_UPLOAD_CAPS.perUser) },
-    'max-open-uploads-per-organization': { type: 'string', default: String(DEFAULT_OPEN_UPLOAD_CAPS.perOrganization) },
-    'rate-limit-per-minute': { type: 'string', default: String(DEFAULT_RATE_LIMITS.perMinute) },
-    'chunk-url-rate-limit-per-minute': { type: 'string', default: String(DEFAULT_RATE_LIMITS.chunkUrlsPerMinute) },
     org: { type: 'string' },
     environment: { type: 'string', default: 'production' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
@@ -184,7 +125,7 @@ function storageQuota(): number | null {
   const n = Number(value);
   if (!(n >= 0))
     fail(`--storage-quota-mb must be a number of MiB, 0 or more, or "unlimited"; got ${JSON.stringify(value)}.`);
-  return Math.floor(n * 1024 * 1024);
+  return Math.floor(n * MiB);
 }
 
 type CountFlag =
@@ -222,7 +163,9 @@ function cut(): CutStrategy {
 }
 
 const [command, argument] = positionals;
-if (command === 'token') {
+if (values.help) {
+  console.log(usage());
+} else if (command === 'token') {
   if (!values.org) fail('token needs --org NAME.');
   if (!(ENVIRONMENTS as readonly string[]).includes(values.environment)) {
     fail(`--environment must be one of ${ENVIRONMENTS.join(', ')}; got ${JSON.stringify(values.environment)}.`);
@@ -265,11 +208,11 @@ if (command === 'token') {
     allowPrivateNetwork: values['allow-private-network'],
     allowAnyPort: values['allow-any-port'],
     stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
-    minFreeBytes: positive('min-free-mb') * 1024 * 1024,
+    minFreeBytes: positive('min-free-mb') * MiB,
     storageQuotaBytes: storageQuota(),
     limits: limits(),
     importLimits: {
-      maxBytes: Math.floor(positive('import-max-mb') * 1024 * 1024),
+      maxBytes: Math.floor(positive('import-max-mb') * MiB),
       timeoutMs: positive('import-timeout-seconds') * 1000,
       headerTimeoutMs: positive('import-header-timeout-seconds') * 1000,
       idleTimeoutMs: positive('import-idle-timeout-seconds') * 1000,

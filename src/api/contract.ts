@@ -5,6 +5,17 @@
  * Fields the spec marks "not shown" are decisions, said in each description ("Decision: …") and in the README.
  */
 import { Type, type Static, type TSchema } from 'typebox';
+import {
+  GIB,
+  HOUR_MS,
+  MAX_CHUNKS,
+  MAX_JSON_BYTES,
+  MAX_PART_BYTES,
+  MAX_REDIRECTS,
+  MAX_WEBHOOKS,
+  MiB,
+  UPLOAD_TTL_MS,
+} from './limits.js';
 
 /** Decision: a token belongs to one environment; its videos carry it. */
 export const ENVIRONMENTS = ['production', 'sandbox'] as const;
@@ -13,8 +24,6 @@ export const VIDEO_STATUSES = ['waiting', 'processing', 'ready', 'failed'] as co
 /** Decision: scopes POST /tokens mints (the key itself has scope `key`). */
 export const MINTED_SCOPES = ['upload', 'clip'] as const;
 export const WEBHOOK_EVENTS = ['video-ready'] as const;
-/** Decision ("maximum number of chunks: not shown"): S3's limit, which the element also plans for. */
-export const MAX_CHUNKS = 10_000;
 /** Decision: lifetimes POST /tokens accepts, in seconds (default one hour). */
 export const TOKEN_TTL = { min: 60, max: 24 * 60 * 60, default: 60 * 60 } as const;
 
@@ -77,9 +86,12 @@ export const ERRORS = {
     409,
     'The temporary recording can still grow: it is complete once stopped for longer than the merge window.',
   ],
-  too_many_webhooks: [409, 'An organization has at most 10 webhooks per environment.'],
+  too_many_webhooks: [409, `An organization has at most ${MAX_WEBHOOKS} webhooks per environment.`],
   session_expired: [410, 'The multipart session expired: no more chunk URLs (complete and abort still work).'],
-  payload_too_large: [413, 'A JSON body over 1 MiB, or a chunk or single upload of 5 GiB or more.'],
+  payload_too_large: [
+    413,
+    `A JSON body over ${MAX_JSON_BYTES / MiB} MiB, or a chunk or single upload of ${MAX_PART_BYTES / GIB} GiB or more.`,
+  ],
   unsupported_media_type: [415, 'Test hooks take application/json only.'],
   incomplete_body: [400, 'Storage: the body ended before its Content-Length.'],
   invalid_host: [421, 'Test hooks: the Host header is not the address the service listens on.'],
@@ -167,8 +179,9 @@ export const VideoDetails = Type.Object(
     status: OneOf(VIDEO_STATUSES, 'Decision: waiting (for its file) → processing → ready | failed.'),
     failure_reason: Nullable(
       Type.String(),
-      'Why processing failed, for a person, with no server path: not a media container, or past a limit (4 h, 4096×2304 ' +
-        "either way up, 120 fps, 60 s + 10× the length to process; the service's flags change them), naming the limit and the file's value.",
+      'Why processing failed, for a person, with no server path: not a media container, or past one of the ' +
+        "service's limits (length, size either way up, frame rate, time to process; #1's description states them as " +
+        "the service runs), naming the limit and the file's value.",
     ),
     download_url: Nullable(Uri('H.264/AAC MP4.'), 'null until ready.'),
     duration: Nullable(Type.Number(), 'Seconds, from the processed media; null until ready.'),
@@ -201,7 +214,7 @@ export const ImportRequest = Type.Object({
   url: Type.String({
     maxLength: 2048,
     description:
-      'An http(s) URL of the file, with no user name or password. It and every redirect (at most 5) must reach a ' +
+      `An http(s) URL of the file, with no user name or password. It and every redirect (at most ${MAX_REDIRECTS}) must reach a ` +
       'public address, unless the service runs with --allow-private-network.',
   }),
 });
@@ -220,7 +233,7 @@ export const MultipartSession = Type.Object(
   {
     key: Type.String({ description: 'Opaque session key.' }),
     expiresAt: Type.Integer({
-      description: 'Decision: milliseconds since the epoch (13 digits); 6 hours after begin.',
+      description: `Decision: milliseconds since the epoch (13 digits); ${UPLOAD_TTL_MS / HOUR_MS} hours after begin.`,
     }),
   },
   { $id: 'MultipartSession' },

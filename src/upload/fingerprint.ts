@@ -1,6 +1,5 @@
+import { MiB } from '../api/limits.js';
 import { md5 } from './verify.js';
-
-const MiB = 1024 * 1024;
 
 /**
  * What tells a re-selected file apart from another with the same name, size and date: those, and a

@@ -1,10 +1,7 @@
-import { MAX_PART_BYTES } from '../api/limits.js';
+import { GIB, MAX_CHUNKS, MAX_PART_BYTES, MiB } from '../api/limits.js';
 
-export const MiB = 1024 * 1024;
 /** @uppy/aws-s3 5.x never cuts chunks smaller than this, and uploads smaller files in one PUT. */
 export const MIN_CHUNK_BYTES = 5 * MiB;
-/** No file is cut into more chunks than this (S3's limit; the local service's too). */
-export const MAX_CHUNKS = 10_000;
 
 export interface UploadPlan {
   method: 'single' | 'multipart';
@@ -71,7 +68,7 @@ const shrinkingEnds = new Map<string, number[]>();
 
 /**
  * How a file of `size` bytes is sent: by the signed link under `threshold`, otherwise in chunks of `chunkSize`
- * raised (to a whole MiB) when the file would need more than 10,000 of them. With no `chunkSize`, chunks shrink
+ * raised (to a whole MiB) when the file would need more than MAX_CHUNKS of them. With no `chunkSize`, chunks shrink
  * with what is left (`shrinkingSizes`) over `parallel` > 1 connections, else they are `autoChunkSize`. Chunks
  * stay below the spec's 5 GB; a file that cannot fit is refused with a message that says why.
  */
@@ -81,7 +78,7 @@ export function planUpload(size: number, threshold: number, chunkSize: number | 
   const raised = Math.max(wanted, MIN_CHUNK_BYTES, Math.ceil(size / MAX_CHUNKS / MiB) * MiB);
   if (raised >= MAX_PART_BYTES) {
     throw new RangeError(
-      `A file of ${size} bytes would need chunks of 5 GB or more; the service takes at most ${MAX_CHUNKS} chunks under 5 GB.`,
+      `A file of ${size} bytes would need chunks of ${MAX_PART_BYTES / GIB} GB or more; the service takes at most ${MAX_CHUNKS} chunks under ${MAX_PART_BYTES / GIB} GB.`,
     );
   }
   // One connection has no others to end with: its chunks stay even.
@@ -89,7 +86,7 @@ export function planUpload(size: number, threshold: number, chunkSize: number | 
     const shrink = 2 * parallel;
     const chunks = shrinkingSizes(size, shrink).length;
     const nominal = Math.max(Math.ceil(size / chunks), MIN_CHUNK_BYTES);
-    // Only where @uppy/aws-s3 5.x, cutting `nominal` bytes a chunk, cuts as many (nor over 10,000 of 64 MiB).
+    // Only where @uppy/aws-s3 5.x, cutting `nominal` bytes a chunk, cuts as many (nor over MAX_CHUNKS of MAX_AUTO_CHUNK_BYTES).
     if (chunks <= MAX_CHUNKS && Math.ceil(size / nominal) === chunks)
       return { method: 'multipart', chunkSize: nominal, chunks, shrink };
   }

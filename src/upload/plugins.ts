@@ -1,10 +1,11 @@
 import type AwsS3 from '@uppy/aws-s3';
 import type Uppy from '@uppy/core';
 import type { Body } from '@uppy/core';
+import { MiB } from '../api/limits.js';
 import { awsS3Options, type VideoMeta, type WiringDeps } from './aws-s3-options.js';
 
 /** Golden Retriever keeps files up to this size in IndexedDB across a reload; bigger ones are asked for again. */
-const KEEP_FILES_UP_TO = 64 * 1024 * 1024;
+const KEEP_FILES_UP_TO = 64 * MiB;
 
 /**
  * @uppy/aws-s3 and Golden Retriever, loaded with import() right after the Dashboard appears (this module too, with

@@ -1,6 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { OptionError, parseSize, resolveOptions } from '../../src/options.js';
-import { MAX_CHUNKS, MIN_CHUNK_BYTES, planUpload } from '../../src/upload/plan.js';
+import { MAX_CHUNKS } from '../../src/api/limits.js';
+import { MIN_CHUNK_BYTES, planUpload } from '../../src/upload/plan.js';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;

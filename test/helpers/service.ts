@@ -202,6 +202,24 @@ export async function put(url: string, body: Uint8Array | Blob, contentType = 'v
   return { status: res.status, etag: res.headers.get('etag'), text: await res.text() };
 }
 
+/**
+ * #6: completes the multipart session `key` with chunk N's ETag at `eTags[N - 1]` (null, as `put` gives for an
+ * answer without one, is sent as it is); with `video`, on the path that names the video.
+ */
+export function completeMultipart(
+  service: RunningService,
+  token: string,
+  key: string,
+  eTags: readonly (string | null)[],
+  { video }: { video?: string } = {},
+) {
+  const path = video ? `/videos/${video}/multipart-upload/complete` : '/videos/multipart-upload/complete';
+  return service.call('POST', path, {
+    token,
+    body: { key, chunks: eTags.map((eTag, i) => ({ chunkId: i + 1, eTag })) },
+  });
+}
+
 /** Uploads a file with one signed link (#1, #2, #5) and returns the video's id. */
 export async function upload(
   service: RunningService,

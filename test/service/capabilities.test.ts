@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { put, startWithToken, type RunningService } from '../helpers/service.js';
+import { completeMultipart, put, startWithToken, type RunningService } from '../helpers/service.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -41,11 +41,7 @@ describe('capabilities end with their source', () => {
     const stored = await put((await chunkUrl(1)).body.url, new Uint8Array(1000).fill(1));
     assert.equal(stored.status, 200);
     const second = (await chunkUrl(2)).body.url as string;
-    const complete = (as: string) =>
-      service.call('POST', '/videos/multipart-upload/complete', {
-        token: as,
-        body: { key: session.key, chunks: [{ chunkId: 1, eTag: stored.etag }] },
-      });
+    const complete = (as: string) => completeMultipart(service, as, session.key, [stored.etag]);
     return { video, link, session, chunkUrl, second, complete };
   };
   const refused = (r: { status: number; text?: string; body?: any }, what: string) => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_DATA } from '../../demo/service/data-dir.js';
+import { DEFAULT_DATA } from '../../demo/service/ports.js';
 
 /**
  * `npm start` as a stranger meets it (issue 28, item 3): the dev server hands out the pages, the library and its

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { createStream, push, recordingsOf } from '../helpers/live.js';
 import { media, sha256 } from '../helpers/media.js';
 import {
+  completeMultipart,
   put,
   startService,
   storedSha256,
@@ -233,16 +234,7 @@ describe('the disk reserve holds for bytes in flight', () => {
     const two = randomBytes(MiB);
     const again = await put(await chunkUrl(2), two);
     assert.equal(again.status, 200);
-    const done = await service.call('POST', '/videos/multipart-upload/complete', {
-      token,
-      body: {
-        key: session.key,
-        chunks: [
-          { chunkId: 1, eTag: first.etag },
-          { chunkId: 2, eTag: again.etag },
-        ],
-      },
-    });
+    const done = await completeMultipart(service, token, session.key, [first.etag, again.etag]);
     assert.equal(done.status, 200, JSON.stringify(done.body));
     const whole = join(await tempDir('whole-'), 'whole');
     await writeFile(whole, Buffer.concat([one, two]));

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { media, testPattern } from '../helpers/media.js';
 import {
+  completeMultipart,
   put,
   startService,
   startWithToken,
@@ -226,14 +227,7 @@ describe('storage under abuse', () => {
         return { key: session.key as string, etag: etag!, sha: createHash('sha256').update(bytes).digest('hex') };
       }),
     );
-    const answers = await Promise.all(
-      sessions.map((s) =>
-        service.call('POST', '/videos/multipart-upload/complete', {
-          token,
-          body: { key: s.key, chunks: [{ chunkId: 1, eTag: s.etag }] },
-        }),
-      ),
-    );
+    const answers = await Promise.all(sessions.map((s) => completeMultipart(service, token, s.key, [s.etag])));
     assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409]);
     const stored = await storedSha256(service.data, video._id);
     assert.equal(stored, sessions[answers.findIndex((a) => a.status === 200)]!.sha);
@@ -255,10 +249,7 @@ describe('storage under abuse', () => {
     await service.advanceClock(2 * HOUR);
     await service.sweep();
     await assert.rejects(readdir(join(service.data, 'chunks', session.key)), { code: 'ENOENT' });
-    const late = await service.call('POST', '/videos/multipart-upload/complete', {
-      token,
-      body: { key: session.key, chunks: [{ chunkId: 1, eTag: '0'.repeat(32) }] },
-    });
+    const late = await completeMultipart(service, token, session.key, ['0'.repeat(32)]);
     assert.equal(late.status, 409);
   });
 });

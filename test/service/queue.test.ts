@@ -6,7 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { media } from '../helpers/media.js';
-import { LOCAL_RECEIVERS, put, startWithToken, until, waitForVideo, type RunningService } from '../helpers/service.js';
+import {
+  completeMultipart,
+  LOCAL_RECEIVERS,
+  put,
+  startWithToken,
+  until,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
 
 /** An upload token for `user` of the key's organization (POST /tokens), as an integrator's backend mints one. */
 async function uploadToken(service: RunningService, key: string, user: string): Promise<string> {
@@ -102,10 +110,7 @@ describe('queued work is capped per organization and per end user (429 queue_ful
     });
     const sent = await put(chunk.body.url, bytes);
     assert.equal(sent.status, 200);
-    const complete = await service.call('POST', `/videos/${sessionVideo._id}/multipart-upload/complete`, {
-      token: bob,
-      body: { key: key1, chunks: [{ chunkId: 1, eTag: sent.etag }] },
-    });
+    const complete = await completeMultipart(service, bob, key1, [sent.etag], { video: sessionVideo._id });
     assert.equal(complete.status, 200);
 
     // Once the work is done (the imports fail: the server answers 404), there is room again.

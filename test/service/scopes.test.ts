@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LOCAL_RECEIVERS, put, startWithToken, type RunningService } from '../helpers/service.js';
+import { completeMultipart, LOCAL_RECEIVERS, put, startWithToken, type RunningService } from '../helpers/service.js';
 
 /** Browser tokens can do only what a browser needs (the hardening issue, point 2). */
 describe('token scopes', () => {
@@ -82,10 +82,7 @@ describe('token scopes', () => {
 
     // The token is refreshed in the middle of the upload: the new one, for the same user, completes it.
     const refreshed = await uploadToken('bob');
-    const done = await service.call('POST', `/videos/${video._id}/multipart-upload/complete`, {
-      token: refreshed,
-      body: { key: session.key, chunks: [{ chunkId: 1, eTag: etag }] },
-    });
+    const done = await completeMultipart(service, refreshed, session.key, [etag], { video: video._id });
     assert.equal(done.status, 200, JSON.stringify(done.body));
 
     const other = await uploadToken('carol');

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { media, sha256 } from '../helpers/media.js';
 import {
+  completeMultipart,
   put,
   startService,
   startWithToken,
@@ -128,10 +129,7 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     const { id, key } = await begin();
     const etags = await Promise.all(parts.map((p, i) => upload(key, i + 1, p)));
     etags.forEach((etag, i) => assert.equal(etag, `"${md5(parts[i]!)}"`, 'ETag is the quoted hex MD5'));
-    const done = await service.call('POST', `/videos/${id}/multipart-upload/complete`, {
-      token,
-      body: { key, chunks: etags.map((eTag, i) => ({ chunkId: i + 1, eTag })) },
-    });
+    const done = await completeMultipart(service, token, key, etags, { video: id });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.deepEqual(done.body, { success: true, url: `${service.api}/videos/${id}` });
     assert.equal((await waitForVideo(service, token, id)).status, 'ready');
@@ -149,10 +147,7 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     assert.equal((await chunkUrl(key, 1)).status, 200);
     assert.equal((await chunkUrl(key, 1, other.id)).status, 404);
     const etag = await upload(key, 1, randomBytes(1000));
-    const done = await service.call('POST', '/videos/multipart-upload/complete', {
-      token,
-      body: { key, chunks: [{ chunkId: 1, eTag: etag }] },
-    });
+    const done = await completeMultipart(service, token, key, [etag]);
     assert.equal(done.status, 200);
   });
 
@@ -162,16 +157,10 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     const second = randomBytes(2048);
     const oldTag = await upload(key, 1, first);
     const newTag = await upload(key, 1, second);
-    const stale = await service.call('POST', '/videos/multipart-upload/complete', {
-      token,
-      body: { key, chunks: [{ chunkId: 1, eTag: oldTag }] },
-    });
+    const stale = await completeMultipart(service, token, key, [oldTag]);
     assert.equal(stale.status, 400);
     assert.equal(stale.body.error.field, 'chunks[0].eTag');
-    const done = await service.call('POST', '/videos/multipart-upload/complete', {
-      token,
-      body: { key, chunks: [{ chunkId: 1, eTag: newTag.replaceAll('"', '') }] },
-    });
+    const done = await completeMultipart(service, token, key, [newTag.replaceAll('"', '')]);
     assert.equal(done.status, 200, 'the eTag without quotes is accepted too');
     await waitForVideo(service, token, id);
     assert.deepEqual(await readFile(join(service.data, 'videos', id, 'source')), second);
@@ -181,16 +170,7 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     const { key } = await begin();
     const a = await upload(key, 1, randomBytes(100));
     await upload(key, 2, randomBytes(100));
-    const res = await service.call('POST', '/videos/multipart-upload/complete', {
-      token,
-      body: {
-        key,
-        chunks: [
-          { chunkId: 1, eTag: a },
-          { chunkId: 2, eTag: `"${'0'.repeat(32)}"` },
-        ],
-      },
-    });
+    const res = await completeMultipart(service, token, key, [a, `"${'0'.repeat(32)}"`]);
     assert.equal(res.status, 400);
     assert.equal(res.body.error.field, 'chunks[1].eTag');
     assert.match(res.body.error.message, /chunk 2/);
@@ -286,10 +266,7 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     assert.equal(refused.status, 410);
     assert.equal(refused.body.error.code, 'session_expired');
     assert.equal((await put(issued.url, randomBytes(10))).status, 403, 'an issued chunk URL dies with its session');
-    const complete = await service.call('POST', '/videos/multipart-upload/complete', {
-      token,
-      body: { key: done.key, chunks: [{ chunkId: 1, eTag: tag }] },
-    });
+    const complete = await completeMultipart(service, token, done.key, [tag]);
     assert.equal(complete.status, 200);
     const abort = await service.call('POST', '/videos/multipart-upload/abort', { token, body: { key: aborted.key } });
     assert.deepEqual(abort.body, { success: true });
@@ -307,10 +284,7 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     assert.match(url.body.error.message, /aborted/);
     const late = await put(issued.url, randomBytes(10));
     assert.equal(late.status, 409);
-    const complete = await service.call('POST', '/videos/multipart-upload/complete', {
-      token,
-      body: { key, chunks: [{ chunkId: 1, eTag: tag }] },
-    });
+    const complete = await completeMultipart(service, token, key, [tag]);
     assert.equal(complete.status, 409);
     assert.equal(
       (await service.call('POST', '/videos/multipart-upload/abort', { token, body: { key } })).status,
@@ -325,9 +299,8 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
   it('refuses a second complete of the same session with 409', async () => {
     const { key } = await begin();
     const tag = await upload(key, 1, randomBytes(100));
-    const body = { key, chunks: [{ chunkId: 1, eTag: tag }] };
-    assert.equal((await service.call('POST', '/videos/multipart-upload/complete', { token, body })).status, 200);
-    const again = await service.call('POST', '/videos/multipart-upload/complete', { token, body });
+    assert.equal((await completeMultipart(service, token, key, [tag])).status, 200);
+    const again = await completeMultipart(service, token, key, [tag]);
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'session_closed');
   });
@@ -363,15 +336,8 @@ describe('durability', () => {
     try {
       const second = await put(secondUrl, file.subarray(half));
       assert.equal(second.status, 200, 'a chunk URL issued before the crash still works');
-      const done = await service.call('POST', `/videos/${video._id}/multipart-upload/complete`, {
-        token,
-        body: {
-          key: session.key,
-          chunks: [
-            { chunkId: 1, eTag: first.etag },
-            { chunkId: 2, eTag: second.etag },
-          ],
-        },
+      const done = await completeMultipart(service, token, session.key, [first.etag, second.etag], {
+        video: video._id,
       });
       assert.equal(done.status, 200, JSON.stringify(done.body));
       assert.equal((await waitForVideo(service, token, video._id)).status, 'ready');
@@ -388,19 +354,16 @@ describe('durability', () => {
     const parts = Array.from({ length: 6 }, () => randomBytes(8 * 1024 * 1024));
     const { body: video } = await service.call('POST', '/videos', { token });
     const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, { token });
-    const chunks = await Promise.all(
+    const eTags = await Promise.all(
       parts.map(async (bytes, i) => {
         const { body } = await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
           token,
           body: { key: session.key, chunkId: i + 1 },
         });
-        return { chunkId: i + 1, eTag: (await put(body.url, bytes)).etag! };
+        return (await put(body.url, bytes)).etag;
       }),
     );
-    const done = await service.call('POST', '/videos/multipart-upload/complete', {
-      token,
-      body: { key: session.key, chunks },
-    });
+    const done = await completeMultipart(service, token, session.key, eTags);
     assert.equal(done.status, 200, JSON.stringify(done.body));
     await service.kill();
     const source = join(service.data, 'videos', video._id, 'source');

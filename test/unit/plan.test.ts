@@ -4,11 +4,11 @@ import {
   autoChunkSize,
   MAX_AUTO_CHUNK_BYTES,
   MIN_CHUNK_BYTES,
-  MiB,
   planUpload,
   shrinkingRange,
   shrinkingSizes,
 } from '../../src/upload/plan.js';
+import { MiB } from '../../src/api/limits.js';
 
 describe('chunk size sized to the file', () => {
   it('gives every connection several chunks, between 5 and 64 MiB', () => {

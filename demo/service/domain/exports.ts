@@ -16,6 +16,7 @@ import type { LiveStreams, RecordingRow, Recordings } from './live.js';
 import { waitForRoom } from './ready.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
+import { MiB } from '../../../src/api/limits.js';
 
 interface ExportRow {
   id: string;
@@ -207,7 +208,7 @@ export class Exports {
       if (!(err instanceof ServiceError)) throw err;
       throw new ServiceError(
         'insufficient_storage',
-        `The storage is too full for this conversion: it needs about ${Math.ceil(needed / 1024 / 1024)} MiB, which would leave less than the ${Math.round(reserve / 1024 / 1024)} MiB kept free (--min-free-mb). Convert a shorter part, or try again later.`,
+        `The storage is too full for this conversion: it needs about ${Math.ceil(needed / MiB)} MiB, which would leave less than the ${Math.round(reserve / MiB)} MiB kept free (--min-free-mb). Convert a shorter part, or try again later.`,
       );
     });
   }

@@ -14,6 +14,7 @@ import type { Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
+import { GIB, MiB } from '../../../src/api/limits.js';
 
 export const IMPORT_VIDEO = 'import-video';
 
@@ -29,13 +30,13 @@ export interface ImportLimits {
   idleTimeoutMs: number;
 }
 export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
-  maxBytes: 20 * 1024 ** 3,
+  maxBytes: 20 * GIB,
   timeoutMs: 2 * 60 * 60 * 1000,
   headerTimeoutMs: 30_000,
   idleTimeoutMs: 60_000,
 };
 /** Bytes in flight between the socket and the disk: large writes, as curl's, not Node's 16 KiB default. */
-const BUFFER = 4 * 1024 * 1024;
+const BUFFER = 4 * MiB;
 /** How often the bytes so far are written down for #8. */
 const PROGRESS_EVERY_MS = 250;
 

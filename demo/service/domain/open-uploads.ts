@@ -8,9 +8,9 @@ import { ServiceError } from './errors.js';
  * first one counted stops counting by itself. Finishing an upload (or aborting a session) frees a place at once.
  */
 export interface OpenUploadCaps {
-  /** Of the end user an upload token names; upload tokens minted without `user` share one count (default 100). */
+  /** Of the end user an upload token names; upload tokens minted without `user` share one count. */
   perUser: number;
-  /** Of the organization, whoever asks, keys included (default 10,000). */
+  /** Of the organization, whoever asks, keys included. */
   perOrganization: number;
 }
 

@@ -3,7 +3,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { MAX_PART_BYTES, UPLOAD_TTL_MS } from '../../../src/api/limits.js';
+import { MAX_PART_BYTES, MiB, UPLOAD_TTL_MS } from '../../../src/api/limits.js';
 import type {
   AbortRequest,
   AbortResponse,
@@ -218,9 +218,9 @@ export class Uploads {
       try {
         await pipeline(
           (async function* (files: string[]) {
-            for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * 1024 * 1024 });
+            for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * MiB });
           })(parts.map((p) => this.files.chunk(session.key, p.file))),
-          createWriteStream(temp, { highWaterMark: 4 * 1024 * 1024, flush: true }),
+          createWriteStream(temp, { highWaterMark: 4 * MiB, flush: true }),
         );
         renameSync(temp, source);
       } finally {

@@ -5,6 +5,7 @@ import { isId, newId, newSecret } from '../ids.js';
 import { RetryAt, type Jobs } from '../jobs.js';
 import { checkUrl, post, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
 import { WEBHOOK_EVENTS } from '../../../src/api/contract.js';
+import { MAX_WEBHOOKS } from '../../../src/api/limits.js';
 import type { CreateWebhookRequest, Webhook } from '../../../src/api/types.js';
 import { owned, type Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
@@ -26,10 +27,8 @@ export const RETRY_WAITS_MS = [
   10 * 3_600_000,
   10 * 3_600_000,
 ];
-const ATTEMPT_TIMEOUT_MS = 15_000;
+export const ATTEMPT_TIMEOUT_MS = 15_000;
 const PRUNE_DELIVERIES_AFTER_MS = 30 * 24 * 60 * 60 * 1000;
-/** Decision: webhooks per organization and environment. */
-export const MAX_WEBHOOKS = 10;
 
 interface WebhookRow {
   id: string;

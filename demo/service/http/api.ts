@@ -5,12 +5,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Type, type Static, type TObject, type TSchema, type TString } from 'typebox';
 import { COMPONENTS, ERRORS, MINTED_SCOPES, type ErrorCode } from '../../../src/api/contract.js';
+import { MAX_JSON_BYTES } from '../../../src/api/limits.js';
 import type { Accounts, Caller, Scope } from '../domain/accounts.js';
 import { bareToken, hashToken, outOfScope } from '../domain/accounts.js';
 import { ServiceError, show } from '../domain/errors.js';
 import type { Faults } from '../faults.js';
 import { clientAddress } from '../net/client-address.js';
-import { DOCUMENT } from './document.js';
+import type { Settings } from '../settings.js';
+import { document } from './document.js';
 import { errorAnswer } from './errors.js';
 import { requestUrl } from './url.js';
 
@@ -28,7 +30,6 @@ declare module 'fastify' {
   }
 }
 
-const MAX_JSON_BYTES = 1024 * 1024;
 const API_CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-headers': 'Authorization, Content-Type',
@@ -251,14 +252,17 @@ export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 1200, chunkUrlsPerMi
 
 export interface ApiOptions {
   accounts: Accounts;
-  rateLimits: RateLimits;
+  /** What the service runs with: its rate limits, and the values its document states. */
+  settings: Settings;
   /** With test hooks: faults on demand, applied to each API route before its handler. */
   faults?: Faults;
   origin: () => string;
 }
 
 /** The Fastify instance with its shared rules; the route modules add their operations to it. */
-export async function createApi({ faults, origin, rateLimits }: ApiOptions): Promise<Api> {
+export async function createApi({ faults, origin, settings }: ApiOptions): Promise<Api> {
+  const { rateLimits } = settings;
+  const { head, securitySchemes, extensions } = document(settings);
   const routes: { method: string; pattern: RegExp }[] = [];
   const app = Fastify({
     logger: false,
@@ -282,7 +286,7 @@ export async function createApi({ faults, origin, rateLimits }: ApiOptions): Pro
 
   await app.register(swagger, {
     // The head is plain JSON of OpenAPI 3.1; the plugin's types know 3.0 shapes better than 3.1 webhooks.
-    openapi: { ...DOCUMENT.head, components: { securitySchemes: DOCUMENT.securitySchemes } } as never,
+    openapi: { ...head, components: { securitySchemes } } as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },
   });
   for (const schema of COMPONENTS) app.addSchema(schema);
@@ -408,7 +412,7 @@ export async function createApi({ faults, origin, rateLimits }: ApiOptions): Pro
     () => ({
       ...app.swagger(),
       servers: [{ url: origin(), description: 'This service' }],
-      ...DOCUMENT.extensions,
+      ...extensions,
     }),
   );
   return app;

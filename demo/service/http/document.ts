@@ -1,11 +1,25 @@
-import { RETRY_WAITS_MS } from '../domain/webhooks.js';
-import { DEFAULT_INGEST_LIMITS as INGEST } from '../live/ingest.js';
+import { GIB, HOUR_MS, MAX_PART_BYTES, MiB } from '../../../src/api/limits.js';
+import { ABANDONED_AFTER_EXPIRY_MS } from '../domain/uploads.js';
+import { ATTEMPT_TIMEOUT_MS, RETRY_WAITS_MS } from '../domain/webhooks.js';
+import { SEGMENT_SECONDS } from '../live/recorder.js';
+import { DEFAULT_HOST, DEFAULT_PORTS } from '../ports.js';
+import { spoken } from '../processing/ffmpeg.js';
+import type { Settings } from '../settings.js';
+import { CHECK_EVERY_BYTES, CHECK_EVERY_MS } from '../storage/files.js';
+
+/** Bytes as the document says them: `256 MiB`, `5 GiB`. */
+export const spokenBytes = (bytes: number) =>
+  bytes >= GIB && bytes % GIB === 0 ? `${bytes / GIB} GiB` : `${bytes / MiB} MiB`;
+
+/** The webhook's retries, all of them, in hours. */
+const retryHours = (RETRY_WAITS_MS.reduce((a, b) => a + b, 0) / HOUR_MS).toFixed(1);
 
 /**
  * The prose of `/openapi.json` that no route carries: its head, the security scheme, and what lives off the
- * API origin (RTMP ingest, the storage origin). Operations and schemas are generated from the routes.
+ * API origin (RTMP ingest, the storage origin). Operations and schemas are generated from the routes. Every
+ * limit in it is the running service's (`settings`), so a flag that changes one changes what is written here.
  */
-export const DOCUMENT = {
+export const document = ({ ingestLimits: INGEST, minFreeBytes, stallTimeoutMs }: Settings) => ({
   head: {
     openapi: '3.1.0',
     info: {
@@ -16,7 +30,9 @@ export const DOCUMENT = {
         'decided here and in the README ("Decision: …"). Every error is `{"error": {"status", "code", "message", "field"?}}`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: 'http://127.0.0.1:4500', description: 'The local service (`npm run service`)' }],
+    servers: [
+      { url: `http://${DEFAULT_HOST}:${DEFAULT_PORTS.api}`, description: 'The local service (`npm run service`)' },
+    ],
     webhooks: {
       'video-ready': {
         post: {
@@ -25,8 +41,9 @@ export const DOCUMENT = {
           description:
             'Standard Webhooks: headers `webhook-id` (the same on every retry), `webhook-timestamp` (seconds) and ' +
             "`webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret's key). At least once: " +
-            `a non-2xx answer, an error or no answer in 15 s is retried after ${RETRY_WAITS_MS.map((ms) => `${ms / 1000} s`).join(', ')} ` +
-            '(about 27.6 hours in all); deliveries are kept in the database, so a restart loses none.',
+            `a non-2xx answer, an error or no answer in ${spoken(ATTEMPT_TIMEOUT_MS / 1000)} is retried after ` +
+            `${RETRY_WAITS_MS.map((ms) => `${ms / 1000} s`).join(', ')} (about ${retryHours} hours in all); deliveries ` +
+            'are kept in the database, so a restart loses none.',
           security: [],
           requestBody: {
             content: { 'application/json': { schema: { $ref: '#/components/schemas/VideoReadyEvent' } } },
@@ -53,8 +70,8 @@ export const DOCUMENT = {
   extensions: {
     'x-rtmp-ingest': {
       description:
-        'RTMP on the service host (port 1935 by default; `--rtmp-port`). Publish to rtmp://HOST:PORT/live/{stream_key}. H.264 + AAC ' +
-        'is recorded as it comes; anything else is encoded to H.264 + AAC. HLS segments of 2 s. Only a key sees a stream key; ' +
+        `RTMP on the service host (port ${DEFAULT_PORTS.rtmp} by default; \`--rtmp-port\`). Publish to rtmp://HOST:PORT/live/{stream_key}. H.264 + AAC ` +
+        `is recorded as it comes; anything else is encoded to H.264 + AAC. HLS segments of ${SEGMENT_SECONDS} s. Only a key sees a stream key; ` +
         '`POST /live_streams/{id}/stream-key` issues a new one and cuts a publisher using the old. ' +
         // docs/security.md, live/rtmp-worker.ts: what a connection is held to before it publishes.
         `Until it publishes, a connection must finish the handshake and \`connect\` within ${INGEST.connectWithinMs / 1000} s ` +
@@ -71,13 +88,14 @@ export const DOCUMENT = {
         'key or token that asked for the link or session was revoked, or its organization purged), or ' +
         "`storage_quota_exceeded` (the organization's stored bytes and the body would pass its quota); 404: unknown link or " +
         'session; 409: session completed or aborted, the video already has its file (chunks too), or `upload_in_progress`: ' +
-        'another PUT to the same link or chunk is still sending (one write at a time); 413: 5 GiB or more; 507 ' +
-        '`insufficient_storage`: the data volume would keep less than its reserve free (`--min-free-mb`, 256 MiB), ' +
-        'counting every body in flight at its declared length (5 GiB without one), and looked at again every 4 MiB or ' +
-        'second while the body arrives (then the body is cut with 507; chunks accepted before stay). ' +
-        'A body that sends nothing for 60 s (`--stall-timeout-seconds`) is cut. Bytes are fsynced before the chunk or ' +
+        `another PUT to the same link or chunk is still sending (one write at a time); 413: ${spokenBytes(MAX_PART_BYTES)} or more; 507 ` +
+        `\`insufficient_storage\`: the data volume would keep less than its reserve free (\`--min-free-mb\`, ${spokenBytes(minFreeBytes)}), ` +
+        `counting every body in flight at its declared length (${spokenBytes(MAX_PART_BYTES)} without one), and looked at again every ` +
+        `${spokenBytes(CHECK_EVERY_BYTES)} or ${spoken(CHECK_EVERY_MS / 1000)} while the body arrives (then the body is cut with 507; ` +
+        'chunks accepted before stay). ' +
+        `A body that sends nothing for ${spoken(stallTimeoutMs / 1000)} (\`--stall-timeout-seconds\`) is cut. Bytes are fsynced before the chunk or ` +
         'source counts. Uploading a chunkId again replaces it; its new ETag is the one that counts. A session abandoned ' +
-        'a day after it expired is aborted and its chunks deleted.',
+        `${spoken(ABANDONED_AFTER_EXPIRY_MS / 1000)} after it expired is aborted and its chunks deleted.`,
     },
   },
-} as const;
+});

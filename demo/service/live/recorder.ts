@@ -10,7 +10,7 @@ const AAC = new Set<number | string>([10, 'mp4a', 0x6d703461]);
 export const copyable = (video: number | string, audio: number | string): boolean =>
   (video !== 0 || audio !== 0) && (video === 0 || H264.has(video)) && (audio === 0 || AAC.has(audio));
 
-const SEGMENT_SECONDS = 2;
+export const SEGMENT_SECONDS = 2;
 /** How often a recorder looks at the free space of its volume. */
 const ROOM_EVERY_MS = 2_000;
 

@@ -7,8 +7,8 @@ import { Recent } from './recent.js';
 /** One thumbnail per segment (every 2 s), this size, 10 to a row and 100 to a sheet. */
 export const THUMB_WIDTH = 160;
 export const THUMB_HEIGHT = 90;
-const COLUMNS = 10;
-const PER_SHEET = 100;
+export const COLUMNS = 10;
+export const PER_SHEET = 100;
 /** Thumbnails made by one ffmpeg run (one input each). */
 const BATCH = 24;
 /**

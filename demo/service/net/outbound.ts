@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
+import { MAX_REDIRECTS } from '../../../src/api/limits.js';
 
 /**
  * Every request the service makes to an address a stranger chose (webhook receivers, URL imports) goes
@@ -71,7 +72,7 @@ export class RefusedUrl extends Error {}
 export class HeaderTimeout extends Error {}
 
 /** The ports the service connects to, unless `--allow-any-port` or `--allow-private-network` says otherwise. */
-const WEB_PORTS = [80, 443];
+export const WEB_PORTS = [80, 443];
 
 export interface CheckedTarget {
   url: URL;
@@ -227,10 +228,8 @@ function get(
   });
 }
 
-export const MAX_REDIRECTS = 5;
-
 /**
- * GETs `raw`, following up to 5 redirects; every URL on the way is checked as the first one was (checkUrl),
+ * GETs `raw`, following up to MAX_REDIRECTS redirects; every URL on the way is checked as the first one was (checkUrl),
  * so a public address cannot send the service into its own network. Each hop's answer must begin within
  * `headerTimeoutMs`. Resolves with the last answer (not a redirect), whose body the caller reads or destroys.
  */

@@ -19,22 +19,23 @@ import { readMediaInfo } from './mediainfo.js';
  * with a reason a person understands. Configurable with the service's flags.
  */
 export interface ProcessingLimits {
-  /** Longest media accepted, in seconds (default 4 h). */
+  /** Longest media accepted, in seconds. */
   maxDurationSeconds: number;
-  /** Largest picture accepted: the longer and the shorter side (default 4096×2304, 4K DCI and UHD). */
+  /** Largest picture accepted: the longer and the shorter side. */
   maxLongSide: number;
   maxShortSide: number;
-  /** Highest frame rate accepted (default 120 fps). */
+  /** Highest frame rate accepted. */
   maxFrameRate: number;
-  /** Processing may take `baseSeconds` + `secondsPerMediaSecond` × the media's duration (default 60 s + 10×). */
+  /** Processing may take `baseSeconds` + `secondsPerMediaSecond` × the media's duration. */
   baseSeconds: number;
   secondsPerMediaSecond: number;
-  /** How long ffprobe and MediaInfo may take to read a file's streams (default 30 s). */
+  /** How long ffprobe and MediaInfo may take to read a file's streams. */
   probeSeconds: number;
 }
 
 export const DEFAULT_LIMITS: ProcessingLimits = {
   maxDurationSeconds: 4 * 3600,
+  // 4K DCI and UHD, either way up.
   maxLongSide: 4096,
   maxShortSide: 2304,
   maxFrameRate: 120,

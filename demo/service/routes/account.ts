@@ -2,8 +2,10 @@ import * as C from '../../../src/api/contract.js';
 import { Type } from 'typebox';
 import type { Accounts } from '../domain/accounts.js';
 import type { Usage } from '../domain/usage.js';
-import { MAX_WEBHOOKS, type Webhooks } from '../domain/webhooks.js';
+import type { Webhooks } from '../domain/webhooks.js';
+import { MAX_WEBHOOKS } from '../../../src/api/limits.js';
 import { op, params, ref, type Api } from '../http/api.js';
+import { WEB_PORTS } from '../net/outbound.js';
 
 /** Decisions: webhook registration (spec, Events 3: "not shown") and the hosting-minute usage. */
 export function accountRoutes(
@@ -20,7 +22,7 @@ export function accountRoutes(
         'The answer carries the signing `secret`, shown only here. `url` must be http(s) without credentials and reach no ' +
         'internal address (loopback, private, shared, link-local, unique-local, multicast, unspecified, reserved, IPv4-mapped ' +
         'or -embedding IPv6, `localhost`), in any spelling, nor a name resolving to one (the answer does not say which address), ' +
-        'and use port 80 or 443: 400 naming why. It is checked again at each delivery, which connects to the address checked ' +
+        `and use port ${WEB_PORTS.join(' or ')}: 400 naming why. It is checked again at each delivery, which connects to the address checked ` +
         'and follows no redirect. The service flag `--allow-private-network` lifts the address and port rules for local ' +
         `development, \`--allow-any-port\` the port rule alone. At most ${MAX_WEBHOOKS} webhooks per ` +
         'organization and environment.',

@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
 import * as C from '../../../src/api/contract.js';
+import { HOUR_MS } from '../../../src/api/limits.js';
 import type { Accounts } from '../domain/accounts.js';
-import { COPIES_OF_A_CUT, DEFAULT_CONVERSION_LIMITS, type Exports } from '../domain/exports.js';
-import type { LiveStreams, Recordings } from '../domain/live.js';
+import { COPIES_OF_A_CUT, type Exports } from '../domain/exports.js';
+import { RECORDING_RETENTION_MS, type LiveStreams, type Recordings } from '../domain/live.js';
 import { fileAnswer, op, params, ref, type Api } from '../http/api.js';
 import { sendFile } from '../http/static.js';
+import { COLUMNS, PER_SHEET, THUMB_HEIGHT, THUMB_WIDTH } from '../live/storyboard.js';
 import { spoken } from '../processing/ffmpeg.js';
-import { DEFAULT_LIMITS } from '../processing/pipeline.js';
+import type { Settings } from '../settings.js';
 
 /** #9–#11: keys, and clip tokens for their own stream (LiveStreams.find). */
 const CLIP = ['key', 'clip'] as const;
@@ -14,9 +16,19 @@ const CLIP = ['key', 'clip'] as const;
 /** Live streams (decision), #9 temporary recordings, #10 conversion, #11 converted videos, and recording playback. */
 export function liveRoutes(
   app: Api,
-  deps: { accounts: Accounts; streams: LiveStreams; recordings: Recordings; exports: Exports },
+  deps: {
+    accounts: Accounts;
+    streams: LiveStreams;
+    recordings: Recordings;
+    exports: Exports;
+    /** The running service's limits, which the descriptions state. */
+    settings: Settings;
+  },
 ): void {
   const { accounts, streams, recordings, exports } = deps;
+  const { conversionLimits, limits } = deps.settings;
+  /** The merge window as this service runs it (`--merge-window-seconds`). */
+  const mergeWindow = `the merge window (${spoken(deps.settings.mergeWindowMs / 1000)}, \`--merge-window-seconds\`)`;
 
   app.post(
     '/live_streams',
@@ -74,8 +86,8 @@ export function liveRoutes(
       summary: 'Issue a new stream key',
       description:
         'Decision (keys only). The answer is the stream with its new key. The old key stops at once: a publish using it is ' +
-        'cut and a publish with it is refused from now on. Every recording stays; a publisher back with the new key within the ' +
-        'merge window (1 minute) continues its recording.',
+        'cut and a publish with it is refused from now on. Every recording stays; a publisher back with the new key within ' +
+        `${mergeWindow} continues its recording.`,
       what: "change a stream's key",
       params: params('id'),
       ok: ref(C.LiveStream),
@@ -90,8 +102,9 @@ export function liveRoutes(
       operationId: 'listTemporaryRecordings',
       summary: '#9 List temporary recordings',
       description:
-        'Oldest first, listed as soon as a publish begins. A publisher back within the merge window (1 minute) continues the same ' +
-        'recording; a recording is complete once the stream has stayed stopped for more than the window. Deleted 3 days after its end. ' +
+        `Oldest first, listed as soon as a publish begins. A publisher back within ${mergeWindow} continues the same ` +
+        'recording; a recording is complete once the stream has stayed stopped for more than the window. ' +
+        `Deleted ${RECORDING_RETENTION_MS / (24 * HOUR_MS)} days after its end. ` +
         'Decision: `stream_key` is whole for a key only; a clip token gets it masked (`lv_…` and its last four characters).',
       scopes: CLIP,
       what: "read another stream's recordings",
@@ -111,10 +124,10 @@ export function liveRoutes(
         'Cut frame-accurately, then the normal processing; `video-ready` when done. Several conversions may run at once. The answer ' +
         'is the export entry: PROCESSING, bytes 0, download_url null, no video_id. Decisions (issue 28): the same `from` and ' +
         '`duration` of the same recording, while its conversion is PROCESSING or EXPORTED, answer that entry as it stands (no ' +
-        `new video). At most ${DEFAULT_CONVERSION_LIMITS.perStream} conversions under way per live stream ` +
-        `(\`--max-conversions-per-stream\`) and ${DEFAULT_CONVERSION_LIMITS.perToken} per token ` +
+        `new video). At most ${conversionLimits.perStream} conversions under way per live stream ` +
+        `(\`--max-conversions-per-stream\`) and ${conversionLimits.perToken} per token ` +
         '(`--max-conversions-per-token`): past either, 429 `limit_reached` with `Retry-After`. A part longer than the longest ' +
-        `video the service takes (${spoken(DEFAULT_LIMITS.maxDurationSeconds)}, \`--max-duration-seconds\`) is 400. One ` +
+        `video the service takes (${spoken(limits.maxDurationSeconds)}, \`--max-duration-seconds\`) is 400. One ` +
         `whose estimated size (the recording's bytes per second × its length × ${COPIES_OF_A_CUT}: the cut, its MP4 and ` +
         'its HLS) would leave less than the reserve free (`--min-free-mb`) is ' +
         '507 `insufficient_storage`. The cut runs at a low CPU priority, within the time processing has for its length ' +
@@ -191,8 +204,10 @@ export function liveRoutes(
       summary: 'Storyboard of a recording: thumbnails along its timeline',
       description:
         'WebVTT: one cue per segment of temporary_playback (its span on the playlist timeline), whose text is a sprite ' +
-        "sheet relative to this address with the thumbnail's place, `storyboard/0.jpg?n=37#xywh=160,270,160,90` " +
-        "(160 × 90, 10 to a row, 100 to a sheet). Made as segments arrive; a sheet's `n` changes when it grows.",
+        "sheet relative to this address with the thumbnail's place, " +
+        `\`storyboard/0.jpg?n=37#xywh=${THUMB_WIDTH},${3 * THUMB_HEIGHT},${THUMB_WIDTH},${THUMB_HEIGHT}\` ` +
+        `(${THUMB_WIDTH} × ${THUMB_HEIGHT}, ${COLUMNS} to a row, ${PER_SHEET} to a sheet). Made as segments arrive; ` +
+        "a sheet's `n` changes when it grows.",
       scopes: 'public',
       params: params('id'),
       ok: fileAnswer('WebVTT', ['text/vtt']),

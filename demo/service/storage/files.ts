@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServiceError } from '../domain/errors.js';
+import { MiB } from '../../../src/api/limits.js';
 
 /** Where bytes live under the data directory. Names come from validated ids and keys only. */
 export class Files {
@@ -35,8 +36,8 @@ export interface Written {
 export const TEMP_MARK = '.part-';
 
 /** A meter looks at the free space again after this many bytes, or this long, whichever comes first. */
-const CHECK_EVERY_BYTES = 4 * 1024 * 1024;
-const CHECK_EVERY_MS = 1000;
+export const CHECK_EVERY_BYTES = 4 * MiB;
+export const CHECK_EVERY_MS = 1000;
 
 /** Bytes held for one body in flight: `check` looks again at the free space once `size` bytes are written. */
 export interface Hold {
@@ -161,7 +162,7 @@ export async function writeBody(
   });
   try {
     // flush: fsync before the stream closes, so the bytes are on disk before the row naming them commits.
-    await pipeline(req, meter, createWriteStream(temp, { highWaterMark: 1024 * 1024, flush: true }));
+    await pipeline(req, meter, createWriteStream(temp, { highWaterMark: MiB, flush: true }));
     if (!req.complete) throw new Error('incomplete');
     await rename(temp, target);
   } catch (err) {
