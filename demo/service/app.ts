@@ -82,7 +82,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** Decisions (README): how long a PUT body may send nothing, and how much of the data volume stays free. */
+/** Decisions (docs/service.md): how long a PUT body may send nothing, and how much of the data volume stays free. */
 export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_MIN_FREE_BYTES = 256 * 1024 * 1024;
 const PRUNE_EVERY_MS = 5 * 60_000;

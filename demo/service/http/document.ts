@@ -13,7 +13,7 @@ export const DOCUMENT = {
       version: '1.0.0',
       description:
         'Implements shared/service-spec.md; summaries name its endpoint numbers (#1 to #11). Every "not shown" of the spec is ' +
-        'decided here and in the README ("Decision: …"). Every error is `{"error": {"status", "code", "message", "field"?}}`.',
+        'decided here and in docs/service.md ("Decision: …"). Every error is `{"error": {"status", "code", "message", "field"?}}`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:4500', description: 'The local service (`npm run service`)' }],
