@@ -196,7 +196,7 @@ export async function main(): Promise<void> {
       rows: results.map((r) => ({ label: r.label, mbps: r.ms && mbps(r.ms) })),
     });
   }
-  // The README's chart is the run over every link; a run over some of them draws beside the temporary files.
+  // docs/benchmarks.md's chart is the run over every link; a run over some of them draws beside the temporary files.
   const svg = links.length === LINKS.length ? join(ROOT, 'bench/link.svg') : join(tmpdir(), 'link-bench.svg');
   await writeFile(svg, barChart(`Upload of ${SIZE / MiB} MiB from Chromium, MB/s`, figures));
   console.log(`\nchart: ${svg}`);

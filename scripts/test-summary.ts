@@ -114,6 +114,7 @@ export function closingLine(counts: Count[]): string {
 export const STEPS: { name: string; kind: StepKind; results?: string }[] = [
   { name: 'typecheck', kind: 'check' },
   { name: 'build', kind: 'check' },
+  { name: 'docs', kind: 'check' },
   { name: 'unit', kind: 'tap', results: 'unit.tap' },
   { name: 'service', kind: 'tap', results: 'service.tap' },
   { name: 'component', kind: 'component', results: 'component.json' },

@@ -21,6 +21,7 @@ step() {
 }
 step typecheck "typecheck" npm run --silent typecheck
 step build "build" npm run --silent build
+step docs "elements reference up to date" npx tsx scripts/docs-elements.ts --check
 step unit "unit (node:test)" "${NODE_TEST[@]}" --test-reporter=tap --test-reporter-destination=.test-results/unit.tap test/unit/*.test.ts
 step service "service (node:test)" "${NODE_TEST[@]}" --test-reporter=tap --test-reporter-destination=.test-results/service.tap test/service/*.test.ts
 step component "component (@web/test-runner, Chromium)" npm run --silent test:component

@@ -35,7 +35,7 @@ export const VIDEO_EXTENSIONS = [
 export const DEFAULT_ACCEPT = ['video/*', ...VIDEO_EXTENSIONS];
 /**
  * Chromium's connections per host over HTTP/1.1: one chunk per connection, which is what beats loss
- * (bench/link.bench.ts; the README has the figures). The chunk size follows the file (upload/plan.ts).
+ * (bench/link.bench.ts; docs/benchmarks.md has the figures). The chunk size follows the file (upload/plan.ts).
  */
 export const DEFAULT_PARALLEL_UPLOADS = 6;
 /**

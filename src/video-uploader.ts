@@ -117,7 +117,7 @@ export class VideoUploader extends LitElement {
   /**
    * Check each chunk's ETag against the MD5 of the bytes sent (hashed in a worker during the upload);
    * a mismatch sends the chunk again. For storages whose ETag is the MD5 of the body (S3-style). Off by
-   * default, for its cost in throughput (measured by `npm run bench`; the README has the figure).
+   * default, for its cost in throughput (measured by `npm run bench`; docs/benchmarks.md has the figure).
    */
   @property({ type: Boolean, attribute: 'verify-chunks' }) verifyChunks = false;
 

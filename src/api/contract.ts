@@ -2,7 +2,7 @@
  * The video service's contract (shared/service-spec.md), written once as JSON Schema (TypeBox).
  *   - The local service (demo/service) validates requests, serializes answers and generates `/openapi.json` from it.
  *   - The element takes its types from it through `import type` (./types.ts): nothing of it reaches the browser.
- * Fields the spec marks "not shown" are decisions, said in each description ("Decision: …") and in the README.
+ * Fields the spec marks "not shown" are decisions, said in each description ("Decision: …") and in docs/service.md.
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import {
@@ -126,7 +126,7 @@ export const ApiError = Type.Object(
   {
     error: Type.Object({
       status: Type.Integer(),
-      code: Type.String({ enum: ERROR_CODES, description: 'Stable, for programs; see the table in the README.' }),
+      code: Type.String({ enum: ERROR_CODES, description: 'Stable, for programs; see docs/service.md.' }),
       message: Type.String({ description: 'A sentence that names what was wrong and the bad value.' }),
       field: Type.Optional(Type.String({ description: 'The request field at fault, e.g. `chunks[2].eTag`.' })),
     }),

@@ -49,7 +49,7 @@ interface Dated {
 }
 
 /**
- * A segment's program date time is the date of its first frame (decision, README). hls.js shows that frame a
+ * A segment's program date time is the date of its first frame (decision, docs/live.md). hls.js shows that frame a
  * little after the segment's `start` (its timeline starts at the first decode time, before B-frames reorder): by
  * the segment's own parsed first-frame time where it has one, by what another segment of the same publish showed
  * where not.

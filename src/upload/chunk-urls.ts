@@ -5,7 +5,7 @@
  * the URLs of the next chunks are already being fetched; a PUT takes its chunk's URL when it starts.
  *
  * A URL is used once: a chunk sent again (an expired URL, a retry after an error) asks for a fresh one. The
- * service's chunk URLs are valid until their session expires (README: "Chunk URL validity").
+ * service's chunk URLs are valid until their session expires (docs/service.md: "Chunk URL validity").
  */
 export type FetchChunkUrl = (videoId: string, sessionKey: string, chunkId: number) => Promise<string>;
 

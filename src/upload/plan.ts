@@ -24,7 +24,7 @@ export const MAX_AUTO_CHUNK_BYTES = 64 * MiB;
  * The equal chunk size when `chunk-size` is not set and chunks do not shrink (one connection, or a file
  * @uppy/aws-s3 would not cut into the shrinking plan's count): enough chunks that every connection
  * (`parallel-uploads`) has several, within 5 to 64 MiB. Over a lossy link each TCP connection is held back by its
- * own losses, and parallel connections are what beats that (bench/link.bench.ts; the README has the figures).
+ * own losses, and parallel connections are what beats that (bench/link.bench.ts; docs/benchmarks.md has the figures).
  */
 export function autoChunkSize(size: number, parallel: number): number {
   const even = Math.ceil(size / (parallel * CHUNKS_PER_CONNECTION) / MiB) * MiB;
@@ -35,7 +35,7 @@ export function autoChunkSize(size: number, parallel: number): number {
  * Chunk sizes that shrink with what is left, when `chunk-size` is not set: each chunk is 1/`shrink` of the bytes
  * not yet cut (`shrink` is twice `parallel-uploads`), in whole MiB, 5 to 64 MiB; the last is what is left, however
  * small. 256 MiB over six connections: 22, 20, 18 … down to twelve of 5 MiB, 28 chunks. A chunk that
- * starts late is small, so one that starts on a slow connection no longer ends seconds after the others (README,
+ * starts late is small, so one that starts on a slow connection no longer ends seconds after the others (docs/benchmarks.md,
  * "Over real links", has the runs).
  */
 export function shrinkingSizes(size: number, shrink: number): number[] {

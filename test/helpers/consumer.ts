@@ -152,7 +152,7 @@ export const APPS: App[] = [
   },
   {
     name: 'vite',
-    // TypeScript too: its users get the element's and its events' types from the package (README).
+    // TypeScript too: its users get the element's and its events' types from the package (docs/frameworks.md).
     tools: ['vite', 'typescript', 'vue', 'svelte'],
     files: {
       'index.html': INDEX_HTML('<script type="module" src="/src/main.js"></script>'),

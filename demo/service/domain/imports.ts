@@ -19,7 +19,7 @@ import { GIB, MiB } from '../../../src/api/limits.js';
 export const IMPORT_VIDEO = 'import-video';
 
 /**
- * Decisions (README, docs/security.md): the largest file an import takes, how long its download may take in all,
+ * Decisions (docs/service.md, docs/security.md): the largest file an import takes, how long its download may take in all,
  * how long the server may take to begin its answer (each redirect too), and how long the body may send nothing.
  * The last two free an import slot held by a server that answers one byte a minute.
  */

@@ -375,7 +375,7 @@ export class Recordings {
 
   /**
    * Seconds from the start of a publish's media, as ffmpeg counts it (its earliest sample, audio or video), to its
-   * first frame. Decision (README): a program date time is the date of its segment's first frame, so a `from` is
+   * first frame. Decision (docs/service.md): a program date time is the date of its segment's first frame, so a `from` is
    * turned into a place in the media by this much more.
    */
   async firstFrameAt(id: string, seq: number): Promise<number> {

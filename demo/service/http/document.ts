@@ -27,7 +27,7 @@ export const document = ({ ingestLimits: INGEST, minFreeBytes, stallTimeoutMs }:
       version: '1.0.0',
       description:
         'Implements shared/service-spec.md; summaries name its endpoint numbers (#1 to #11). Every "not shown" of the spec is ' +
-        'decided here and in the README ("Decision: …"). Every error is `{"error": {"status", "code", "message", "field"?}}`.',
+        'decided here and in docs/service.md ("Decision: …"). Every error is `{"error": {"status", "code", "message", "field"?}}`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { LiveStreams, Recordings } from '../domain/live.js';
 import type { FromWorker, ToWorker, WorkerOptions } from './rtmp-worker.js';
 
-/** Decisions (README, docs/security.md): how the ingest holds against strangers (live/rtmp-worker.ts). */
+/** Decisions (docs/service.md, docs/security.md): how the ingest holds against strangers (live/rtmp-worker.ts). */
 export interface IngestLimits {
   maxConnections: number;
   /** A connection that sends nothing for this long is closed. */

@@ -11,7 +11,7 @@ import { frameRate, probe, run } from './ffmpeg.js';
  *          them all), but the parameter sets change at each seam (x264's edges, the encoder's middle,
  *          carried in band), and Chromium's decoder drops the frames it holds for reordering there:
  *          146 of 150 frames played in the end-to-end test, against 150 for `whole`.
- * bench/live.bench.ts measures both on the same part (time, duration, frames, decode problems); the README
+ * bench/live.bench.ts measures both on the same part (time, duration, frames, decode problems); docs/benchmarks.md
  * has the figures.
  */
 export type CutStrategy = 'edges' | 'whole';

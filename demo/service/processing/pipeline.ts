@@ -15,7 +15,7 @@ import {
 import { readMediaInfo } from './mediainfo.js';
 
 /**
- * Decisions (README): what an upload may be, and how long processing may take. Past a limit, the video fails
+ * Decisions (docs/service.md): what an upload may be, and how long processing may take. Past a limit, the video fails
  * with a reason a person understands. Configurable with the service's flags.
  */
 export interface ProcessingLimits {
