@@ -94,8 +94,9 @@ describe('<recording-clipper> in the languages of <video-uploader> (src/locale/c
         assert.ok(text.trim(), `${lang}.${path} is empty`);
         for (const arg of args) assert.ok(text.includes(String(arg)), `${lang}.${path} shows its argument ${arg}`);
         // A sentence of three words or more is never the same in another language; a word like "Live" may be.
-        const [, englishText] = englishTexts.find(([p]) => p === path)!;
-        if (words(englishText, args).length >= 3) assert.notEqual(text, englishText, `${lang}.${path} is translated`);
+        const englishText = englishTexts.find(([p]) => p === path)?.[1];
+        if (englishText !== undefined && words(englishText, args).length >= 3)
+          assert.notEqual(text, englishText, `${lang}.${path} is translated`);
       }
       // Without a reason, a failure is a sentence of its own, not one cut off at a colon.
       assert.match(table.failed(''), /[.。]$/, `${lang}.failed without a reason`);
