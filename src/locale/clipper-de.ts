@@ -52,7 +52,8 @@ const de: Table = {
   play: (length) => `Video (${length}) abspielen`,
   deleted:
     'Diese Aufnahme wurde gelöscht (Aufnahmen werden 3 Tage aufbewahrt) und kann daher nicht mehr geschnitten werden.',
-  unreachable: 'Der Videodienst ist gerade nicht erreichbar; die Liste wird aktualisiert, sobald er es wieder ist.',
+  unreachable:
+    'Der Videodienst ist gerade nicht erreichbar; die Liste wird aktualisiert, sobald er wieder erreichbar ist.',
   unplayable: uploader.previewUnsupported,
 };
 export default de;

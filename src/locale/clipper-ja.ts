@@ -27,12 +27,12 @@ const ja: Table = {
   keysHelp:
     '矢印キーでつまみを 1 秒、Shift+矢印キーで開始位置を 1 フレーム、Page Up / Page Down で 10 秒動かします。I と O で開始と終了を再生位置に設定します。',
   timecodeInvalid: (field, text) =>
-    `${field}: ${b(text)} はタイムコードではありません。時:分:秒.ミリ秒 の形式 (例: 00:01:05.250) で入力してください。`,
+    `${field}: ${b(text)} はタイムコードではありません。時:分:秒.ミリ秒の形式 (例: 00:01:05.250) で入力してください。`,
   preview: '範囲をループ再生',
   convert: '動画に変換',
   convertWhole: '録画全体を変換',
   wholeWaits: '録画全体は配信の終了後に変換できます。範囲は今すぐ変換できます。',
-  requested: (length, start) => `${start} から ${length} を変換しています…`,
+  requested: (length, start) => `${start} から ${length}を変換しています…`,
   entryStatus: { PROCESSING: '変換中…', EXPORTED: '完了', FAILED: '失敗' },
   entry: (start, length, status) => `${start}、${length}: ${status}`,
   exportsLabel: 'この録画の変換',
@@ -43,7 +43,7 @@ const ja: Table = {
   noVideos: 'まだありません。',
   videoStatus: { waiting: 'ファイル待ち', processing: '処理中', ready: '準備完了', failed: '失敗' },
   video: (length, status) => `${length}、${status}`,
-  play: (length) => `${length} の動画を再生`,
+  play: (length) => `${length}の動画を再生`,
   deleted: 'この録画は削除されたため (録画の保存期間は 3 日間です)、クリップできなくなりました。',
   unreachable: '現在、動画サービスに接続できません。接続できるようになるとリストが更新されます。',
   unplayable: uploader.previewUnsupported,

@@ -42,7 +42,7 @@ const zh: Table = {
   noVideos: '暂无。',
   videoStatus: { waiting: '等待文件', processing: '处理中', ready: '已就绪', failed: '失败' },
   video: (length, status) => `${length}，${status}`,
-  play: (length) => `播放 ${length} 的视频`,
+  play: (length) => `播放 ${length}的视频`,
   deleted: '此录像已被删除（录像保留 3 天），因此无法再剪辑。',
   unreachable: '目前无法连接视频服务；恢复连接后列表会自动更新。',
   unplayable: uploader.previewUnsupported,
