@@ -47,6 +47,12 @@ export default tseslint.config(
           selector: 'CallExpression[callee.name=/^(xit|xdescribe|xcontext|xspecify)$/]',
           message: 'No x-prefixed (skipped) mocha tests in a committed test: fix or delete it.',
         },
+        {
+          // node:test's options ({ only: true }, { skip: 'why' }) and its test context's t.skip() / this.skip() in mocha.
+          selector:
+            ':matches(CallExpression[callee.name=/^(describe|suite|it|test)$/] > ObjectExpression > Property[key.name=/^(only|skip|todo)$/], CallExpression[callee.property.name=/^(skip|todo)$/]:matches([callee.object.name="t"], [callee.object.type="ThisExpression"]))',
+          message: 'No skipped or focused test in a committed test: fix or delete it (and update test/counts.json).',
+        },
       ],
     },
   },
