@@ -6,7 +6,9 @@
  *  - a failed or cancelled node:test test (a test under a `before` hook that throws is "cancelled");
  *  - a failed or flaky Playwright test, and each of Playwright's global errors (a global setup that throws);
  *  - a step without tests (typecheck, build) that exited non-zero;
- *  - a runner that exited non-zero while its results count no failure, or that wrote no results at all.
+ *  - a runner that exited non-zero while its results count no failure, or that wrote no results at all;
+ *  - a step (a component engine each) that ran fewer tests than test/counts.json records for it: a skipped or
+ *    deleted file, a committed `.only`, or an engine left out (BROWSERS) would otherwise pass unseen.
  */
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
@@ -25,27 +27,41 @@ export interface Count {
   passed: number;
   failed: number;
   skipped: number;
+  /** How many tests the runner says ran (passed or failed); undefined when it left no readable results. */
+  ran?: number;
   /** Why failures were counted beyond the runner's own, if any. */
   notes: string[];
 }
 
-function countResults(step: Step): Omit<Count, 'name' | 'notes'> & { notes: string[] } {
+/** What a runner's results file says; a component run, one count per engine ("component (webkit)"). */
+function countResults(step: Step): Count[] {
   const notes: string[] = [];
   const text = step.results ?? '';
   if (step.kind === 'tap') {
     const total = (label: string) => Number(new RegExp(`^# ${label} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
     const cancelled = total('cancelled');
     if (cancelled) notes.push(`${cancelled} cancelled`);
-    return {
-      passed: total('pass'),
-      failed: total('fail') + cancelled,
-      skipped: total('skipped') + total('todo'),
-      notes,
-    };
+    return [
+      {
+        name: step.name,
+        passed: total('pass'),
+        failed: total('fail') + cancelled,
+        skipped: total('skipped') + total('todo'),
+        notes,
+      },
+    ];
   }
   if (step.kind === 'component') {
-    const parsed = JSON.parse(text) as { passed: number; failed: number };
-    return { passed: parsed.passed, failed: parsed.failed, skipped: 0, notes };
+    const parsed = JSON.parse(text) as { engines: Record<string, { passed: number; failed: number }> };
+    const engines = Object.entries(parsed.engines);
+    if (engines.length === 0) throw new Error('no engine');
+    return engines.map(([engine, c]) => ({
+      name: `${step.name} (${engine})`,
+      passed: c.passed,
+      failed: c.failed,
+      skipped: 0,
+      notes: [],
+    }));
   }
   if (step.kind === 'playwright') {
     const parsed = JSON.parse(text) as {
@@ -55,52 +71,70 @@ function countResults(step: Step): Omit<Count, 'name' | 'notes'> & { notes: stri
     const errors = parsed.errors ?? [];
     for (const e of errors) notes.push(`global error: ${(e.message ?? '').split('\n')[0]}`);
     const stats = parsed.stats ?? {};
-    return {
-      passed: stats.expected ?? 0,
-      failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0) + errors.length,
-      skipped: stats.skipped ?? 0,
-      notes,
-    };
+    return [
+      {
+        name: step.name,
+        passed: stats.expected ?? 0,
+        failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0) + errors.length,
+        skipped: stats.skipped ?? 0,
+        notes,
+      },
+    ];
   }
-  return { passed: 0, failed: 0, skipped: 0, notes };
+  return [{ name: step.name, passed: 0, failed: 0, skipped: 0, notes }];
 }
 
-/** Each step's counts, with the failures its runner did not count added. */
-export function summarize(steps: Step[]): Count[] {
-  return steps.map((step) => {
-    if (step.exit === undefined) return { name: step.name, passed: 0, failed: 1, skipped: 0, notes: ['did not run'] };
-    if (step.kind === 'check') {
-      return {
-        name: step.name,
-        passed: 0,
-        failed: step.exit === 0 ? 0 : 1,
-        skipped: 0,
-        notes: step.exit === 0 ? [] : [`exited ${step.exit}`],
-      };
+/** One step's counts, with the failures its runner did not count added. */
+function countStep(step: Step): Count[] {
+  const failedStep = (notes: string[]): Count[] => [{ name: step.name, passed: 0, failed: 1, skipped: 0, notes }];
+  if (step.exit === undefined) return failedStep(['did not run']);
+  if (step.kind === 'check') return step.exit === 0 ? countResults(step) : failedStep([`exited ${step.exit}`]);
+  let counts: Count[];
+  try {
+    if (step.results === undefined || step.results.trim() === '') throw new Error('no results');
+    counts = countResults(step);
+  } catch {
+    return failedStep([`exited ${step.exit} and wrote no readable results`]);
+  }
+  if (step.exit !== 0 && counts.every((c) => c.failed === 0)) {
+    counts[0]!.failed = 1;
+    counts[0]!.notes.push(`exited ${step.exit} though its results count no failure`);
+  }
+  for (const c of counts) {
+    c.ran = c.passed + c.failed;
+    if (step.exit === 0 && c.passed === 0) {
+      c.failed += 1;
+      c.notes.push('ran no test');
     }
-    let count: ReturnType<typeof countResults>;
-    try {
-      if (step.results === undefined || step.results.trim() === '') throw new Error('no results');
-      count = countResults(step);
-    } catch {
-      return {
-        name: step.name,
-        passed: 0,
-        failed: 1,
-        skipped: 0,
-        notes: [`exited ${step.exit} and wrote no readable results`],
-      };
+  }
+  return counts;
+}
+
+/**
+ * Each step's counts, with the failures its runner did not count added; `recorded` (test/counts.json) is the
+ * floor: a step, or a component engine, that ran fewer tests than recorded fails, and one missing from the
+ * results ran 0. A step that failed as a whole (no results) is not counted twice.
+ */
+export function summarize(steps: Step[], recorded: Record<string, number> = {}): Count[] {
+  const counts = steps.flatMap(countStep);
+  for (const [name, floor] of Object.entries(recorded)) {
+    const stepName = name.replace(/ \(.*\)$/, '');
+    if (counts.some((c) => c.name === stepName && c.ran === undefined)) continue;
+    let count = counts.find((c) => c.name === name);
+    if (!count) {
+      count = { name, passed: 0, failed: 0, skipped: 0, ran: 0, notes: [] };
+      const last = counts.findLastIndex((c) => c.name.replace(/ \(.*\)$/, '') === stepName);
+      counts.splice(last + 1, 0, count);
     }
-    if (step.exit !== 0 && count.failed === 0) {
-      count.failed = 1;
-      count.notes.push(`exited ${step.exit} though its results count no failure`);
-    }
-    if (step.exit === 0 && count.passed === 0) {
+    const ran = count.ran ?? 0;
+    if (ran < floor) {
       count.failed += 1;
-      count.notes.push('ran no test');
+      count.notes.push(
+        `${ran} tests ran, the repository records ${floor} (test/counts.json): ${name === stepName ? 'a test or a file was skipped or deleted' : 'the engine did not run, or a test or a file was skipped or deleted'}; if on purpose, update the count in the same commit`,
+      );
     }
-    return { name: step.name, ...count };
-  });
+  }
+  return counts;
 }
 
 /** The closing line; the plain form that CI reads ("tests: N passed, N failed", then skipped if any). */
@@ -121,6 +155,15 @@ export const STEPS: { name: string; kind: StepKind; results?: string }[] = [
   { name: 'e2e', kind: 'playwright', results: 'e2e.json' },
 ];
 
+/**
+ * test/counts.json: how many tests each step runs, a component engine each. It changes in the commit that adds
+ * or removes tests, so that a run with fewer (a file skipped or deleted, an engine left out) fails.
+ */
+export async function recordedCounts(file = 'test/counts.json'): Promise<Record<string, number>> {
+  const { counts } = JSON.parse(await readFile(file, 'utf8')) as { counts: Record<string, number> };
+  return counts;
+}
+
 async function main(dir = '.test-results'): Promise<void> {
   const read = (file: string) => readFile(`${dir}/${file}`, 'utf8').catch(() => undefined);
   const steps: Step[] = [];
@@ -133,10 +176,10 @@ async function main(dir = '.test-results'): Promise<void> {
       results: s.results && (await read(s.results)),
     });
   }
-  const counts = summarize(steps);
+  const counts = summarize(steps, await recordedCounts());
   for (const c of counts) {
     console.log(
-      `  ${c.name.padEnd(10)} ${c.passed} passed, ${c.failed} failed${c.skipped ? `, ${c.skipped} skipped` : ''}${c.notes.length ? ` (${c.notes.join('; ')})` : ''}`,
+      `  ${c.name.padEnd(20)} ${c.passed} passed, ${c.failed} failed${c.skipped ? `, ${c.skipped} skipped` : ''}${c.notes.length ? ` (${c.notes.join('; ')})` : ''}`,
     );
   }
   console.log(closingLine(counts));

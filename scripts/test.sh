@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # npm test: everything, as CI runs it. Installs the system packages it needs (ffmpeg, Chromium) first,
 # runs every step even when one fails, writes each step's exit status to .test-results/<step>.exit, and
-# ends with one line: "tests: N passed, N failed" (scripts/test-summary.ts says what counts as failed).
+# ends with one line: "tests: N passed, N failed" (scripts/test-summary.ts says what counts as failed; a step
+# that ran fewer tests than test/counts.json records fails too).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-deps.sh --browser || exit 1
 [[ -d node_modules ]] || npm ci || exit 1
 rm -rf .test-results && mkdir -p .test-results
 
-# node:test: no test may hang CI; a service that never becomes ready fails its suite in time.
+# node:test: no test may hang CI; a service that never becomes ready fails its suite in time. Without
+# --test-only a committed test.only runs everything, so it cannot narrow the run (never add that flag here).
 NODE_TEST=(node --import tsx --test --test-concurrency=1 --test-timeout=300000 --test-reporter=spec --test-reporter-destination=stdout)
 
 step() {
@@ -24,7 +26,7 @@ step build "build" npm run --silent build
 step docs "elements reference up to date" npx tsx scripts/docs-elements.ts --check
 step unit "unit (node:test)" "${NODE_TEST[@]}" --test-reporter=tap --test-reporter-destination=.test-results/unit.tap test/unit/*.test.ts
 step service "service (node:test)" "${NODE_TEST[@]}" --test-reporter=tap --test-reporter-destination=.test-results/service.tap test/service/*.test.ts
-step component "component (@web/test-runner, Chromium)" npm run --silent test:component
+step component "component (@web/test-runner: Chromium, Firefox, WebKit, or those BROWSERS names)" npm run --silent test:component
 step e2e "end-to-end and the packed package (Playwright, Chromium)" npm run --silent test:e2e
 
 echo

@@ -2,8 +2,8 @@ import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import type { VideoUploader } from '../../src/index.js';
 import { bytes, env, nextEvent, pick, uploader } from './helpers.js';
 
-/** What a person reads: bidi isolation marks (around file names and values) left out. */
-const text = (node: Element | null | undefined) => (node?.textContent ?? '').replace(/[\u2068\u2069]/g, '');
+/** What a person reads, file names bidi-isolated as the element writes them. */
+const text = (node: Element | null | undefined) => node?.textContent ?? '';
 const root = (el: VideoUploader) => el.shadowRoot!.querySelector<HTMLElement>('.uppy-Root')!;
 const title = (el: VideoUploader) => text(el.shadowRoot!.querySelector('.uppy-Dashboard-AddFiles-title'));
 const note = (el: VideoUploader) => text(el.shadowRoot!.querySelector('.uppy-Dashboard-note'));

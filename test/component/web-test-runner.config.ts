@@ -45,31 +45,74 @@ async function recordingToClip(service: RunningService, key: string) {
   return { streamId: stream._id as string, token: token as string, recordingId: recording._id as string };
 }
 
-/** Counts passed and failed tests into .test-results/component.json for npm test's closing line. */
+/** The three engines, by the names BROWSERS and test/counts.json give them. */
+const ENGINES = ['chromium', 'firefox', 'webkit'];
+/**
+ * BROWSERS=chromium,firefox,webkit (all three when unset or empty) runs only those, to save time while working;
+ * CI unsets it (.ci/run), and the closing line fails an engine that ran fewer tests than test/counts.json records.
+ * A name that is not an engine is refused rather than silently running nothing.
+ */
+function chosenEngines(list = process.env.BROWSERS): string[] {
+  if (!list) return ENGINES;
+  const names = list.split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !ENGINES.includes(n));
+  if (unknown.length > 0)
+    throw new Error(`BROWSERS=${list}: ${unknown.join(', ')} is not an engine; use ${ENGINES.join(', ')}`);
+  return names;
+}
+const engines = chosenEngines();
+
+const webkit = await startWebKitDriver();
+const LAUNCHERS: Record<string, BrowserLauncher> = {
+  chromium: playwrightLauncher({ product: 'chromium', launchOptions: { ...chromiumLaunchOptions(), headless: true } }),
+  // Debian's firefox-esr, driven by Puppeteer over WebDriver BiDi (Playwright cannot drive a stock Firefox).
+  // Its session prefers a dark colour scheme: BiDi cannot emulate media, so theme="auto" is tested against this.
+  // (The launcher's own copy of @web/test-runner-core is a patch release apart from the runner's: same shape.)
+  firefox: puppeteerLauncher({
+    launchOptions: {
+      browser: 'firefox',
+      executablePath: '/usr/bin/firefox-esr',
+      headless: true,
+      extraPrefsFirefox: { 'layout.css.prefers-color-scheme.content-override': 0 },
+    },
+  }) as unknown as BrowserLauncher,
+  // Debian's WebKitGTK: WebKitWebDriver automating its MiniBrowser under Xvfb, over classic WebDriver.
+  webkit: webdriverLauncher({
+    hostname: '127.0.0.1',
+    port: webkit.port,
+    logLevel: 'error',
+    capabilities: {
+      browserName: 'MiniBrowser',
+      'wdio:enforceWebDriverClassic': true,
+      'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+    } as WebdriverIO.Capabilities,
+  }) as unknown as BrowserLauncher,
+};
+
+/** Counts passed and failed tests per engine into .test-results/component.json, for npm test's closing line. */
 function countingReporter(): Reporter {
   return {
     async onTestRunFinished({ sessions }) {
-      let passed = 0;
-      let failed = 0;
-      const walk = (suite: { tests: { passed: boolean }[]; suites: unknown[] }) => {
-        for (const t of suite.tests) {
-          if (t.passed) passed++;
-          else failed++;
-        }
-        for (const s of suite.suites) walk(s as typeof suite);
-      };
+      const counts: Record<string, { passed: number; failed: number }> = {};
+      for (const engine of engines) counts[engine] = { passed: 0, failed: 0 };
       for (const session of sessions) {
+        const engine = ENGINES.find((name) => LAUNCHERS[name] === session.browser)!;
+        const count = counts[engine]!;
+        const walk = (suite: { tests: { passed: boolean }[]; suites: unknown[] }) => {
+          for (const t of suite.tests) {
+            if (t.passed) count.passed++;
+            else count.failed++;
+          }
+          for (const s of suite.suites) walk(s as typeof suite);
+        };
         if (session.testResults) walk(session.testResults as never);
-        if (session.errors.length > 0 && !session.testResults?.tests.length) failed++;
+        if (session.errors.length > 0 && !session.testResults?.tests.length) count.failed++;
       }
       await mkdir(`${ROOT}/.test-results`, { recursive: true });
-      await writeFile(`${ROOT}/.test-results/component.json`, JSON.stringify({ passed, failed }));
+      await writeFile(`${ROOT}/.test-results/component.json`, JSON.stringify({ engines: counts }));
     },
   };
 }
-
-const webkit = await startWebKitDriver();
-const ENGINES = ['chromium', 'firefox', 'webkit'];
 
 const config: TestRunnerConfig = {
   reporters: [defaultReporter(), countingReporter()],
@@ -77,33 +120,9 @@ const config: TestRunnerConfig = {
   files: ['test/component/**/*.test.ts'],
   concurrency: 1,
   testsFinishTimeout: 300_000,
-  testFramework: { config: { timeout: 30_000 } },
-  // BROWSERS=chromium,firefox,webkit (all three by default) runs only those.
-  browsers: [
-    playwrightLauncher({ product: 'chromium', launchOptions: { ...chromiumLaunchOptions(), headless: true } }),
-    // Debian's firefox-esr, driven by Puppeteer over WebDriver BiDi (Playwright cannot drive a stock Firefox).
-    // Its session prefers a dark colour scheme: BiDi cannot emulate media, so theme="auto" is tested against this.
-    // (The launcher's own copy of @web/test-runner-core is a patch release apart from the runner's: same shape.)
-    puppeteerLauncher({
-      launchOptions: {
-        browser: 'firefox',
-        executablePath: '/usr/bin/firefox-esr',
-        headless: true,
-        extraPrefsFirefox: { 'layout.css.prefers-color-scheme.content-override': 0 },
-      },
-    }) as unknown as BrowserLauncher,
-    // Debian's WebKitGTK: WebKitWebDriver automating its MiniBrowser under Xvfb, over classic WebDriver.
-    webdriverLauncher({
-      hostname: '127.0.0.1',
-      port: webkit.port,
-      logLevel: 'error',
-      capabilities: {
-        browserName: 'MiniBrowser',
-        'wdio:enforceWebDriverClassic': true,
-        'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
-      } as WebdriverIO.Capabilities,
-    }) as unknown as BrowserLauncher,
-  ].filter((_, i) => !process.env.BROWSERS || process.env.BROWSERS.split(',').includes(ENGINES[i]!)),
+  // forbidOnly: a committed it.only or describe.only fails its file instead of narrowing the run.
+  testFramework: { config: { timeout: 30_000, forbidOnly: true } },
+  browsers: engines.map((engine) => LAUNCHERS[engine]!),
   filterBrowserLogs: ({ args }) =>
     !args.some((a) => typeof a === 'string' && (a.startsWith('[vite]') || a.startsWith('Lit is in dev mode'))),
   middleware: [

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import { isolated } from '../helpers/bidi.js';
 import { sha256 } from '../helpers/media.js';
 import { addFile, env, event, expect, faults, getVideo, message, open, test } from './demo.js';
 import { storedSha256 } from '../helpers/service.js';
@@ -25,7 +26,7 @@ async function expectStoppedWithError(page: Page) {
 test('refuses an empty file with a message', async ({ page }) => {
   await open(page);
   await addFile(page, await fileNamed('empty.mp4', new Uint8Array(0)));
-  await expect(message(page, 'is empty (0 bytes)')).toBeVisible();
+  await expect(message(page, `${isolated('empty.mp4')} is empty (0 bytes)`)).toBeVisible();
   await expect(page.locator('#events li[data-event="video-created"]')).toHaveCount(0);
 });
 

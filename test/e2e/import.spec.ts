@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { basename, dirname } from 'node:path';
+import { isolated } from '../helpers/bidi.js';
 import { media, sha256 } from '../helpers/media.js';
 import { serveStatic } from '../helpers/static.js';
 import { env, event, expect, expectPreviewPlays, getVideo, open, test } from './demo.js';
@@ -44,10 +45,12 @@ test('a link that leads nowhere is said so on its preview, and video-failed name
   const { reason } = await event(page, 'video-failed');
   expect(reason).toBe('The import failed: the URL answered HTTP 404 Not Found.');
   const failed = page.locator('video-uploader .preview[data-state="failed"] [role="status"]');
-  // What a person reads, without the bidi isolation marks around the name and the reason.
+  // The name and the reason each bidi-isolated in the sentence.
   await expect
-    .poll(() => failed.evaluate((el) => el.textContent!.replace(/[\u2068\u2069]/g, '').trim()))
-    .toBe('no-such-video.mp4 could not be processed: The import failed: the URL answered HTTP 404 Not Found.');
+    .poll(() => failed.evaluate((el) => el.textContent!.trim()))
+    .toBe(
+      `${isolated('no-such-video.mp4')} could not be processed: ${isolated('The import failed: the URL answered HTTP 404 Not Found.')}`,
+    );
 });
 
 test('a link the service refuses at once is said so, in the Dashboard, and upload-error names why', async ({

@@ -14,6 +14,8 @@ export default defineConfig({
   expect: { timeout: 30_000 },
   workers: 1,
   retries: 0,
+  // A committed test.only would narrow the run to one test and keep CI green: refused everywhere, not only on CI.
+  forbidOnly: true,
   reporter: [['list'], ['json', { outputFile: '../../.test-results/e2e.json' }]],
   outputDir: '../../test-results',
   globalSetup: './global-setup.ts',

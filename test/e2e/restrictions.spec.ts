@@ -1,13 +1,14 @@
 import type { Page } from '@playwright/test';
+import { isolated } from '../helpers/bidi.js';
 import { media } from '../helpers/media.js';
 import { addFile, event, expect, open, test } from './demo.js';
 
-/** What the Dashboard said, without the bidi isolation marks around file names. */
+/** What the Dashboard said, file names bidi-isolated as it says them. */
 const said = (page: Page) =>
   page
     .locator('video-uploader .uppy-Informer [role="alert"]')
     .first()
-    .evaluate((el) => el.textContent!.replace(/[\u2068\u2069]/g, '').trim());
+    .evaluate((el) => el.textContent!.trim());
 
 /** No video object was made for any file: nothing was refused late. */
 async function expectNothingCreated(page: Page) {
@@ -19,7 +20,9 @@ async function expectNothingCreated(page: Page) {
 test('refuses an MP4 longer than max-duration before adding it, naming its length and the limit', async ({ page }) => {
   await open(page, { 'max-duration': '5s' });
   await addFile(page, await media('h264-aac-720p-10s.mp4'));
-  await expect.poll(() => said(page)).toBe('h264-aac-720p-10s.mp4 is 10 s long; videos up to 5 s are accepted.');
+  await expect
+    .poll(() => said(page))
+    .toBe(`${isolated('h264-aac-720p-10s.mp4')} is 10 s long; videos up to 5 s are accepted.`);
   await expectNothingCreated(page);
   await addFile(page, await media('h264-aac-320p-4s.mp4'));
   await event(page, 'upload-success');
@@ -32,7 +35,9 @@ test('reads an MPEG-TS (MPEG-2) file Chromium cannot decode with MediaInfo, and 
   page.on('request', (r) => /mediainfo|media-info/i.test(r.url()) && wasm.push(r.url()));
   await open(page, { 'max-duration': '3s' });
   await addFile(page, await media('mpeg2-mp2-4s.ts'));
-  await expect.poll(() => said(page)).toBe('mpeg2-mp2-4s.ts is 4 s long; videos up to 3 s are accepted.');
+  await expect
+    .poll(() => said(page))
+    .toBe(`${isolated('mpeg2-mp2-4s.ts')} is 4 s long; videos up to 3 s are accepted.`);
   await expectNothingCreated(page);
   expect(wasm.length, 'MediaInfo was loaded for it').toBeGreaterThan(0);
   await open(page, { 'min-duration': '2s', 'max-resolution': '720x576' });
@@ -45,7 +50,9 @@ test('judges a portrait video by its longer and shorter sides against max-resolu
 }) => {
   await open(page, { 'max-resolution': '480p' });
   await addFile(page, await media('h264-aac-portrait-3s.mp4'));
-  await expect.poll(() => said(page)).toBe('h264-aac-portrait-3s.mp4 is 720×1280; videos up to 853×480 are accepted.');
+  await expect
+    .poll(() => said(page))
+    .toBe(`${isolated('h264-aac-portrait-3s.mp4')} is 720×1280; videos up to 853×480 are accepted.`);
   await expectNothingCreated(page);
   // 720p is 1280×720: the portrait 720×1280 fits it, side by side.
   await open(page, { 'max-resolution': '720p', 'min-resolution': '1280x720' });
@@ -60,7 +67,7 @@ test('min-resolution refuses a smaller frame; max-file-size still refuses beside
   await addFile(page, await media('h264-aac-320p-4s.mp4'));
   await expect
     .poll(() => said(page))
-    .toBe('h264-aac-320p-4s.mp4 is 480×320; videos of at least 1920×1080 are accepted.');
+    .toBe(`${isolated('h264-aac-320p-4s.mp4')} is 480×320; videos of at least 1920×1080 are accepted.`);
   await open(page, { 'max-duration': '1h', 'max-file-size': '1MB' });
   await addFile(page, await media('h264-aac-720p-10s-12mb.mp4'));
   await expect.poll(() => said(page)).toMatch(/exceeds maximum allowed size of 1 MB/);
@@ -85,7 +92,7 @@ test('each restriction refuses an MP4 and an MPEG-TS alike, by what the file is'
   ] as const) {
     await open(page, attributes);
     await addFile(page, await media(file));
-    await expect.poll(() => said(page), `${file} ${JSON.stringify(attributes)}`).toBe(`${file} ${refusal}`);
+    await expect.poll(() => said(page), `${file} ${JSON.stringify(attributes)}`).toBe(`${isolated(file)} ${refusal}`);
     await expectNothingCreated(page);
   }
 });

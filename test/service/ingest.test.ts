@@ -222,6 +222,41 @@ describe('RTMP ingest: connections that hold on', () => {
   });
 });
 
+describe('RTMP ingest: the idle rule alone', () => {
+  // The connect and publish deadlines are a minute away: only the 2 s idle rule can close a socket in this test.
+  let service: RunningService;
+  before(
+    async () =>
+      ({ service } = await startWithToken('acme', {
+        args: [
+          '--rtmp-idle-seconds',
+          '2',
+          '--rtmp-connect-within-seconds',
+          '60',
+          '--rtmp-publish-within-seconds',
+          '60',
+        ],
+      })),
+  );
+  after(() => service.stop());
+
+  it('closes a connection once it has sent nothing for --rtmp-idle-seconds, and keeps one that goes on talking', async () => {
+    const talking = await connected(service, '127.0.0.2');
+    const pings = setInterval(() => talking.write(command('_checkbw', 0, null)), 500);
+    try {
+      const silent = await connected(service, '127.0.0.3');
+      const ms = await closesIn(silent, 20_000);
+      // Not at once (no other rule closes it), and long before the one-minute deadlines: 20 s is ten idle periods.
+      assert.ok(ms >= 1_500 && ms < 20_000, `the silent connection closed after ${ms} ms`);
+      // The one that talks has been open longer than the silent one was, and stays open for another idle period and a half.
+      assert.equal(await closedWithin(talking, 3_000), false, 'the connection that keeps talking is still open');
+    } finally {
+      clearInterval(pings);
+      talking.destroy();
+    }
+  });
+});
+
 describe('RTMP ingest: strangers at the default limits', () => {
   let service: RunningService;
   let token: string;

@@ -6,6 +6,7 @@ import { VideoServiceError } from '../../src/api/errors.js';
 import { en, type Strings } from '../../src/locale/en.js';
 import { describeError } from '../../src/locale/errors.js';
 import { byPrefix, loadLanguage } from '../../src/locale/packs.js';
+import { isolated } from '../helpers/bidi.js';
 
 const UPPY_LIB = fileURLToPath(new URL('../../node_modules/@uppy/locales/lib/', import.meta.url));
 const OURS = ['ar', 'de', 'es', 'fr', 'he', 'it', 'ja', 'ko', 'nl', 'pt', 'ru', 'zh'];
@@ -73,6 +74,27 @@ describe('languages (src/locale)', () => {
         if (!/^(expected\.(theme))$/.test(path) && englishText.length > 12)
           assert.notEqual(text, englishText, `${lang}.${path} is translated`);
       }
+    }
+  });
+
+  it('bidi-isolates each file name, URL and reason in every sentence, in every language', async () => {
+    // Which arguments are names someone else wrote, read from English's parameter names (`(name, reason) =>`).
+    const NAMES = /^(name|url|reason)$/;
+    const named = sentences(en).flatMap(([path, , args]) => {
+      const fn: unknown = path.split('.').reduce((t: any, k) => t[k], en);
+      if (typeof fn !== 'function') return [];
+      const params = /^\(?([^)=]*)\)?\s*=>/
+        .exec(fn.toString())![1]!
+        .split(',')
+        .map((p) => p.trim().replace(/\W.*$/, ''));
+      return params.flatMap((param, i) => (NAMES.test(param) ? [[path, args[i]!] as const] : []));
+    });
+    assert.ok(named.length >= 20, `the sentences that carry a name: ${named.length}`);
+    for (const lang of ['en', ...OURS]) {
+      const strings = lang === 'en' ? en : (await loadLanguage(lang)).strings!;
+      const texts = new Map(sentences(strings).map(([path, text]) => [path, text]));
+      for (const [path, arg] of named)
+        assert.ok(texts.get(path)!.includes(isolated(arg)), `${lang}.${path}: ${arg} isolated`);
     }
   });
 

@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { en } from '../../src/locale/en.js';
 import { OptionError, parseDuration, parseResolution, type MediaLimits } from '../../src/options.js';
 import { formatDuration, refusal } from '../../src/upload/media-check.js';
+import { isolated } from '../helpers/bidi.js';
 
 const none: MediaLimits = { maxDuration: null, minDuration: null, maxResolution: null, minResolution: null };
-const plain = (text: string | undefined) => text?.replace(/[\u2068\u2069]/g, '');
 
 describe('media restrictions (src/options.ts, src/upload/media-check.ts)', () => {
   it('reads lengths as seconds, in units or as a clock', () => {
@@ -41,34 +41,31 @@ describe('media restrictions (src/options.ts, src/upload/media-check.ts)', () =>
   it('refuses by length and by frame, a portrait video judged as its landscape twin, naming value and limit', () => {
     const facts = { duration: 8, width: 1080, height: 1920 };
     assert.equal(
-      plain(refusal('long walk.mp4', facts, { ...none, maxDuration: 5 }, en)),
-      'long walk.mp4 is 8 s long; videos up to 5 s are accepted.',
+      refusal('long walk.mp4', facts, { ...none, maxDuration: 5 }, en),
+      `${isolated('long walk.mp4')} is 8 s long; videos up to 5 s are accepted.`,
     );
     assert.equal(
-      plain(refusal('a.mp4', facts, { ...none, minDuration: 600 }, en)),
-      'a.mp4 is 8 s long; videos of at least 10 min are accepted.',
+      refusal('a.mp4', facts, { ...none, minDuration: 600 }, en),
+      `${isolated('a.mp4')} is 8 s long; videos of at least 10 min are accepted.`,
     );
     assert.equal(refusal('a.mp4', facts, { ...none, maxResolution: { long: 1920, short: 1080 } }, en), undefined);
     assert.equal(
-      plain(refusal('a.mp4', facts, { ...none, maxResolution: { long: 1280, short: 720 } }, en)),
-      'a.mp4 is 1080×1920; videos up to 1280×720 are accepted.',
+      refusal('a.mp4', facts, { ...none, maxResolution: { long: 1280, short: 720 } }, en),
+      `${isolated('a.mp4')} is 1080×1920; videos up to 1280×720 are accepted.`,
     );
     assert.equal(
-      plain(refusal('a.mp4', facts, { ...none, minResolution: { long: 3840, short: 2160 } }, en)),
-      'a.mp4 is 1080×1920; videos of at least 3840×2160 are accepted.',
+      refusal('a.mp4', facts, { ...none, minResolution: { long: 3840, short: 2160 } }, en),
+      `${isolated('a.mp4')} is 1080×1920; videos of at least 3840×2160 are accepted.`,
     );
     assert.equal(refusal('a.mp4', facts, { ...none, maxDuration: 8 }, en), undefined, 'the limit itself passes');
   });
 
   it('refuses a file it cannot read when a limit needs what it cannot read (the documented rule)', () => {
-    const unreadable =
-      'x.bin could not be read as a video, so its length and resolution cannot be checked; it was not added.';
-    assert.equal(plain(refusal('x.bin', null, { ...none, maxDuration: 5 }, en)), unreadable);
+    const unreadable = (name: string) =>
+      `${isolated(name)} could not be read as a video, so its length and resolution cannot be checked; it was not added.`;
+    assert.equal(refusal('x.bin', null, { ...none, maxDuration: 5 }, en), unreadable('x.bin'));
     const noLength = { duration: null, width: 640, height: 360 };
-    assert.equal(
-      plain(refusal('x.webm', noLength, { ...none, maxDuration: 5 }, en)),
-      unreadable.replace('x.bin', 'x.webm'),
-    );
+    assert.equal(refusal('x.webm', noLength, { ...none, maxDuration: 5 }, en), unreadable('x.webm'));
     assert.equal(refusal('x.webm', noLength, { ...none, maxResolution: { long: 1920, short: 1080 } }, en), undefined);
   });
 

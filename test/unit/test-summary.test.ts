@@ -9,11 +9,15 @@ const playwright = (expected: number, unexpected: number, flaky = 0, errors: str
     stats: { expected, unexpected, flaky, skipped: 0 },
     errors: errors.map((message) => ({ message })),
   });
+const component = (passed: Record<string, number>, failed = 0) =>
+  JSON.stringify({
+    engines: Object.fromEntries(Object.entries(passed).map(([engine, n]) => [engine, { passed: n, failed }])),
+  });
 const green: Step[] = [
   { name: 'typecheck', kind: 'check', exit: 0 },
   { name: 'build', kind: 'check', exit: 0 },
   { name: 'service', kind: 'tap', exit: 0, results: tap(40, 0) },
-  { name: 'component', kind: 'component', exit: 0, results: JSON.stringify({ passed: 20, failed: 0 }) },
+  { name: 'component', kind: 'component', exit: 0, results: component({ chromium: 8, firefox: 6, webkit: 6 }) },
   { name: 'e2e', kind: 'playwright', exit: 0, results: playwright(36, 0) },
 ];
 const line = (steps: Step[]) => closingLine(summarize(steps));
@@ -54,6 +58,66 @@ describe('the closing line of npm test (scripts/test-summary.ts)', () => {
   it('counts a step that never ran, and a runner that ran no test', () => {
     assert.equal(line(replace('e2e', { exit: undefined, results: undefined })), 'tests: 60 passed, 1 failed');
     assert.equal(line(replace('service', { exit: 0, results: tap(0, 0) })), 'tests: 56 passed, 1 failed');
+  });
+
+  it('counts the component tests of each engine on a line of their own', () => {
+    assert.deepEqual(
+      summarize(green)
+        .filter((c) => c.name.startsWith('component'))
+        .map((c) => `${c.name}: ${c.passed}`),
+      ['component (chromium): 8', 'component (firefox): 6', 'component (webkit): 6'],
+    );
+  });
+
+  const recorded = {
+    service: 40,
+    'component (chromium)': 8,
+    'component (firefox)': 6,
+    'component (webkit)': 6,
+    e2e: 36,
+  };
+
+  it('fails a step that ran fewer tests than test/counts.json records, saying what to do if on purpose', () => {
+    assert.equal(closingLine(summarize(green, recorded)), 'tests: 96 passed, 0 failed');
+    const counts = summarize(replace('service', { results: tap(39, 0) }), recorded);
+    assert.equal(closingLine(counts), 'tests: 95 passed, 1 failed');
+    assert.deepEqual(counts.find((c) => c.name === 'service')!.notes, [
+      '39 tests ran, the repository records 40 (test/counts.json): a test or a file was skipped or deleted; if on purpose, update the count in the same commit',
+    ]);
+    // More than recorded is not a failure: the count is a floor.
+    assert.equal(
+      closingLine(summarize(replace('e2e', { results: playwright(37, 0) }), recorded)),
+      'tests: 97 passed, 0 failed',
+    );
+  });
+
+  it('fails each engine CI requires that did not run (BROWSERS=chromium), or ran fewer tests', () => {
+    const chromiumOnly = summarize(replace('component', { results: component({ chromium: 8 }) }), recorded);
+    assert.equal(closingLine(chromiumOnly), 'tests: 84 passed, 2 failed');
+    assert.deepEqual(
+      chromiumOnly.filter((c) => c.failed).map((c) => c.name),
+      ['component (firefox)', 'component (webkit)'],
+    );
+    assert.match(
+      chromiumOnly.find((c) => c.name === 'component (webkit)')!.notes[0]!,
+      /^0 tests ran, the repository records 6/,
+    );
+    const fewer = summarize(
+      replace('component', { results: component({ chromium: 8, firefox: 6, webkit: 5 }) }),
+      recorded,
+    );
+    assert.equal(closingLine(fewer), 'tests: 95 passed, 1 failed');
+  });
+
+  it('does not count a step twice that failed as a whole against its recorded number', () => {
+    assert.equal(
+      closingLine(summarize(replace('component', { exit: 1, results: undefined }), recorded)),
+      'tests: 76 passed, 1 failed',
+    );
+    assert.equal(
+      closingLine(summarize(replace('service', { exit: undefined }), recorded)),
+      'tests: 56 passed, 1 failed',
+    );
   });
 
   it('says how many were skipped, after the counts CI reads', () => {
