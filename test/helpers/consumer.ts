@@ -69,7 +69,7 @@ uploader.noSuchProperty = 1;
 export const id: number = (null as unknown as HTMLElementEventMap['video-created']).detail.videoId;
 `;
 
-/** A React page that uses the wrapper: typed props, and an `on…` prop for each event it logs. */
+/** A React page that uses the wrapper: typed props, and each of its eight `on…` props logging its event. */
 const REACT_JS = `import { createElement, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { VideoUploader } from 'video-uploader/react';
@@ -84,10 +84,14 @@ function App() {
     createElement(VideoUploader, {
       baseUrl: baseUrl ?? undefined,
       tokenUrl: '/api/video-token',
+      onVideoCreated: log('video-created'),
+      onUploadProgress: log('upload-progress'),
       onUploadSuccess: log('upload-success'),
       onUploadError: log('upload-error'),
       onVideoReady: log('video-ready'),
+      onVideoFailed: log('video-failed'),
       onPreviewPlaying: log('preview-playing'),
+      onConfigError: log('config-error'),
     }),
     createElement('ol', { id: 'events' }, events.map((text, i) => createElement('li', { key: i, 'data-event': text.split(' ')[0] }, text))),
   );
