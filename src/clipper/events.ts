@@ -26,8 +26,8 @@ const everyEvent: NamesAll<RecordingClipperEventName, typeof RECORDING_CLIPPER_E
 void everyEvent;
 
 /**
- * Made from the details, as <video-uploader>'s: `config-error` is in both maps, and the compiler refuses the two
- * augmentations if its details ever differ.
+ * Made from the details, as <video-uploader>'s. `config-error` is in both maps, with one detail type (the
+ * uploader's, above): two different ones would be a conflict that `skipLibCheck` hides in lib.dom.d.ts.
  */
 type RecordingClipperEventMap = { [K in RecordingClipperEventName]: CustomEvent<RecordingClipperEventDetails[K]> };
 declare global {
