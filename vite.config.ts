@@ -118,6 +118,29 @@ function requestedFile(url: string, root: string): string | undefined {
 }
 
 /**
+ * `vite build --mode cdn` and `--mode cdn-clipper`: dist/cdn/video-uploader.js and dist/cdn/recording-clipper.js,
+ * each for a page without a bundler or an import map, with lit (and for the uploader Uppy and its CSS) inside, and
+ * hls.js (and the uploader's @uppy/aws-s3 and Golden Retriever) as lazy chunks beside it. Two builds, not two
+ * entries of one: each file stands alone, where one build would move the code they share into a third file.
+ */
+function cdnBuild(entry: string, fileName: string, emptyOutDir: boolean): UserConfig {
+  return {
+    plugins: [pruneUppyCss()],
+    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+    build: {
+      target: 'es2022',
+      outDir: 'dist/cdn',
+      emptyOutDir,
+      sourcemap: true,
+      lib: { entry, formats: ['es'], fileName },
+      // The entry may export more than its module does, so the code the lazy chunks share stays in it
+      // (one module to load) instead of going to a shared chunk of its own.
+      rollupOptions: { preserveEntrySignatures: 'allow-extension', output: { chunkFileNames: '[name]-[hash].js' } },
+    },
+  };
+}
+
+/**
  * `vite build`: the library, ESM, with lit, Uppy and hls.js left to the consumer's bundler
  * (dependencies, not bundled). hls.js is imported only from src/preview/hls.ts, which the element
  * loads with import() when a preview is shown, so it stays out of the entry chunk.
@@ -125,40 +148,27 @@ function requestedFile(url: string, root: string): string | undefined {
  */
 export default defineConfig(({ command, mode }) =>
   command === 'build' && mode === 'cdn'
-    ? {
-        // `vite build --mode cdn`: dist/cdn/video-uploader.js for a page without a bundler or an import map, with
-        // lit, Uppy and its CSS inside, and hls.js, @uppy/aws-s3 and Golden Retriever as lazy chunks beside it.
-        plugins: [pruneUppyCss()],
-        define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-        build: {
-          target: 'es2022',
-          outDir: 'dist/cdn',
-          emptyOutDir: true,
-          sourcemap: true,
-          lib: { entry: 'src/index.ts', formats: ['es'], fileName: 'video-uploader' },
-          // The entry may export more than src/index.ts does, so the code the lazy chunks share stays in it
-          // (one module to load) instead of going to a shared chunk of its own.
-          rollupOptions: { preserveEntrySignatures: 'allow-extension', output: { chunkFileNames: '[name]-[hash].js' } },
-        },
-      }
-    : command === 'build'
-      ? {
-          plugins: [pruneUppyCss()],
-          build: {
-            target: 'es2022',
-            outDir: 'dist',
-            emptyOutDir: true,
-            sourcemap: true,
-            lib: {
-              entry: { index: 'src/index.ts', clipper: 'src/clipper.ts', react: 'src/react.ts' },
-              formats: ['es'],
-              fileName: (_format, name) => `${name}.js`,
+    ? cdnBuild('src/index.ts', 'video-uploader', true)
+    : command === 'build' && mode === 'cdn-clipper'
+      ? cdnBuild('src/clipper.ts', 'recording-clipper', false)
+      : command === 'build'
+        ? {
+            plugins: [pruneUppyCss()],
+            build: {
+              target: 'es2022',
+              outDir: 'dist',
+              emptyOutDir: true,
+              sourcemap: true,
+              lib: {
+                entry: { index: 'src/index.ts', clipper: 'src/clipper.ts', react: 'src/react.ts' },
+                formats: ['es'],
+                fileName: (_format, name) => `${name}.js`,
+              },
+              rollupOptions: {
+                external: (id) => /^(lit|@lit\/|@uppy\/|hls\.js|react|preact)/.test(id) && !id.endsWith('?inline'),
+                output: { chunkFileNames: '[name]-[hash].js' },
+              },
             },
-            rollupOptions: {
-              external: (id) => /^(lit|@lit\/|@uppy\/|hls\.js|react|preact)/.test(id) && !id.endsWith('?inline'),
-              output: { chunkFileNames: '[name]-[hash].js' },
-            },
-          },
-        }
-      : demoServer(),
+          }
+        : demoServer(),
 );

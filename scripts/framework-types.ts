@@ -1,85 +1,159 @@
 /**
  * Vue and Svelte typings from the Custom Elements Manifest (dist/custom-elements.json), run by `npm run build`:
- * dist/vue.d.ts makes <video-uploader> and its attributes known to Vue templates (GlobalComponents), and
- * dist/svelte.d.ts to Svelte's (SvelteHTMLElements). Attributes come from the manifest, events from the
- * element's typed event map, so neither is written by hand and neither breaks at a framework's major release.
+ * dist/vue.d.ts makes <video-uploader> and <recording-clipper>, their attributes, properties and events known to
+ * Vue templates (GlobalComponents), and dist/svelte.d.ts to Svelte's (SvelteHTMLElements). Attributes and
+ * properties come from the manifest, events' details from each element's typed event map, so none is written by
+ * hand and none breaks at a framework's major release.
+ *
+ * First it checks the manifest: each element, and each of its attributes, properties, events, parts and CSS
+ * properties, has a description. The class's JSDoc is the manifest: if the analyzer gives it to something else (a
+ * constant between it and the class, say), or a property has no doc, IDE hovers and these typings lose it and
+ * nothing else would notice. test/package/manifest.spec.ts checks the events, parts and CSS properties themselves.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
+/** Each element, and the type of its events' details (declared beside it in src/). */
+const ELEMENTS = {
+  'video-uploader': { details: 'VideoUploaderEventDetails', detailsModule: './events.js' },
+  'recording-clipper': { details: 'RecordingClipperEventDetails', detailsModule: './clipper/events.js' },
+};
+
+interface Described {
+  name: string;
+  description?: string;
+}
+interface Declaration extends Described {
+  tagName?: string;
+  attributes?: (Described & { type?: { text: string } })[];
+  members?: (Described & { kind: string; privacy?: string; static?: boolean; attribute?: string })[];
+  events?: Described[];
+  cssParts?: Described[];
+  cssProperties?: Described[];
+  slots?: Described[];
+}
 interface Manifest {
-  modules: {
-    declarations?: {
-      tagName?: string;
-      description?: string;
-      attributes?: { name: string; type?: { text: string }; description?: string }[];
-      events?: unknown[];
-      cssParts?: unknown[];
-      cssProperties?: unknown[];
-    }[];
-  }[];
+  modules: { path: string; declarations?: Declaration[] }[];
 }
 
 const manifest = JSON.parse(await readFile(`${DIST}custom-elements.json`, 'utf8')) as Manifest;
-const element = manifest.modules.flatMap((m) => m.declarations ?? []).find((d) => d.tagName === 'video-uploader');
-// The class's JSDoc is the manifest: if the analyzer gives it to something else (a constant between it and the
-// class, say), the element ships without its events, parts and description, and nothing else would notice.
-const missing = (['attributes', 'events', 'cssParts', 'cssProperties', 'description'] as const).filter(
-  (field) => !element?.[field]?.length,
-);
-if (missing.length > 0)
-  throw new Error(`dist/custom-elements.json describes <video-uploader> without its ${missing.join(', ')}`);
 
-const attributes = element.attributes
-  .map((a) => {
-    const type = (a.type?.text ?? 'string').replace(/\s*\|\s*undefined/, '');
-    return `  /** ${(a.description ?? '').replace(/\*\//g, '')} */\n  '${a.name}'?: ${type};`;
-  })
+const elements = Object.entries(ELEMENTS).map(([tag, types]) => {
+  const module = manifest.modules.find((m) => m.declarations?.some((d) => d.tagName === tag));
+  const element = module?.declarations?.find((d) => d.tagName === tag);
+  if (!module || !element) throw new Error(`dist/custom-elements.json has no <${tag}>`);
+  const properties = (element.members ?? []).filter(
+    (m) => m.kind === 'field' && !m.static && (m.privacy ?? 'public') === 'public',
+  );
+  const lists = {
+    attributes: element.attributes ?? [],
+    properties,
+    events: element.events ?? [],
+    cssParts: element.cssParts ?? [],
+    cssProperties: element.cssProperties ?? [],
+    slots: element.slots ?? [],
+  };
+  const empty = (['attributes', 'events', 'cssParts', 'cssProperties'] as const).filter((l) => !lists[l].length);
+  const undescribed = [
+    ...(element.description ? [] : ['the element itself']),
+    ...Object.entries(lists).flatMap(([list, items]) =>
+      items.filter((item) => !item.description?.trim()).map((item) => `${list}: ${item.name}`),
+    ),
+  ];
+  if (empty.length > 0) throw new Error(`dist/custom-elements.json describes <${tag}> without its ${empty.join(', ')}`);
+  if (undescribed.length > 0)
+    throw new Error(`dist/custom-elements.json has no description for <${tag}>'s ${undescribed.join('; ')}`);
+  return {
+    tag,
+    className: element.name,
+    // dist/ mirrors src/: src/clipper/recording-clipper.ts → ./clipper/recording-clipper.js.
+    classModule: module.path.replace(/^src\//, './').replace(/\.ts$/, '.js'),
+    ...types,
+    attributes: lists.attributes,
+    // Functions and objects are properties only (tokenProvider, locale): typed by the class itself.
+    propertiesOnly: properties.filter((p) => !p.attribute).map((p) => `'${p.name}'`),
+  };
+});
+
+const comment = (text = '') => text.replace(/\*\//g, '').replace(/\s*\n\s*/g, ' ');
+const imports = elements
+  .flatMap((e) => [
+    `import type { ${e.details} } from '${e.detailsModule}';`,
+    `import type { ${e.className} } from '${e.classModule}';`,
+  ])
   .join('\n');
-
-const header = `// Generated by scripts/framework-types.ts from custom-elements.json: do not edit.
-import type { VideoUploaderEventDetails } from './events.js';
-import type { VideoUploader } from './video-uploader.js';
-
-/** <video-uploader>'s attributes, as the manifest lists them. */
-export interface VideoUploaderAttributes {
-${attributes}
+const declarations = elements
+  .map(
+    (e) => `/** <${e.tag}>'s attributes, as the manifest lists them. */
+export interface ${e.className}Attributes {
+${e.attributes
+  .map(
+    (a) =>
+      `  /** ${comment(a.description)} */\n  '${a.name}'?: ${(a.type?.text ?? 'string').replace(/\s*\|\s*undefined/, '')};`,
+  )
+  .join('\n')}
 }
-/** \`video-ready\` → \`VideoReady\`. */
-type Pascal<N extends string> = N extends \`\${infer A}-\${infer B}\` ? \`\${Capitalize<A>}\${Pascal<Capitalize<B>>}\` : Capitalize<N>;
-`;
+/** <${e.tag}>'s properties that have no attribute. */
+export type ${e.className}Properties = Partial<Pick<${e.className}, ${e.propertiesOnly.join(' | ') || 'never'}>>;
+`,
+  )
+  .join('');
 
+const header = (
+  framework: string,
+) => `// Generated by scripts/framework-types.ts from custom-elements.json: do not edit.
+${framework}
+${imports}
+
+${declarations}`;
+
+const vueEvents = elements.map((e) => `export type ${e.className}VueEvents = VueEvents<${e.details}>;\n`).join('');
+const vueComponents = elements
+  .map(
+    (e) =>
+      `    '${e.tag}': DefineComponent<${e.className}Attributes & ${e.className}VueEvents & ${e.className}Properties>;`,
+  )
+  .join('\n');
 await writeFile(
   `${DIST}vue.d.ts`,
-  `${header}import type { DefineComponent } from 'vue';
-
+  `${header("import type { DefineComponent } from 'vue';")}
+/** \`video-ready\` → \`VideoReady\`. */
+type Pascal<N extends string> = N extends \`\${infer A}-\${infer B}\` ? \`\${Capitalize<A>}\${Pascal<Capitalize<B>>}\` : Capitalize<N>;
 /** \`@video-ready\` in a template is the \`onVideoReady\` prop. */
-export type VideoUploaderVueEvents = {
-  [K in keyof VideoUploaderEventDetails as \`on\${Pascal<K>}\`]?: (event: CustomEvent<VideoUploaderEventDetails[K]>) => void;
+type VueEvents<Details> = {
+  [K in keyof Details & string as \`on\${Pascal<K>}\`]?: (event: CustomEvent<Details[K]>) => void;
 };
-
+${vueEvents}
 declare module 'vue' {
   interface GlobalComponents {
-    'video-uploader': DefineComponent<VideoUploaderAttributes & VideoUploaderVueEvents & Partial<Pick<VideoUploader, 'tokenProvider'>>>;
+${vueComponents}
   }
 }
 `,
 );
 
+const svelteEvents = elements
+  .map((e) => `export type ${e.className}SvelteEvents = SvelteEvents<${e.details}>;\n`)
+  .join('');
+const svelteElements = elements
+  .map(
+    (e) =>
+      `    '${e.tag}': HTMLAttributes<${e.className}> & ${e.className}Attributes & ${e.className}SvelteEvents & ${e.className}Properties;`,
+  )
+  .join('\n');
 await writeFile(
   `${DIST}svelte.d.ts`,
-  `${header}import type { HTMLAttributes } from 'svelte/elements';
-
+  `${header("import type { HTMLAttributes } from 'svelte/elements';")}
 /** \`onvideo-ready={…}\` in a template (Svelte 5's event attributes). */
-export type VideoUploaderSvelteEvents = {
-  [K in keyof VideoUploaderEventDetails as \`on\${K}\`]?: (event: CustomEvent<VideoUploaderEventDetails[K]>) => void;
+type SvelteEvents<Details> = {
+  [K in keyof Details & string as \`on\${K}\`]?: (event: CustomEvent<Details[K]>) => void;
 };
-
+${svelteEvents}
 declare module 'svelte/elements' {
   interface SvelteHTMLElements {
-    'video-uploader': HTMLAttributes<VideoUploader> & VideoUploaderAttributes & VideoUploaderSvelteEvents & { tokenProvider?: VideoUploader['tokenProvider'] };
+${svelteElements}
   }
 }
 `,

@@ -32,7 +32,18 @@ export interface VideoUploaderEventDetails {
 
 export type VideoUploaderEventName = keyof VideoUploaderEventDetails;
 
-/** Every event's name, for code that listens to all of them (the React wrapper, the demo's log). */
+/**
+ * `true` when `List` names every member of `Union`, else what it leaves out: `const x: NamesAll<U, typeof LIST> =
+ * true` fails to compile naming the forgotten member (and `satisfies readonly U[]` refuses a name `U` lacks).
+ */
+export type NamesAll<Union, List extends readonly unknown[]> = [Exclude<Union, List[number]>] extends [never]
+  ? true
+  : Exclude<Union, List[number]>;
+
+/**
+ * Every event's name, for code that listens to all of them (the React wrapper, the demo's log) and for the test
+ * that checks the manifest's `@fires` against it (test/package/manifest.spec.ts).
+ */
 export const VIDEO_UPLOADER_EVENTS = [
   'video-created',
   'upload-progress',
@@ -43,23 +54,14 @@ export const VIDEO_UPLOADER_EVENTS = [
   'preview-playing',
   'config-error',
 ] as const satisfies readonly VideoUploaderEventName[];
-// Fails to compile when an event is added to the map and not to the list.
-const exhaustive: [Exclude<VideoUploaderEventName, (typeof VIDEO_UPLOADER_EVENTS)[number]>] extends [never]
-  ? true
-  : false = true;
-void exhaustive;
+const everyEvent: NamesAll<VideoUploaderEventName, typeof VIDEO_UPLOADER_EVENTS> = true;
+void everyEvent;
 
+/** `addEventListener('video-ready', …)` hands over a typed event: made from the details, so the two never differ. */
+type VideoUploaderEventMap = { [K in VideoUploaderEventName]: CustomEvent<VideoUploaderEventDetails[K]> };
 declare global {
-  interface HTMLElementEventMap {
-    'video-created': CustomEvent<VideoUploaderEventDetails['video-created']>;
-    'upload-progress': CustomEvent<VideoUploaderEventDetails['upload-progress']>;
-    'upload-success': CustomEvent<VideoUploaderEventDetails['upload-success']>;
-    'upload-error': CustomEvent<VideoUploaderEventDetails['upload-error']>;
-    'video-ready': CustomEvent<VideoUploaderEventDetails['video-ready']>;
-    'video-failed': CustomEvent<VideoUploaderEventDetails['video-failed']>;
-    'preview-playing': CustomEvent<VideoUploaderEventDetails['preview-playing']>;
-    'config-error': CustomEvent<VideoUploaderEventDetails['config-error']>;
-  }
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an augmentation: it only adds the map
+  interface HTMLElementEventMap extends VideoUploaderEventMap {}
 }
 
 export type Emit = <K extends VideoUploaderEventName>(name: K, detail: VideoUploaderEventDetails[K]) => void;

@@ -39,6 +39,15 @@ export const CLIPPER_HTML = (script: string) => `<!doctype html>
 export const CLIPPER_JS = `import 'video-uploader/clipper';
 
 const clipper = document.querySelector('recording-clipper');
+const log = document.querySelector('#events');
+for (const name of ['clip-requested', 'clip-ready', 'clip-failed', 'config-error']) {
+  clipper.addEventListener(name, (event) => {
+    const item = document.createElement('li');
+    item.dataset.event = name;
+    item.textContent = name + ' ' + JSON.stringify(event.detail);
+    log.append(item);
+  });
+}
 Promise.all([fetch('/api/config').then((r) => r.json()), fetch('/api/live').then((r) => r.json())]).then(([config, live]) => {
   clipper.setAttribute('stream-id', live.streamId);
   clipper.setAttribute('base-url', config.baseUrl);
@@ -60,7 +69,7 @@ uploader.noSuchProperty = 1;
 export const id: number = (null as unknown as HTMLElementEventMap['video-created']).detail.videoId;
 `;
 
-/** A React page that uses the wrapper: typed props, and an `on…` prop for each event it logs. */
+/** A React page that uses the wrapper: typed props, and each of its eight `on…` props logging its event. */
 const REACT_JS = `import { createElement, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { VideoUploader } from 'video-uploader/react';
@@ -75,10 +84,14 @@ function App() {
     createElement(VideoUploader, {
       baseUrl: baseUrl ?? undefined,
       tokenUrl: '/api/video-token',
+      onVideoCreated: log('video-created'),
+      onUploadProgress: log('upload-progress'),
       onUploadSuccess: log('upload-success'),
       onUploadError: log('upload-error'),
       onVideoReady: log('video-ready'),
+      onVideoFailed: log('video-failed'),
       onPreviewPlaying: log('preview-playing'),
+      onConfigError: log('config-error'),
     }),
     createElement('ol', { id: 'events' }, events.map((text, i) => createElement('li', { key: i, 'data-event': text.split(' ')[0] }, text))),
   );
@@ -94,7 +107,10 @@ import { VideoUploader } from 'video-uploader/react';
 console.log(renderToString(createElement(VideoUploader, { baseUrl: 'https://api.example.com', tokenUrl: '/api/video-token', onVideoReady: () => {} })));
 `;
 
-/** Vue and Svelte users' templates see the tag's attributes and events through the package's typings (tsc, not run). */
+/**
+ * Vue and Svelte users' templates see both tags' attributes, properties and events through the package's typings
+ * (tsc, not run): a right use compiles, a wrong attribute value or event detail does not.
+ */
 const TYPED_VUE = `import type { GlobalComponents } from 'vue';
 import type {} from 'video-uploader/vue';
 
@@ -103,12 +119,29 @@ export const ok: Props = {
   'base-url': 'https://api.example.com',
   theme: 'dark',
   'parallel-uploads': 4,
+  tokenProvider: async () => ({ token: 'from-my-backend', expiresAt: Date.now() + 60_000 }),
   onVideoReady: (event) => console.log(event.detail.video.playback.hls_url),
 };
 // @ts-expect-error: the element has no such theme
 export const badTheme: Props = { theme: 'blue' };
 // @ts-expect-error: an event's detail is typed, so a videoId is no number
 export const badEvent: Props = { onUploadSuccess: (event: CustomEvent<{ videoId: number }>) => event };
+
+type ClipperProps = InstanceType<GlobalComponents['recording-clipper']>['$props'];
+export const clipper: ClipperProps = {
+  'base-url': 'https://api.example.com',
+  'stream-id': 'abc',
+  theme: 'auto',
+  tokenProvider: async () => ({ token: 'from-my-backend', expiresAt: Date.now() + 60_000 }),
+  onClipRequested: (event) => console.log(event.detail.from, event.detail.duration.toFixed(3)),
+  onClipReady: (event) => console.log(event.detail.video.playback.hls_url),
+  onClipFailed: (event) => console.log(event.detail.reason),
+  onConfigError: (event) => console.log(event.detail.attribute),
+};
+// @ts-expect-error: the clipper has no such attribute
+export const badClipperAttribute: ClipperProps = { 'chunk-size': '5MB' };
+// @ts-expect-error: clip-ready's detail is typed, so its video is no string
+export const badClipperEvent: ClipperProps = { onClipReady: (event: CustomEvent<{ video: string }>) => event };
 `;
 const TYPED_SVELTE = `import type { SvelteHTMLElements } from 'svelte/elements';
 import type {} from 'video-uploader/svelte';
@@ -123,6 +156,21 @@ export const ok: Attributes = {
 export const badTheme: Attributes = { theme: 'blue' };
 // @ts-expect-error: an event's detail is typed, so a videoId is no number
 export const badEvent: Attributes = { 'onupload-success': (event: CustomEvent<{ videoId: number }>) => event };
+
+type ClipperAttributes = SvelteHTMLElements['recording-clipper'];
+export const clipper: ClipperAttributes = {
+  'base-url': 'https://api.example.com',
+  'stream-id': 'abc',
+  theme: 'dark',
+  'onclip-requested': (event) => console.log(event.detail.from, event.detail.duration.toFixed(3)),
+  'onclip-ready': (event) => console.log(event.detail.video.playback.hls_url),
+  'onclip-failed': (event) => console.log(event.detail.reason),
+  'onconfig-error': (event) => console.log(event.detail.attribute),
+};
+// @ts-expect-error: the element has no such theme
+export const badClipperTheme: ClipperAttributes = { theme: 'blue' };
+// @ts-expect-error: clip-requested's detail is typed, so its duration is no string
+export const badClipperEvent: ClipperAttributes = { 'onclip-requested': (event: CustomEvent<{ duration: string }>) => event };
 `;
 
 export interface App {
@@ -193,7 +241,7 @@ export const APPS: App[] = [
 
 /** The packed tarball, made once for every app (`npm pack` runs prepack, the library build, as `npm publish` does). */
 let packed: Promise<string> | undefined;
-const pack = () =>
+export const pack = () =>
   (packed ??= (async () => {
     const work = await tempDir('video-uploader-pack-');
     await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });

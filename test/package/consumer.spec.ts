@@ -1,12 +1,17 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { stat, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { VIDEO_UPLOADER_EVENTS } from '../../src/events.js';
 import { APPS, buildApp } from '../helpers/consumer.js';
 import { push } from '../helpers/live.js';
 import { media, sha256 } from '../helpers/media.js';
 import { serveStatic } from '../helpers/static.js';
-import { addFile, env, event, expect, expectPreviewPlays, getVideo, test } from '../e2e/demo.js';
+import { addFile, env, event, expect, expectPreviewPlays, faults, getVideo, progress, test } from '../e2e/demo.js';
 import { storedSha256 } from '../helpers/service.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * What ships, as a frontend team gets it: the packed package in a fresh webpack 5 app and a fresh Vite app,
@@ -40,6 +45,55 @@ for (const app of APPS) {
       });
     }
     test.afterAll(() => served.get(app.name)?.server.close());
+
+    if (app.name === 'react') {
+      test("calls each of the wrapper's eight on… props with its event's detail", async ({ page }) => {
+        test.setTimeout(240_000);
+        const handled = async (name: string) => (await page.locator(`#events li[data-event="${name}"]`).all()).length;
+        await openApp(page, app.name, {});
+
+        // A video that uploads, is processed and plays: onVideoCreated, onUploadProgress, onUploadSuccess,
+        // onVideoReady, onPreviewPlaying.
+        const file = await media('h264-aac-320p-4s.mp4');
+        await addFile(page, file);
+        const created = await event(page, 'video-created');
+        expect(created.file.name).toBe('h264-aac-320p-4s.mp4');
+        const success = await event(page, 'upload-success');
+        expect(success.videoId).toBe(created.videoId);
+        const size = (await stat(file)).size;
+        await expect.poll(() => progress(page)).toMatchObject({ bytesSent: size, bytesTotal: size });
+        expect((await event(page, 'video-ready')).video._id).toBe(created.videoId);
+        expect((await event(page, 'preview-playing')).videoId).toBe(created.videoId);
+
+        // Bytes that are no video: the service says so, onVideoFailed.
+        await page.locator('video-uploader .uppy-DashboardContent-addMore').click();
+        await addFile(page, await fileOf('garbage.mp4', randomBytes(50_000)));
+        const failed = await event(page, 'video-failed');
+        expect(failed.video._id).not.toBe(created.videoId);
+        expect(failed.reason).toContain('could not be read as video or audio');
+
+        // #2 answers what is not JSON: onUploadError.
+        await faults(page, { rules: [{ target: 'POST /videos/{id}/uploads', nth: [1], action: 'not-json' }] });
+        await page.locator('video-uploader .uppy-DashboardContent-addMore').click();
+        await addFile(page, await fileOf('refused.mp4', randomBytes(50_000)));
+        const uploadError = await event(page, 'upload-error');
+        expect(uploadError.file.name).toBe('refused.mp4');
+        expect(uploadError.error).toContain('not JSON');
+        expect(uploadError.retryable).toBe(false);
+
+        // An attribute the element cannot use: onConfigError.
+        await page.locator('video-uploader').evaluate((el) => el.setAttribute('chunk-size', 'lots'));
+        // (The first render, before the app has fetched its base URL, has already been refused with base-url="".)
+        const configErrors = page.locator('#events li[data-event="config-error"]');
+        await expect(configErrors.last()).toContainText('"attribute":"chunk-size"');
+        expect(JSON.parse((await configErrors.last().textContent())!.slice('config-error '.length))).toMatchObject({
+          attribute: 'chunk-size',
+          value: 'lots',
+        });
+
+        for (const name of VIDEO_UPLOADER_EVENTS) expect(await handled(name), `on… prop of ${name}`).toBeGreaterThan(0);
+      });
+    }
 
     if (app.name !== 'react') {
       test("speaks the page's language from the app's own chunks, and follows it when it changes", async ({ page }) => {
@@ -132,4 +186,11 @@ async function openApp(page: import('@playwright/test').Page, name: string, attr
     el.setAttribute('auto-proceed', '');
   }, attributes);
   await expect(page.locator('video-uploader .uppy-Dashboard')).not.toHaveClass(/uppy-Dashboard--isDisabled/);
+}
+
+/** A file of these bytes under this name, in a folder of its own. */
+async function fileOf(name: string, bytes: Uint8Array): Promise<string> {
+  const path = join(await tempDir('consumer-file-'), name);
+  await writeFile(path, bytes);
+  return path;
 }
