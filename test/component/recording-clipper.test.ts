@@ -18,8 +18,11 @@ async function clipper(attributes: Record<string, string> = {}): Promise<Recordi
   return el;
 }
 
+/** A thumb of the clipper's timeline (a sub-element of its own, in the clipper's shadow root). */
 const thumb = (el: RecordingClipper, name: 'Start' | 'End') =>
-  el.shadowRoot!.querySelector<HTMLElement>(`[role="slider"][aria-label="${name}"]`);
+  el
+    .shadowRoot!.querySelector('recording-clipper-timeline')
+    ?.shadowRoot?.querySelector<HTMLElement>(`[role="slider"][aria-label="${name}"]`);
 const now = (el: RecordingClipper, name: 'Start' | 'End') => Number(thumb(el, name)!.getAttribute('aria-valuenow'));
 
 /**
