@@ -63,6 +63,21 @@ export const styles = [
       border-radius: calc(var(--video-uploader-radius) / 2);
       margin-top: 0.75rem;
     }
+    .videos li {
+      display: flex;
+      align-items: center;
+      gap: 0.75rem;
+    }
+    .videos .poster {
+      width: 5.5rem;
+      aspect-ratio: 16 / 9;
+      object-fit: cover;
+      background: var(--video-uploader-border);
+      border-radius: calc(var(--video-uploader-radius) / 2);
+    }
+    .videos .about {
+      flex: 1;
+    }
     .fields,
     .actions {
       display: flex;

@@ -1,5 +1,6 @@
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
+import { ifDefined } from 'lit/directives/if-defined.js';
 import { isAbort, VideoServiceError } from '../api/errors.js';
 import type { TokenProvider } from '../api/token.js';
 import type { ExportEntry, TemporaryRecording, VideoDetails } from '../api/types.js';
@@ -122,6 +123,8 @@ export class RecordingClipper extends LitElement {
     start: () => this.selection.start,
   });
   private storyboardRead = '';
+  /** The video the person asked to play (its player starts it once loaded). */
+  private autoplay: string | undefined;
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('locale')) this.i18n.override(this.locale);
@@ -222,10 +225,15 @@ export class RecordingClipper extends LitElement {
     const result = this.resultEl;
     const hlsUrl = this.result?.playback.hls_url;
     if (result && hlsUrl && !this.players.plays('result', hlsUrl)) {
+      const asked = this.autoplay === this.result!._id;
       this.players.play(
         'result',
         hlsUrl,
-        ({ playHls }) => playHls(result, hlsUrl, () => {}),
+        ({ playHls }) => {
+          // Asked for by its play button: it starts once it can (muted, as every player of the element).
+          if (asked) result.addEventListener('canplay', () => void result.play().catch(() => {}), { once: true });
+          return playHls(result, hlsUrl, () => {});
+        },
         () => {},
       );
     }
@@ -350,7 +358,7 @@ export class RecordingClipper extends LitElement {
     const t = this.i18n.strings;
     const recordings = this.list.recordings;
     if (!recordings) return nothing;
-    const date = new Intl.DateTimeFormat(this.i18n.lang, { dateStyle: 'medium', timeStyle: 'medium' });
+    const date = this.date;
     return html`<section part="recordings" aria-label=${t.recordingsLabel}>
       <h2>${t.recordingsLabel}</h2>
       ${
@@ -390,7 +398,7 @@ export class RecordingClipper extends LitElement {
       <video
         part="video"
         class="recording"
-        aria-label=${`${t.playerLabel}: ${recording.start_time}`}
+        aria-label=${`${t.playerLabel}: ${this.date.format(new Date(recording.start_time))}`}
         controls
         muted
         playsinline
@@ -461,23 +469,10 @@ export class RecordingClipper extends LitElement {
               ${recording.export_data.map(
                 (e: ExportEntry) =>
                   html`<li data-status=${e.status}>
-                    ${t.entry(e.from, t.length(e.duration), t.entryStatus[e.status] ?? e.status)}
+                    ${t.entry(this.date.format(new Date(e.from)), t.length(e.duration), t.entryStatus[e.status] ?? e.status)}
                   </li>`,
               )}
             </ul>`
-          : nothing
-      }
-      ${
-        this.result
-          ? html`<video
-            part="result"
-            class="result"
-            aria-label=${t.resultLabel}
-            data-video-id=${this.result._id}
-            controls
-            muted
-            playsinline
-          ></video>`
           : nothing
       }
     </section>`;
@@ -489,13 +484,69 @@ export class RecordingClipper extends LitElement {
     return html`<section part="videos" aria-label=${t.videosLabel}>
       <h2>${t.videosLabel}</h2>
       ${
+        this.result
+          ? html`<video
+            part="result"
+            class="result"
+            aria-label=${t.resultLabel}
+            data-video-id=${this.result._id}
+            poster=${ifDefined(this.result.playback.poster_url ?? undefined)}
+            controls
+            muted
+            playsinline
+          ></video>`
+          : nothing
+      }
+      ${
         this.list.videos.length
           ? html`<ul class="videos">
-            ${this.list.videos.map((v) => html`<li data-video-id=${v._id}>${t.video(v.file_name ?? v._id, v.status)}</li>`)}
+            ${this.list.videos.map((v) => this.renderVideo(v))}
           </ul>`
           : html`<p>${t.noVideos}</p>`
       }
     </section>`;
+  }
+
+  /** A video made from the stream: its poster, its length and state in words, and a button that plays it. */
+  private renderVideo(video: VideoDetails) {
+    const t = this.i18n.strings;
+    const length = t.length(this.lengthOf(video));
+    const poster = video.playback.poster_url;
+    return html`<li data-video-id=${video._id} data-status=${video.status}>
+      ${poster ? html`<img class="poster" src=${poster} alt="" />` : html`<span class="poster"></span>`}
+      <span class="about">${t.video(length, t.videoStatus[video.status] ?? video.status)}</span>
+      <button
+        type="button"
+        class="play"
+        aria-label=${t.play(length)}
+        ?disabled=${video.status !== 'ready' || !video.playback.hls_url}
+        @click=${() => this.playVideo(video)}
+      >
+        <span aria-hidden="true">▶</span>
+      </button>
+    </li>`;
+  }
+
+  /** Whole seconds of a video: as processed, or as its conversion asked until it is. */
+  private lengthOf(video: VideoDetails): number {
+    if (video.duration != null) return Math.round(video.duration);
+    const entries = this.list.recordings?.flatMap((r) => r.export_data) ?? [];
+    return entries.find((e) => e.video_id === video._id)?.duration ?? 0;
+  }
+
+  /** Plays `video` in the result player: at once if it is there, else as soon as it has loaded. */
+  private playVideo(video: VideoDetails): void {
+    if (this.result?._id === video._id && this.resultEl) {
+      void this.resultEl.play().catch(() => {});
+      return;
+    }
+    this.autoplay = video._id;
+    this.result = video;
+  }
+
+  /** Dates and times in the page's language and time zone. */
+  private get date(): Intl.DateTimeFormat {
+    return new Intl.DateTimeFormat(this.i18n.lang, { dateStyle: 'medium', timeStyle: 'medium' });
   }
 }
 

@@ -19,6 +19,8 @@ export interface RecordingsEvents {
   failed(reason: string): void;
 }
 
+const unfinished = (video: VideoDetails) => video.status === 'waiting' || video.status === 'processing';
+
 /**
  * A stream's recordings and the videos made from it: #9 read until the host disconnects (often while something can
  * change), conversions asked by #10 matched to #9's export entries as they finish (`clip-requested`, `clip-ready`,
@@ -103,6 +105,7 @@ export class RecordingsController implements ReactiveController {
       }
       const busy =
         this.pending.length > 0 ||
+        this.videos.some(unfinished) ||
         this.recordings?.some((r) => r.status !== 'complete' || r.export_data.some((e) => e.status === 'PROCESSING'));
       try {
         await wait(busy ? BUSY_POLL_MS : IDLE_POLL_MS, signal);
@@ -140,7 +143,8 @@ export class RecordingsController implements ReactiveController {
         this.emit('clip-failed', { recordingId: p.recordingId, entry, reason });
       }
     }
-    if (done) {
+    // A video made from the stream is read again until it is ready (or failed): its poster and play button wait for it.
+    if (done || this.videos.some(unfinished)) {
       this.videos = await client.listConvertedVideos(streamId, signal);
       this.host.requestUpdate();
     }

@@ -219,6 +219,63 @@ describe('<recording-clipper>', () => {
     expect(now(el, 'Start'), 'nothing changed').to.equal(1.25);
   });
 
+  it('lists conversions and the videos made from the stream in words and local times, each video with its poster, length and a play button', async () => {
+    // A conversion of 2 s from 1 s in, asked of the service as another page of the integrator's would (#10), then done.
+    const { api, clip } = await env();
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${api}/live_streams/${clip.streamId}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${clip.token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      expect(res.status, `${method} ${path}`).to.equal(200);
+      return res.json();
+    };
+    const [recording] = await call('GET', '/temporary_recordings');
+    const from = new Date(new Date(recording.start_time).getTime() + 1000).toISOString();
+    await call('POST', `/temporary_recordings/${clip.recordingId}`, { from, duration: 2 });
+    let entry: { from: string; video_id: string; status: string } | undefined;
+    await waitUntil(
+      async () => {
+        const [r] = await call('GET', '/temporary_recordings');
+        entry = r.export_data.find((e: any) => e.duration === 2 && e.status === 'EXPORTED');
+        return entry;
+      },
+      'the conversion done',
+      { timeout: 60_000, interval: 500 },
+    );
+
+    const el = await clipper();
+    const root = el.shadowRoot!;
+    const local = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
+    const item = () => root.querySelector<HTMLElement>(`.videos li[data-video-id="${entry!.video_id}"]`);
+    await waitUntil(() => item()?.dataset.status === 'ready', 'the video listed, ready', { timeout: 30_000 });
+    const conversions = [...root.querySelectorAll('.exports li')].map((li) => li.textContent!.trim());
+    expect(conversions, 'in the page’s language and time zone').to.include(
+      `${local.format(new Date(entry!.from))}, 2 s: Ready`,
+    );
+    expect(item()!.querySelector('.about')!.textContent).to.equal('2 s, Ready');
+    expect(item()!.querySelector<HTMLImageElement>('img.poster')!.src).to.match(/^https?:/);
+    const play = item()!.querySelector<HTMLButtonElement>('button.play')!;
+    expect(play.getAttribute('aria-label')).to.equal('Play the 2 s video');
+    expect(play.disabled).to.equal(false);
+    // What a person reads: no wire text anywhere.
+    const text = root.querySelector('.base')!.textContent!;
+    expect(text).not.to.match(/\d{4}-\d\d-\d\dT\d\d:/);
+    expect(text).not.to.contain('EXPORTED');
+    expect(text).not.to.match(/\.mp4/);
+    expect(root.querySelector('video.recording')!.getAttribute('aria-label')).to.equal(
+      `Recording: ${local.format(new Date(recording.start_time))}`,
+    );
+
+    play.click();
+    await el.updateComplete;
+    const result = root.querySelector<HTMLVideoElement>('video.result')!;
+    expect(result.dataset.videoId, 'the result player has it').to.equal(entry!.video_id);
+    // It plays there, where this browser plays HLS (not WebKitGTK here: see `plays`).
+    if (plays(el)) await waitUntil(() => !result.paused && result.currentTime > 0, 'it plays', { timeout: 20_000 });
+  });
+
   it('refuses a missing stream-id with a message and a config-error event', async () => {
     const { api, clip } = await env();
     const el = await fixture<RecordingClipper>(html`<recording-clipper></recording-clipper>`);
