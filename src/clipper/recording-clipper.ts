@@ -18,7 +18,11 @@ import './timeline.js';
 import type { RecordingClipperTimeline, TimelineRequests } from './timeline.js';
 import { styles } from './recording-clipper.styles.js';
 
-/** The clipper's language: its English table, the `locale` property over it (locale/clipper.ts). */
+/**
+ * The clipper's language, found and followed as the uploader's is (LanguageController): the table of the `lang` of
+ * the element or its nearest ancestor (locale/clipper-packs.ts, loaded when it is not English), and the `locale`
+ * property over it.
+ */
 class ClipperLocalize extends LanguageController<ClipperStrings> {
   strings: ClipperStrings = clipperEn;
   private overrides: ClipperStringsOverride | undefined;
@@ -29,8 +33,9 @@ class ClipperLocalize extends LanguageController<ClipperStrings> {
     this.overrides = overrides;
     this.apply();
   }
-  protected load(): Promise<ClipperStrings> {
-    return Promise.resolve(clipperEn);
+  protected async load(lang: string): Promise<ClipperStrings> {
+    const { loadClipperStrings } = await import('../locale/clipper-packs.js');
+    return (await loadClipperStrings(lang)) ?? clipperEn;
   }
   protected apply(): void {
     this.strings = { ...this.base, ...this.overrides };
@@ -88,7 +93,11 @@ export class RecordingClipper extends LitElement {
   /** Returns an access token, or `{token, expiresAt}`; takes precedence over `token-url`. Property only. */
   @property({ attribute: false }) tokenProvider?: TokenProvider;
 
-  /** Strings to use instead of the element's own (locale/clipper.ts). Property only. */
+  /**
+   * Strings to use instead of the language's own, any of them (locale/clipper.ts). The language is the `lang` of the
+   * element or its nearest ancestor, followed when it changes; 13 languages, right to left for Arabic and Hebrew (the
+   * rest fall back by prefix, then to English). Property only.
+   */
   @property({ attribute: false }) locale?: ClipperStringsOverride;
 
   @state() private chosen: string | undefined;

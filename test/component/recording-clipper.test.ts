@@ -276,6 +276,52 @@ describe('<recording-clipper>', () => {
     if (plays(el)) await waitUntil(() => !result.paused && result.currentTime > 0, 'it plays', { timeout: 20_000 });
   });
 
+  it('speaks the language of its lang: German for lang="de"', async () => {
+    const el = await clipper({ lang: 'de' });
+    const root = el.shadowRoot!;
+    await waitUntil(() => root.querySelector('.convert')!.textContent!.trim() === 'In Video umwandeln', 'German');
+    expect(root.querySelector('[part="base"]')!.getAttribute('lang')).to.equal('de');
+    expect(root.querySelector('.recordings button')!.textContent).to.match(/^\s*(Beendet|Vollständig): /);
+    expect(root.querySelector('input.start')!.closest('label')!.textContent!.trim()).to.equal('Anfang');
+    expect(root.querySelector('recording-clipper-timeline')!.shadowRoot!.querySelector('[aria-label="Anfang"]')).to
+      .exist;
+  });
+
+  it('is laid out right to left for lang="ar"', async () => {
+    const el = await clipper({ lang: 'ar' });
+    const root = el.shadowRoot!;
+    await waitUntil(() => root.querySelector('[part="base"]')!.getAttribute('dir') === 'rtl', 'right to left');
+    expect(root.querySelector('recording-clipper-timeline')!.getAttribute('dir')).to.equal('rtl');
+    // The start thumb at 0 s sits at the track's right end.
+    const track = root.querySelector('recording-clipper-timeline')!.shadowRoot!.querySelector('.track')!;
+    const start = thumb(el, 'Start')!.getBoundingClientRect();
+    expect(start.left + start.width / 2).to.be.closeTo(track.getBoundingClientRect().right, 2);
+  });
+
+  it('takes any of its strings from the locale property', async () => {
+    const el = await clipper();
+    el.locale = { convert: 'Make a clip' };
+    await el.updateComplete;
+    expect(el.shadowRoot!.querySelector('.convert')!.textContent!.trim()).to.equal('Make a clip');
+    expect(el.shadowRoot!.querySelector('.convert-whole')!.textContent!.trim(), 'the others its own').to.equal(
+      'Convert the whole recording',
+    );
+  });
+
+  it('follows a change of its ancestor’s lang at run time', async () => {
+    const { api, clip } = await env();
+    const page = await fixture<HTMLDivElement>(
+      html`<div lang="en"><recording-clipper base-url=${api} stream-id=${clip.streamId}></recording-clipper></div>`,
+    );
+    const el = page.querySelector('recording-clipper')!;
+    el.tokenProvider = async () => clip.token;
+    const convert = () => el.shadowRoot!.querySelector('.convert')?.textContent?.trim();
+    await waitUntil(() => convert() === 'Convert to video', 'English first', { timeout: 10_000 });
+    page.lang = 'de';
+    await waitUntil(() => convert() === 'In Video umwandeln', 'then German');
+    expect(el.shadowRoot!.querySelector('[part="base"]')!.getAttribute('lang')).to.equal('de');
+  });
+
   it('refuses a missing stream-id with a message and a config-error event', async () => {
     const { api, clip } = await env();
     const el = await fixture<RecordingClipper>(html`<recording-clipper></recording-clipper>`);
