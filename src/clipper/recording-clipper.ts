@@ -62,7 +62,7 @@ class ClipperLocalize extends LanguageController<ClipperStrings> {
  * @csspart thumb - Each of the two thumbs (`role="slider"`).
  * @csspart fields - The start and end time codes.
  * @csspart actions - Preview and Convert.
- * @csspart result - The new video's <video>.
+ * @csspart result - The player of the new video, or of the video whose play button was pressed.
  * @csspart videos - The stream's videos (#11).
  *
  * @cssprop --video-uploader-accent - The selected part, the thumbs and the focus ring.
