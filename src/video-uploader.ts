@@ -1,12 +1,12 @@
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { customElement, property, query } from 'lit/decorators.js';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import { VideoServiceClient } from './api/client.js';
-import { TokenCache, tokenFromUrl, type TokenProvider } from './api/token.js';
+import type { TokenProvider } from './api/token.js';
+import { ClientController } from './controllers/client-controller.js';
 import type { Emit, VideoUploaderEventDetails } from './events.js';
 import type { StringsOverride } from './locale/en.js';
 import { LocalizeController } from './locale/localize.js';
-import { OptionError, resolveOptions, type UploaderOptions } from './options.js';
+import { resolveOptions, type UploaderOptions } from './options.js';
 import type { Preview, PreviewController } from './preview/preview-controller.js';
 import { UppyController } from './upload/uppy-controller.js';
 import { styles } from './video-uploader.styles.js';
@@ -141,9 +141,7 @@ export class VideoUploader extends LitElement {
   @query('.dashboard', true) private dashboardEl!: HTMLElement;
 
   private options: UploaderOptions | undefined;
-  private configError: OptionError | undefined;
-  private client: VideoServiceClient | null = null;
-  private tokens: TokenCache | undefined;
+  private readonly service = new ClientController(this);
   private readonly i18n = new LocalizeController(this, () => this.uploads.localize(this.i18n));
 
   private readonly emit: Emit = (name, detail) => {
@@ -153,7 +151,7 @@ export class VideoUploader extends LitElement {
   };
 
   private readonly uploads = new UppyController(this, {
-    client: () => this.client,
+    client: () => this.service.client,
     emit: this.emit,
     strings: () => this.i18n.strings,
     onUploaded: (videoId, name) => {
@@ -166,7 +164,7 @@ export class VideoUploader extends LitElement {
 
   private async preview(videoId: string, name: string): Promise<void> {
     const { PreviewController } = await import('./preview/preview-controller.js');
-    this.previews ??= new PreviewController(this, () => this.client, this.emit);
+    this.previews ??= new PreviewController(this, () => this.service.client, this.emit);
     this.previews.track(videoId, name);
   }
 
@@ -174,31 +172,13 @@ export class VideoUploader extends LitElement {
     if (changed.has('locale')) this.i18n.override(this.locale);
     // Options are resolved, and Uppy reconfigured, only when one of them changed (a preview's render is not one).
     if (this.hasUpdated && !CONFIG.some((name) => changed.has(name))) return;
-    if (changed.has('tokenProvider') || changed.has('tokenUrl')) {
-      const provider =
-        this.tokenProvider ?? (this.tokenUrl ? tokenFromUrl(new URL(this.tokenUrl, document.baseURI).href) : undefined);
-      this.tokens = provider ? new TokenCache(provider) : undefined;
-    }
-    const previous = this.configError?.message;
-    try {
-      this.options = resolveOptions({
+    this.options = this.service.configure(() =>
+      resolveOptions({
         ...this.configuration(),
         parallelUploads: this.count('parallel-uploads', this.parallelUploads),
         maxFiles: this.count('max-files', this.maxFiles),
-      });
-      if (!this.tokens) throw new OptionError('token-url', this.tokenUrl ?? '', 'token');
-      this.configError = undefined;
-      if (this.client?.baseUrl !== this.options.baseUrl || changed.has('tokenProvider') || changed.has('tokenUrl')) {
-        this.client = new VideoServiceClient(this.options.baseUrl, this.tokens);
-      }
-    } catch (err) {
-      if (!(err instanceof OptionError)) throw err;
-      this.configError = err;
-      this.options = undefined;
-      this.client = null;
-      if (err.message !== previous)
-        this.emit('config-error', { attribute: err.attribute, value: err.value, message: err.message });
-    }
+      }),
+    );
     this.uploads.configure(this.options, this.autoProceed);
   }
 
@@ -226,7 +206,7 @@ export class VideoUploader extends LitElement {
   protected override render() {
     const t = this.i18n.strings;
     return html`<div part="base" class="base" lang=${this.i18n.lang} dir=${this.i18n.dir}>
-      ${this.configError ? html`<p part="error" class="error" role="alert">${this.configError.describe(t)}</p>` : nothing}
+      ${this.service.error ? html`<p part="error" class="error" role="alert">${this.service.error.describe(t)}</p>` : nothing}
       <div part="dashboard" class="dashboard"></div>
       ${
         this.previews?.previews.length

@@ -1,28 +1,28 @@
 import { html, LitElement, nothing, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
-import { styleMap } from 'lit/directives/style-map.js';
-import { VideoServiceClient } from '../api/client.js';
+import { ifDefined } from 'lit/directives/if-defined.js';
 import { isAbort, VideoServiceError } from '../api/errors.js';
-import { TokenCache, tokenFromUrl, type TokenProvider } from '../api/token.js';
+import type { TokenProvider } from '../api/token.js';
 import type { ExportEntry, TemporaryRecording, VideoDetails } from '../api/types.js';
+import { ClientController } from '../controllers/client-controller.js';
 import { clipperEn, type ClipperStrings, type ClipperStringsOverride } from '../locale/clipper.js';
 import { LanguageController } from '../locale/localize.js';
 import { OptionError, parseUrl } from '../options.js';
-import type { Player, Timeline } from '../preview/hls.js';
-import type { RecordingClipperEventDetails, RecordingClipperEventName } from './events.js';
-import { keyStep, moveEnd, moveStart, parseTimecode, timecode, type Selection, type Thumb } from './selection.js';
+import type { Timeline } from '../preview/hls.js';
+import { HlsController } from '../preview/hls-controller.js';
+import { FrameClock } from './frame-clock.js';
+import { RecordingsController } from './recordings-controller.js';
+import { moveEnd, moveStart, parseTimecode, timecode, type Selection, type Thumb } from './selection.js';
 import { storyboardTiles, type Tile } from './storyboard.js';
+import './timeline.js';
+import type { RecordingClipperTimeline, TimelineRequests } from './timeline.js';
 import { styles } from './recording-clipper.styles.js';
 
-/** #9 is read this often while something can change (a recording live or stopped, a conversion running). */
-const BUSY_POLL_MS = 2_000;
-const IDLE_POLL_MS = 10_000;
-/** Seconds to the millisecond, as the sliders say them. */
-const ms = (seconds: number) => Math.round(seconds * 1000) / 1000;
-/** One frame until the video has shown two in a row (requestVideoFrameCallback). */
-const DEFAULT_FRAME = 1 / 30;
-
-/** The clipper's language: its English table, the `locale` property over it (locale/clipper.ts). */
+/**
+ * The clipper's language, found and followed as the uploader's is (LanguageController): the table of the `lang` of
+ * the element or its nearest ancestor (locale/clipper-packs.ts, loaded when it is not English), and the `locale`
+ * property over it.
+ */
 class ClipperLocalize extends LanguageController<ClipperStrings> {
   strings: ClipperStrings = clipperEn;
   private overrides: ClipperStringsOverride | undefined;
@@ -33,18 +33,15 @@ class ClipperLocalize extends LanguageController<ClipperStrings> {
     this.overrides = overrides;
     this.apply();
   }
-  protected load(): Promise<ClipperStrings> {
-    return Promise.resolve(clipperEn);
+  protected async load(lang: string): Promise<ClipperStrings> {
+    const { loadClipperStrings } = await import('../locale/clipper-packs.js');
+    return (await loadClipperStrings(lang)) ?? clipperEn;
   }
   protected apply(): void {
     this.strings = { ...this.base, ...this.overrides };
     this.host.requestUpdate();
   }
 }
-
-type FrameVideo = HTMLVideoElement & {
-  requestVideoFrameCallback?(cb: (now: number, meta: { mediaTime: number; presentedFrames: number }) => void): number;
-};
 
 /**
  * Chooses a part of a live stream's temporary recording, to the frame, by mouse or keyboard, and converts it into
@@ -65,7 +62,7 @@ type FrameVideo = HTMLVideoElement & {
  * @csspart thumb - Each of the two thumbs (`role="slider"`).
  * @csspart fields - The start and end time codes.
  * @csspart actions - Preview and Convert.
- * @csspart result - The new video's <video>.
+ * @csspart result - The player of the new video, or of the video whose play button was pressed.
  * @csspart videos - The stream's videos (#11).
  *
  * @cssprop --video-uploader-accent - The selected part, the thumbs and the focus ring.
@@ -96,14 +93,15 @@ export class RecordingClipper extends LitElement {
   /** Returns an access token, or `{token, expiresAt}`; takes precedence over `token-url`. Property only. */
   @property({ attribute: false }) tokenProvider?: TokenProvider;
 
-  /** Strings to use instead of the element's own (locale/clipper.ts). Property only. */
+  /**
+   * Strings to use instead of the language's own, any of them (locale/clipper.ts). The language is the `lang` of the
+   * element or its nearest ancestor, followed when it changes; 13 languages, right to left for Arabic and Hebrew (the
+   * rest fall back by prefix, then to English). Property only.
+   */
   @property({ attribute: false }) locale?: ClipperStringsOverride;
 
-  @state() private recordings: TemporaryRecording[] | undefined;
   @state() private chosen: string | undefined;
   @state() private deleted = false;
-  @state() private unreachable = false;
-  @state() private configError: OptionError | undefined;
   @state() private timeline: Timeline | undefined;
   @state() private selection: Selection = { start: 0, duration: 10 };
   @state() private playhead = 0;
@@ -111,141 +109,66 @@ export class RecordingClipper extends LitElement {
   @state() private message: { text: string; error?: boolean } | undefined;
   @state() private fieldError: string | undefined;
   @state() private tiles: Tile[] = [];
-  @state() private videos: VideoDetails[] = [];
   @state() private result: VideoDetails | undefined;
 
-  @query('video.recording') private videoEl?: FrameVideo;
+  @query('video.recording') private videoEl?: HTMLVideoElement;
   @query('video.result') private resultEl?: HTMLVideoElement;
+  @query('recording-clipper-timeline') private timelineEl?: RecordingClipperTimeline;
 
   private readonly i18n = new ClipperLocalize(this);
-  private client: VideoServiceClient | undefined;
-  private abort = new AbortController();
-  private player: { url: string; player?: Player } | undefined;
-  private resultPlayer: { id: string; player?: Player } | undefined;
-  private frame = DEFAULT_FRAME;
-  /** The start was set to a frame: once the video shows it, the start becomes that frame's exact time. */
-  private snapping = false;
-  private lastFrame: { mediaTime: number; presentedFrames: number } | undefined;
-  private readonly watched = new WeakSet<HTMLVideoElement>();
-  /** Where the clipper last moved the playhead to show a frame. */
-  private seekedTo: number | undefined;
-  /** seekedTo was asked while the video was seeking elsewhere: it goes there once that seek ends. */
-  private seekQueued = false;
-  /** Conversions asked here and not yet done. */
-  private pending: { recordingId: string; from: string; duration: number }[] = [];
+  private readonly service = new ClientController(this);
+  private readonly players = new HlsController(this);
+  private readonly list = new RecordingsController(this, {
+    recordings: (recordings) => this.received(recordings),
+    converted: (video) => {
+      this.result = video;
+      this.message = { text: this.i18n.strings.entryStatus.EXPORTED! };
+    },
+    failed: (reason) => (this.message = { text: this.i18n.strings.failed(reason), error: true }),
+  });
+  private readonly clock = new FrameClock({
+    onTime: (video) => this.tick(video),
+    onSnap: (mediaTime) => (this.selection = moveStart(this.selection, mediaTime, this.bounds)),
+    start: () => this.selection.start,
+  });
   private storyboardRead = '';
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    this.abort = new AbortController();
-    if (this.client) void this.poll();
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.abort.abort();
-    this.player?.player?.destroy();
-    this.resultPlayer?.player?.destroy();
-    this.player = this.resultPlayer = undefined;
-  }
+  /** The video the person asked to play (its player starts it once loaded). */
+  private autoplay: string | undefined;
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('locale')) this.i18n.override(this.locale);
     const config = ['baseUrl', 'tokenUrl', 'tokenProvider', 'streamId'] as const;
     if (this.hasUpdated && !config.some((k) => changed.has(k))) return;
-    const previous = this.configError?.message;
-    try {
+    const options = this.service.configure(() => {
       const baseUrl = parseUrl('base-url', this.baseUrl);
       if (!this.streamId?.trim()) throw new OptionError('stream-id', this.streamId ?? '', 'streamId');
-      const provider =
-        this.tokenProvider ?? (this.tokenUrl ? tokenFromUrl(new URL(this.tokenUrl, document.baseURI).href) : undefined);
-      if (!provider) throw new OptionError('token-url', this.tokenUrl ?? '', 'token');
-      this.configError = undefined;
-      this.client = new VideoServiceClient(baseUrl, new TokenCache(provider));
-      this.abort.abort();
-      this.abort = new AbortController();
-      this.recordings = undefined;
-      if (this.isConnected) void this.poll();
-    } catch (err) {
-      if (!(err instanceof OptionError)) throw err;
-      this.configError = err;
-      this.client = undefined;
-      if (err.message !== previous)
-        this.emit('config-error', { attribute: err.attribute, value: err.value, message: err.message });
-    }
+      return { baseUrl };
+    });
+    if (options) this.list.follow(this.service.client!, this.streamId);
   }
 
-  private emit<K extends RecordingClipperEventName>(name: K, detail: RecordingClipperEventDetails[K]): void {
-    this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
+  /** The timeline is part of the element: an update is complete once the timeline's is. */
+  protected override async getUpdateComplete(): Promise<boolean> {
+    const done = await super.getUpdateComplete();
+    await this.timelineEl?.updateComplete;
+    return done;
   }
 
   private get recording(): TemporaryRecording | undefined {
-    return this.recordings?.find((r) => r._id === this.chosen);
+    return this.list.recordings?.find((r) => r._id === this.chosen);
   }
 
   /** Seconds recorded of the chosen recording: the player's live edge, or #9's whole seconds until it has one. */
   private get bounds() {
-    return { edge: this.timeline?.edge ?? this.recording?.duration ?? 0, frame: this.frame };
+    return { edge: this.timeline?.edge ?? this.recording?.duration ?? 0, frame: this.clock.frame };
   }
 
-  /** #9 (and #11 when a conversion is done) until disconnected: often while something can change. */
-  private async poll(): Promise<void> {
-    const { signal } = this.abort;
-    const client = this.client!;
-    const streamId = this.streamId!;
-    let first = true;
-    while (!signal.aborted) {
-      try {
-        const recordings = await client.listTemporaryRecordings(streamId, signal);
-        this.unreachable = false;
-        await this.received(recordings, client, streamId, signal, first);
-        first = false;
-      } catch (err) {
-        if (isAbort(err) || signal.aborted) return;
-        // The stream itself is gone (deleted): so are its recordings.
-        if (err instanceof VideoServiceError && err.status === 404)
-          await this.received([], client, streamId, signal, false);
-        else this.unreachable = true;
-      }
-      const busy =
-        this.pending.length > 0 ||
-        this.recordings?.some((r) => r.status !== 'complete' || r.export_data.some((e) => e.status === 'PROCESSING'));
-      await new Promise((resolve) => setTimeout(resolve, busy ? BUSY_POLL_MS : IDLE_POLL_MS));
-    }
-  }
-
-  private async received(
-    recordings: TemporaryRecording[],
-    client: VideoServiceClient,
-    streamId: string,
-    signal: AbortSignal,
-    first: boolean,
-  ): Promise<void> {
-    this.recordings = recordings;
+  /** #9 answered: the chosen recording kept (or said gone), a first one chosen, its storyboard read. */
+  private received(recordings: TemporaryRecording[]): void {
     if (this.chosen && !recordings.some((r) => r._id === this.chosen)) this.lost();
     if (!this.chosen && !this.deleted && recordings.length) {
       this.choose((recordings.find((r) => r.status === 'live') ?? recordings.at(-1))!._id);
     }
-    let done = first;
-    for (const p of [...this.pending]) {
-      const entry = recordings
-        .find((r) => r._id === p.recordingId)
-        ?.export_data.find((e) => e.from === p.from && e.duration === p.duration && e.status !== 'PROCESSING');
-      if (!entry?.video_id) continue;
-      this.pending = this.pending.filter((x) => x !== p);
-      done = true;
-      const video = await client.getVideo(entry.video_id, signal);
-      if (entry.status === 'EXPORTED') {
-        this.result = video;
-        this.message = { text: this.i18n.strings.entryStatus.EXPORTED! };
-        this.emit('clip-ready', { recordingId: p.recordingId, entry, video });
-      } else {
-        const reason = video.failure_reason ?? '';
-        this.message = { text: this.i18n.strings.failed(reason), error: true };
-        this.emit('clip-failed', { recordingId: p.recordingId, entry, reason });
-      }
-    }
-    if (done) this.videos = await client.listConvertedVideos(streamId, signal);
     void this.readStoryboard();
   }
 
@@ -255,8 +178,7 @@ export class RecordingClipper extends LitElement {
     this.chosen = undefined;
     this.timeline = undefined;
     this.tiles = [];
-    this.player?.player?.destroy();
-    this.player = undefined;
+    this.players.stop('recording');
     this.looping = false;
   }
 
@@ -269,8 +191,7 @@ export class RecordingClipper extends LitElement {
     this.storyboardRead = '';
     this.looping = false;
     this.selection = moveStart({ start: 0, duration: 10 }, 0, this.bounds);
-    this.lastFrame = this.seekedTo = undefined;
-    this.seekQueued = false;
+    this.clock.reset();
   }
 
   /** The storyboard's thumbnails along the timeline; read again while the recording grows. */
@@ -281,7 +202,7 @@ export class RecordingClipper extends LitElement {
     if (!url || key === this.storyboardRead) return;
     this.storyboardRead = key;
     try {
-      const res = await fetch(url, { credentials: 'omit', signal: this.abort.signal });
+      const res = await fetch(url, { credentials: 'omit', signal: this.list.signal });
       if (res.ok) this.tiles = storyboardTiles(await res.text(), url);
     } catch {
       this.storyboardRead = '';
@@ -291,108 +212,74 @@ export class RecordingClipper extends LitElement {
   protected override updated(): void {
     const video = this.videoEl;
     const url = this.recording?.playback.temporary_playback;
-    if (video && url && this.player?.url !== url) {
-      this.player?.player?.destroy();
-      const entry: { url: string; player?: Player } = { url };
-      this.player = entry;
-      this.watchFrames(video);
-      void import('../preview/hls.js').then(({ playRecording }) => {
-        if (this.player !== entry) return;
-        try {
-          entry.player = playRecording(
+    if (video && url && !this.players.plays('recording', url)) {
+      this.clock.watch(video);
+      const unplayable = () => (this.message = { text: this.i18n.strings.unplayable, error: true });
+      this.players.play(
+        'recording',
+        url,
+        ({ playRecording }) =>
+          playRecording(
             video,
             url,
             (timeline) => {
               this.timeline = timeline;
               this.selection = moveStart(this.selection, this.selection.start, this.bounds);
             },
-            () => (this.message = { text: this.i18n.strings.unplayable, error: true }),
-          );
-        } catch {
-          this.message = { text: this.i18n.strings.unplayable, error: true };
-        }
-      });
+            unplayable,
+          ),
+        unplayable,
+      );
     }
     const result = this.resultEl;
-    if (result && this.result && this.resultPlayer?.id !== this.result._id) {
-      this.resultPlayer?.player?.destroy();
-      const entry: { id: string; player?: Player } = { id: this.result._id };
-      this.resultPlayer = entry;
-      const hlsUrl = this.result.playback.hls_url;
-      void import('../preview/hls.js').then(({ playHls }) => {
-        if (this.resultPlayer === entry) entry.player = playHls(result, hlsUrl, () => {});
-      });
+    const hlsUrl = this.result?.playback.hls_url;
+    if (result && hlsUrl && !this.players.plays('result', hlsUrl)) {
+      const asked = this.autoplay === this.result!._id;
+      this.players.play(
+        'result',
+        hlsUrl,
+        ({ playHls }) => {
+          // Asked for by its play button: it starts once it can (muted, as every player of the element).
+          if (asked) result.addEventListener('canplay', () => void result.play().catch(() => {}), { once: true });
+          return playHls(result, hlsUrl, () => {});
+        },
+        () => {},
+      );
     }
-  }
-
-  /** The frame shown: its time (to place the start on it) and the length of a frame, where the browser says. */
-  private watchFrames(video: FrameVideo): void {
-    // Once per <video>: Lit keeps the element when another recording is chosen.
-    if (this.watched.has(video)) return;
-    this.watched.add(video);
-    video.addEventListener('timeupdate', () => this.tick(video));
-    video.addEventListener('seeked', () => {
-      if (this.seekQueued && video.paused) video.currentTime = this.seekedTo!;
-      this.seekQueued = false;
-      this.tick(video);
-    });
-    if (!video.requestVideoFrameCallback) return;
-    const onFrame = (_now: number, meta: { mediaTime: number; presentedFrames: number }) => {
-      const last = this.lastFrame;
-      // Frames shown one after another while playing tell how long a frame is; frames shown by seeks do not.
-      const playing = !video.paused && !video.seeking;
-      const step = playing && last?.presentedFrames === meta.presentedFrames - 1 ? meta.mediaTime - last.mediaTime : 0;
-      if (step > 0.004 && step < 0.2) this.frame = this.frame === DEFAULT_FRAME ? step : (this.frame * 7 + step) / 8;
-      this.lastFrame = meta;
-      if (playing) this.tick(video);
-      // The frame the last seek asked for (not one shown on the way): the start becomes its exact time. Firefox
-      // gives the playhead (the middle of the frame asked for) as mediaTime, not the frame's time: the start stays.
-      const settled =
-        !video.seeking && this.seekedTo !== undefined && Math.abs(video.currentTime - this.seekedTo) < 1e-3;
-      const framesOwnTime = this.seekedTo !== undefined && Math.abs(meta.mediaTime - this.seekedTo) > 1e-4;
-      if (this.snapping && settled && framesOwnTime && Math.abs(meta.mediaTime - this.selection.start) < this.frame) {
-        this.snapping = false;
-        this.selection = moveStart(this.selection, meta.mediaTime, this.bounds);
-      }
-      if (this.videoEl === video) video.requestVideoFrameCallback!(onFrame);
-    };
-    video.requestVideoFrameCallback(onFrame);
   }
 
   private tick(video: HTMLVideoElement): void {
     this.playhead = video.currentTime;
     const end = this.selection.start + this.selection.duration;
-    if (this.looping && !video.paused && video.currentTime >= end - this.frame / 2)
+    if (this.looping && !video.paused && video.currentTime >= end - this.clock.frame / 2)
       video.currentTime = this.selection.start;
   }
 
-  /** Shows the frame at `seconds` (the middle of it, so rounding cannot show its neighbour) while not playing. */
+  /** Shows the frame at `seconds` while not playing. */
   private show(seconds: number): void {
-    const video = this.videoEl;
-    if (!video || !video.paused || !this.timeline) return;
-    this.seekedTo = Math.max(0, seconds + this.frame / 2);
-    // One seek at a time: keys held down ask for many; the last one asked is where the video goes next.
-    if (video.seeking) this.seekQueued = true;
-    else video.currentTime = this.seekedTo;
+    if (this.videoEl && this.timeline) this.clock.show(this.videoEl, seconds);
   }
 
-  private setStart(seconds: number, toFrame: boolean): void {
+  /** The start onto `seconds` (a frame's time: once the video shows that frame, its exact time). */
+  private setStart(seconds: number): void {
     this.selection = moveStart(this.selection, seconds, this.bounds);
-    this.snapping = toFrame;
+    this.clock.snap(true);
     this.show(this.selection.start);
   }
 
   private setEnd(seconds: number): void {
     this.selection = moveEnd(this.selection, seconds, this.bounds);
-    this.show(this.selection.start + this.selection.duration - this.frame);
+    this.clock.snap(false);
+    this.show(this.selection.start + this.selection.duration - this.clock.frame);
   }
 
-  private onThumbKey(thumb: Thumb, event: KeyboardEvent): void {
-    const next = keyStep(this.selection, thumb, event.key, event.shiftKey, this.bounds);
-    if (!next) return;
-    event.preventDefault();
-    if (thumb === 'start') this.setStart(next.start, true);
-    else this.setEnd(next.start + next.duration);
+  private onThumbRequest(event: CustomEvent<TimelineRequests['thumb-request']>): void {
+    if (event.detail.thumb === 'start') this.setStart(event.detail.seconds);
+    else this.setEnd(event.detail.seconds);
+  }
+
+  private onSeekRequest(event: CustomEvent<TimelineRequests['seek-request']>): void {
+    if (this.videoEl && this.timeline) this.videoEl.currentTime = event.detail.seconds;
   }
 
   /** I and O: start and end at the playhead, from anywhere in the element but a text field. */
@@ -403,46 +290,9 @@ export class RecordingClipper extends LitElement {
     const video = this.videoEl;
     if (!video || !this.recording) return;
     event.preventDefault();
-    if (key === 'i') this.setStart(this.shownFrame(video), true);
+    if (key === 'i') this.setStart(this.clock.shownFrame(video));
     else this.setEnd(video.currentTime);
   };
-
-  /**
-   * The time of the frame the paused video shows: as the browser says (requestVideoFrameCallback), else the
-   * playhead down to a whole frame (WebKitGTK says nothing; Firefox says the playhead itself).
-   */
-  private shownFrame(video: HTMLVideoElement): number {
-    const told = this.lastFrame?.mediaTime;
-    if (video.paused && told !== undefined && Math.abs(told - video.currentTime) > 1e-4) return told;
-    if (!video.paused) return video.currentTime;
-    return Math.floor(video.currentTime / this.frame + 1e-3) * this.frame;
-  }
-
-  private onDrag(thumb: Thumb, event: PointerEvent): void {
-    const track = (event.currentTarget as HTMLElement).parentElement!;
-    (event.currentTarget as HTMLElement).setPointerCapture(event.pointerId);
-    (event.currentTarget as HTMLElement).focus();
-    const move = (e: PointerEvent) => {
-      const rect = track.getBoundingClientRect();
-      const rtl = this.i18n.dir === 'rtl';
-      const ratio = Math.min(1, Math.max(0, (e.clientX - rect.left) / rect.width));
-      const seconds = (rtl ? 1 - ratio : ratio) * this.bounds.edge;
-      if (thumb === 'start') this.setStart(Math.round(seconds / this.frame) * this.frame, true);
-      else this.setEnd(seconds);
-    };
-    const target = event.currentTarget as HTMLElement;
-    target.addEventListener('pointermove', move);
-    target.addEventListener('pointerup', () => target.removeEventListener('pointermove', move), { once: true });
-    event.preventDefault();
-  }
-
-  /** A click on the track moves the playhead there. */
-  private onTrack(event: PointerEvent): void {
-    if ((event.target as HTMLElement).getAttribute('role') === 'slider' || !this.videoEl || !this.timeline) return;
-    const rect = (event.currentTarget as HTMLElement).getBoundingClientRect();
-    const ratio = (event.clientX - rect.left) / rect.width;
-    this.videoEl.currentTime = (this.i18n.dir === 'rtl' ? 1 - ratio : ratio) * this.bounds.edge;
-  }
 
   private onField(thumb: Thumb, event: Event): void {
     const input = event.target as HTMLInputElement;
@@ -453,7 +303,7 @@ export class RecordingClipper extends LitElement {
       return;
     }
     this.fieldError = undefined;
-    if (thumb === 'start') this.setStart(seconds, true);
+    if (thumb === 'start') this.setStart(seconds);
     else this.setEnd(seconds);
     input.value = timecode(thumb === 'start' ? this.selection.start : this.selection.start + this.selection.duration);
   }
@@ -463,7 +313,7 @@ export class RecordingClipper extends LitElement {
     if (!video) return;
     this.looping = !this.looping;
     if (this.looping) {
-      video.currentTime = this.selection.start + this.frame / 2;
+      video.currentTime = this.selection.start + this.clock.frame / 2;
       void video.play().catch(() => (this.looping = false));
     } else video.pause();
   }
@@ -471,8 +321,7 @@ export class RecordingClipper extends LitElement {
   /** #10: the part (`from` from the program date times, half a frame early so the cut begins on the frame shown), or the whole. */
   private async convert(whole: boolean): Promise<void> {
     const recording = this.recording;
-    const client = this.client;
-    if (!recording || !client) return;
+    if (!recording || !this.service.client) return;
     const t = this.i18n.strings;
     let from: string;
     let duration: number;
@@ -482,21 +331,14 @@ export class RecordingClipper extends LitElement {
     } else {
       const at = this.timeline?.dateAt(this.selection.start);
       if (at === undefined) return;
-      from = new Date(Math.round(at - (this.frame * 1000) / 2)).toISOString();
+      from = new Date(Math.round(at - (this.clock.frame * 1000) / 2)).toISOString();
       duration = this.selection.duration;
     }
     this.message = {
       text: t.requested(t.length(duration), whole ? timecode(0) : timecode(this.selection.start)),
     };
     try {
-      const entry = await client.convertRecording(
-        this.streamId!,
-        recording._id,
-        whole ? {} : { from, duration },
-        this.abort.signal,
-      );
-      this.pending = [...this.pending, { recordingId: recording._id, from: entry.from, duration: entry.duration }];
-      this.emit('clip-requested', { recordingId: recording._id, from: entry.from, duration: entry.duration, entry });
+      await this.list.convert(recording._id, whole ? {} : { from, duration });
       this.message = { text: t.entryStatus.PROCESSING! };
     } catch (err) {
       if (isAbort(err)) return;
@@ -513,8 +355,8 @@ export class RecordingClipper extends LitElement {
   protected override render() {
     const t = this.i18n.strings;
     return html`<div part="base" class="base" lang=${this.i18n.lang} dir=${this.i18n.dir}>
-      ${this.configError ? html`<p part="error" class="error" role="alert">${this.configError.describe(t)}</p>` : nothing}
-      ${this.unreachable ? html`<p class="error" role="status">${t.unreachable}</p>` : nothing}
+      ${this.service.error ? html`<p part="error" class="error" role="alert">${this.service.error.describe(t)}</p>` : nothing}
+      ${this.list.unreachable ? html`<p class="error" role="status">${t.unreachable}</p>` : nothing}
       ${this.renderRecordings()}
       ${this.deleted ? html`<p class="error" role="alert">${t.deleted}</p>` : nothing}
       ${this.recording ? this.renderClipper(this.recording) : nothing} ${this.renderVideos()}
@@ -523,15 +365,16 @@ export class RecordingClipper extends LitElement {
 
   private renderRecordings() {
     const t = this.i18n.strings;
-    if (!this.recordings) return nothing;
-    const date = new Intl.DateTimeFormat(this.i18n.lang, { dateStyle: 'medium', timeStyle: 'medium' });
+    const recordings = this.list.recordings;
+    if (!recordings) return nothing;
+    const date = this.date;
     return html`<section part="recordings" aria-label=${t.recordingsLabel}>
       <h2>${t.recordingsLabel}</h2>
       ${
-        this.recordings.length === 0
+        recordings.length === 0
           ? html`<p>${t.noRecordings}</p>`
           : html`<ul class="recordings">
-            ${this.recordings.map(
+            ${recordings.map(
               (r) =>
                 html`<li>
                   <button
@@ -559,31 +402,30 @@ export class RecordingClipper extends LitElement {
     const { edge } = this.bounds;
     const { start, duration } = this.selection;
     const end = start + duration;
-    const at = (s: number) => `${edge > 0 ? (s / edge) * 100 : 0}%`;
-    const side = this.i18n.dir === 'rtl' ? 'right' : 'left';
     const ready = edge >= 1;
     return html`<section class="clipper">
       <video
         part="video"
         class="recording"
-        aria-label=${`${t.playerLabel}: ${recording.start_time}`}
+        aria-label=${`${t.playerLabel}: ${this.date.format(new Date(recording.start_time))}`}
         controls
         muted
         playsinline
         crossorigin="anonymous"
       ></video>
-      <div part="timeline" class="timeline" role="group" aria-label=${t.timelineLabel} aria-describedby="keys">
-        <div class="strip" aria-hidden="true">
-          ${this.tiles.length ? this.renderStrip(edge) : nothing}
-        </div>
-        <div class="track" @pointerdown=${this.onTrack}>
-          <div class="range" style=${styleMap({ [side]: at(start), width: at(duration) })}></div>
-          <div class="playhead" style=${styleMap({ [side]: at(Math.min(this.playhead, edge)) })}></div>
-          ${this.renderThumb('start', t.start, start, 0, Math.max(0, end - 1), at(start), side, ready)}
-          ${this.renderThumb('end', t.end, end, start + 1, start + Math.max(1, Math.floor(edge - start + 1e-6)), at(end), side, ready)}
-        </div>
-        <p id="keys" class="help">${t.keysHelp}</p>
-      </div>
+      <recording-clipper-timeline
+        part="timeline"
+        exportparts="thumb"
+        dir=${this.i18n.dir}
+        .edge=${edge}
+        .frame=${this.clock.frame}
+        .selection=${this.selection}
+        .playhead=${this.playhead}
+        .tiles=${this.tiles}
+        .strings=${t}
+        @thumb-request=${this.onThumbRequest}
+        @seek-request=${this.onSeekRequest}
+      ></recording-clipper-timeline>
       <div part="fields" class="fields">
         <label
           >${t.start}
@@ -636,12 +478,20 @@ export class RecordingClipper extends LitElement {
               ${recording.export_data.map(
                 (e: ExportEntry) =>
                   html`<li data-status=${e.status}>
-                    ${t.entry(e.from, t.length(e.duration), t.entryStatus[e.status] ?? e.status)}
+                    ${t.entry(this.date.format(new Date(e.from)), t.length(e.duration), t.entryStatus[e.status] ?? e.status)}
                   </li>`,
               )}
             </ul>`
           : nothing
       }
+    </section>`;
+  }
+
+  private renderVideos() {
+    const t = this.i18n.strings;
+    if (!this.list.recordings) return nothing;
+    return html`<section part="videos" aria-label=${t.videosLabel}>
+      <h2>${t.videosLabel}</h2>
       ${
         this.result
           ? html`<video
@@ -649,67 +499,63 @@ export class RecordingClipper extends LitElement {
             class="result"
             aria-label=${t.resultLabel}
             data-video-id=${this.result._id}
+            poster=${ifDefined(this.result.playback.poster_url ?? undefined)}
             controls
             muted
             playsinline
           ></video>`
           : nothing
       }
-    </section>`;
-  }
-
-  private renderThumb(
-    thumb: Thumb,
-    label: string,
-    value: number,
-    min: number,
-    max: number,
-    position: string,
-    side: string,
-    ready: boolean,
-  ) {
-    const t = this.i18n.strings;
-    return html`<div
-      part="thumb"
-      class="thumb ${thumb}"
-      role="slider"
-      tabindex=${ready ? 0 : -1}
-      aria-label=${label}
-      aria-valuemin=${ms(min)}
-      aria-valuemax=${ms(max)}
-      aria-valuenow=${ms(value)}
-      aria-valuetext=${timecode(value)}
-      aria-disabled=${ready ? 'false' : 'true'}
-      aria-describedby="keys"
-      title=${`${label} ${timecode(value)} (${t.liveEdge}: ${timecode(this.bounds.edge)})`}
-      style=${styleMap({ [side]: position })}
-      @keydown=${(e: KeyboardEvent) => this.onThumbKey(thumb, e)}
-      @pointerdown=${(e: PointerEvent) => this.onDrag(thumb, e)}
-    ></div>`;
-  }
-
-  private renderStrip(edge: number) {
-    const COUNT = 10;
-    return Array.from({ length: COUNT }, (_, i) => {
-      const time = ((i + 0.5) / COUNT) * edge;
-      const tile = this.tiles.find((c) => time < c.end) ?? this.tiles.at(-1)!;
-      return html`<span class="tile" style=${styleMap(tile.style)}></span>`;
-    });
-  }
-
-  private renderVideos() {
-    const t = this.i18n.strings;
-    if (!this.recordings) return nothing;
-    return html`<section part="videos" aria-label=${t.videosLabel}>
-      <h2>${t.videosLabel}</h2>
       ${
-        this.videos.length
+        this.list.videos.length
           ? html`<ul class="videos">
-            ${this.videos.map((v) => html`<li data-video-id=${v._id}>${t.video(v.file_name ?? v._id, v.status)}</li>`)}
+            ${this.list.videos.map((v) => this.renderVideo(v))}
           </ul>`
           : html`<p>${t.noVideos}</p>`
       }
     </section>`;
+  }
+
+  /** A video made from the stream: its poster, its length and state in words, and a button that plays it. */
+  private renderVideo(video: VideoDetails) {
+    const t = this.i18n.strings;
+    const length = t.length(this.lengthOf(video));
+    const poster = video.playback.poster_url;
+    return html`<li data-video-id=${video._id} data-status=${video.status}>
+      ${poster ? html`<img class="poster" src=${poster} alt="" />` : html`<span class="poster"></span>`}
+      <span class="about">${t.video(length, t.videoStatus[video.status] ?? video.status)}</span>
+      <button
+        type="button"
+        class="play"
+        aria-label=${t.play(length)}
+        ?disabled=${video.status !== 'ready' || !video.playback.hls_url}
+        @click=${() => this.playVideo(video)}
+      >
+        <span aria-hidden="true">▶</span>
+      </button>
+    </li>`;
+  }
+
+  /** Whole seconds of a video: as processed, or as its conversion asked until it is. */
+  private lengthOf(video: VideoDetails): number {
+    if (video.duration != null) return Math.round(video.duration);
+    const entries = this.list.recordings?.flatMap((r) => r.export_data) ?? [];
+    return entries.find((e) => e.video_id === video._id)?.duration ?? 0;
+  }
+
+  /** Plays `video` in the result player: at once if it is there, else as soon as it has loaded. */
+  private playVideo(video: VideoDetails): void {
+    if (this.result?._id === video._id && this.resultEl) {
+      void this.resultEl.play().catch(() => {});
+      return;
+    }
+    this.autoplay = video._id;
+    this.result = video;
+  }
+
+  /** Dates and times in the page's language and time zone. */
+  private get date(): Intl.DateTimeFormat {
+    return new Intl.DateTimeFormat(this.i18n.lang, { dateStyle: 'medium', timeStyle: 'medium' });
   }
 }
 

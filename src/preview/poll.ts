@@ -1,5 +1,6 @@
 import type { VideoServiceClient } from '../api/client.js';
 import { isAbort } from '../api/errors.js';
+import { wait } from '../api/retry.js';
 import type { VideoDetails } from '../api/types.js';
 
 /** Bounded backoff while a video processes: 1 s, growing by half each time, never more than 10 s apart. */
@@ -25,10 +26,7 @@ export async function pollVideo(
     } catch (err) {
       if (isAbort(err) || signal.aborted) throw err;
     }
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, delay);
-      signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-    });
+    await wait(delay, signal);
   }
   return null;
 }

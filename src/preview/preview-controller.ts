@@ -3,7 +3,7 @@ import type { VideoServiceClient } from '../api/client.js';
 import { isAbort } from '../api/errors.js';
 import type { VideoDetails } from '../api/types.js';
 import type { Emit } from '../events.js';
-import type { Player } from './hls.js';
+import { HlsController } from './hls-controller.js';
 import { pollVideo } from './poll.js';
 
 export interface Preview {
@@ -21,7 +21,7 @@ export interface Preview {
 export class PreviewController implements ReactiveController {
   previews: Preview[] = [];
   private abort = new AbortController();
-  private readonly players = new Map<string, Player>();
+  private readonly players: HlsController;
 
   constructor(
     private readonly host: ReactiveControllerHost & HTMLElement,
@@ -29,6 +29,7 @@ export class PreviewController implements ReactiveController {
     private readonly emit: Emit,
   ) {
     host.addController(this);
+    this.players = new HlsController(host);
   }
 
   track(videoId: string, name: string): void {
@@ -45,33 +46,26 @@ export class PreviewController implements ReactiveController {
 
   hostDisconnected(): void {
     this.abort.abort();
-    for (const player of this.players.values()) player.destroy();
-    this.players.clear();
   }
 
   /** Attaches a player to each ready preview's <video> once it is rendered. */
   hostUpdated(): void {
     for (const p of this.previews) {
-      if (p.state !== 'ready' || !p.video?.playback.hls_url || this.players.has(p.videoId)) continue;
+      const url = p.video?.playback.hls_url;
+      if (p.state !== 'ready' || !url || this.players.plays(p.videoId, url)) continue;
       const element = this.host.shadowRoot?.querySelector<HTMLVideoElement>(`video[data-video-id="${p.videoId}"]`);
       if (!element) continue;
-      this.players.set(p.videoId, { destroy() {} });
-      void this.play(p, element);
-    }
-  }
-
-  private async play(p: Preview, element: HTMLVideoElement): Promise<void> {
-    element.addEventListener('playing', () => this.emit('preview-playing', { videoId: p.videoId }), {
-      once: true,
-      signal: this.abort.signal,
-    });
-    const unplayable = (reason: string) => this.update(p, { state: 'unplayable', reason });
-    try {
-      const { playHls } = await import('./hls.js');
-      if (this.abort.signal.aborted) return;
-      this.players.set(p.videoId, playHls(element, p.video!.playback.hls_url, unplayable));
-    } catch {
-      unplayable('');
+      element.addEventListener('playing', () => this.emit('preview-playing', { videoId: p.videoId }), {
+        once: true,
+        signal: this.abort.signal,
+      });
+      const unplayable = (reason: string) => this.update(p, { state: 'unplayable', reason });
+      this.players.play(
+        p.videoId,
+        url,
+        ({ playHls }) => playHls(element, url, unplayable),
+        () => unplayable(''),
+      );
     }
   }
 

@@ -3,7 +3,8 @@ import type Uppy from '@uppy/core';
 import type { Body, UppyFile } from '@uppy/core';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { VideoServiceClient } from '../api/client.js';
-import { VideoServiceError } from '../api/errors.js';
+import { isAbort, VideoServiceError } from '../api/errors.js';
+import { wait } from '../api/retry.js';
 import type { Emit, UploadFileInfo } from '../events.js';
 import type { Strings } from '../locale/en.js';
 import { EN_UPPY, type LocalizeController } from '../locale/localize.js';
@@ -255,22 +256,26 @@ export class UppyController implements ReactiveController {
     const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || new URL(url).hostname);
     const file: UploadFileInfo = { id: `link-${++this.links}`, name, size: 0, type: '' };
     const t = this.deps.strings();
+    // The element removed, its import is no longer followed (the service goes on with it).
+    const { signal } = this.listeners;
     try {
       const client = this.client();
-      const video = await client.createVideo(name);
+      const video = await client.createVideo(name, signal);
       this.deps.emit('video-created', { videoId: video._id, file });
-      await client.importVideo(video._id, url);
-      for (let details = await client.getVideo(video._id); details.import; details = await client.getVideo(video._id)) {
+      await client.importVideo(video._id, url, signal);
+      const read = () => client.getVideo(video._id, signal);
+      for (let details = await read(); details.import; details = await read()) {
         this.deps.emit('upload-progress', {
           file,
           bytesSent: details.import.bytes,
           bytesTotal: details.import.total ?? 0,
         });
-        await new Promise((r) => setTimeout(r, 500));
+        await wait(500, signal);
       }
       this.deps.emit('upload-success', { file, videoId: video._id });
       this.deps.onUploaded(video._id, name);
     } catch (err) {
+      if (isAbort(err) || signal.aborted) return;
       const refused = err instanceof VideoServiceError && err.code === 'invalid_field';
       const { describeError } = await import('../locale/errors.js');
       this.uppy?.info(refused ? t.linkRefused(url) : describeError(err, t, name), 'error', 8000);

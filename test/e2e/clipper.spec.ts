@@ -111,7 +111,11 @@ test('clips 5 s of a live stream by keyboard alone: 5 s to the frame, beginning 
 
   const ready = await event(page, 'clip-ready', 90_000);
   expect(ready.video.status).toBe('ready');
-  await expect(clipper(page).getByText('EXPORTED').first()).toBeVisible();
+  await expect(
+    clipper(page)
+      .getByRole('status')
+      .filter({ hasText: /^Ready$/ }),
+  ).toBeVisible();
   // The new video plays in the element, and the stream's videos (#11) list it.
   await expect
     .poll(
@@ -122,7 +126,21 @@ test('clips 5 s of a live stream by keyboard alone: 5 s to the frame, beginning 
       { timeout: 30_000 },
     )
     .toBeGreaterThanOrEqual(2);
-  await expect(clipper(page).locator(`.videos li[data-video-id="${ready.video._id}"]`)).toBeVisible();
+  // The lists in words: the conversion at its local start, the video by its length, with its poster and a button.
+  const at = new Date(ready.entry.from);
+  const local = await page.evaluate(
+    (ms) => new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(ms)),
+    at.getTime(),
+  );
+  await expect(clipper(page).locator('.exports li')).toHaveText([`${local}, 5 s: Ready`]);
+  const listed = clipper(page).locator(`.videos li[data-video-id="${ready.video._id}"]`);
+  await expect(listed.locator('.about')).toHaveText('5 s, Ready');
+  await expect(listed.locator('img.poster')).toHaveAttribute('src', /^http/);
+  await expect(listed.getByRole('button', { name: 'Play the 5 s video' })).toBeEnabled();
+  const shownText = (await clipper(page).locator('[part="base"]').textContent())!;
+  expect(shownText).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+  expect(shownText).not.toContain('EXPORTED');
+  expect(shownText).not.toContain('.mp4');
 
   const clip = ready.video.download_url as string;
   expect(Math.abs((await probeDuration(clip)) - 5), 'five seconds to within one frame').toBeLessThanOrEqual(1 / 30);
@@ -185,6 +203,13 @@ test('clips a part after the stream has ended, the times typed as time codes', a
   await page.keyboard.press('Enter');
   const ready = await event(page, 'clip-ready', 90_000);
   expect(Math.abs((await probeDuration(ready.video.download_url)) - 3)).toBeLessThanOrEqual(1 / 30);
+  // Its play button plays it in the element's result player.
+  const result = clipper(page).locator('video.result');
+  await result.evaluate((v: HTMLVideoElement) => v.pause());
+  await tabTo(page, clipper(page).getByRole('button', { name: 'Play the 3 s video' }));
+  await page.keyboard.press('Enter');
+  await expect(result).toHaveAttribute('data-video-id', ready.video._id);
+  await expect.poll(() => result.evaluate((v: HTMLVideoElement) => !v.paused && v.currentTime > 0)).toBe(true);
 });
 
 test('a recording deleted while it is open says so', async ({ page }) => {
