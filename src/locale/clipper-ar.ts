@@ -2,13 +2,6 @@ import uploader from './ar.js';
 import type { ClipperStrings } from './clipper.js';
 import { isolate as b } from './isolate.js';
 
-/** `ClipperStrings` once clipper.ts has the new entries of its lists (`videoStatus`, `play`, `video` by length). */
-type Table = Omit<ClipperStrings, 'video'> & {
-  videoStatus: Record<string, string>;
-  video: (length: string, status: string) => string;
-  play: (length: string) => string;
-};
-
 const plural = new Intl.PluralRules('ar');
 
 /** Arabic counts in six forms: none, one, two (the dual), 3–10 (plural), 11–99 and 100… (singular after the number). */
@@ -29,7 +22,7 @@ function exportsCount(n: number): string {
 
 // Dates and lengths are isolated as the uploader's Arabic table isolates its lengths: their digits and
 // separators keep their own order inside the right-to-left sentence.
-const ar: Table = {
+const ar: ClipperStrings = {
   invalid: uploader.invalid,
   expected: uploader.expected,
   recordingsLabel: 'تسجيلات هذا البث',

@@ -2,14 +2,7 @@ import type { ClipperStrings } from './clipper.js';
 import uploader from './es.js';
 import { isolate as b } from './isolate.js';
 
-/** `ClipperStrings` once clipper.ts has the new entries of its lists (`videoStatus`, `play`, `video` by length). */
-type Table = Omit<ClipperStrings, 'video'> & {
-  videoStatus: Record<string, string>;
-  video: (length: string, status: string) => string;
-  play: (length: string) => string;
-};
-
-const es: Table = {
+const es: ClipperStrings = {
   invalid: uploader.invalid,
   expected: uploader.expected,
   recordingsLabel: 'Grabaciones de esta transmisión',

@@ -2,16 +2,9 @@ import type { ClipperStrings } from './clipper.js';
 import uploader from './he.js';
 import { isolate as b } from './isolate.js';
 
-/** `ClipperStrings` once clipper.ts has the new entries of its lists (`videoStatus`, `play`, `video` by length). */
-type Table = Omit<ClipperStrings, 'video'> & {
-  videoStatus: Record<string, string>;
-  video: (length: string, status: string) => string;
-  play: (length: string) => string;
-};
-
 // Dates and lengths are isolated as the uploader's Hebrew table isolates its lengths: their digits and
 // separators keep their own order inside the right-to-left sentence.
-const he: Table = {
+const he: ClipperStrings = {
   invalid: uploader.invalid,
   expected: uploader.expected,
   recordingsLabel: 'ההקלטות של השידור הזה',

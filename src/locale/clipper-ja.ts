@@ -2,14 +2,7 @@ import type { ClipperStrings } from './clipper.js';
 import { isolate as b } from './isolate.js';
 import uploader from './ja.js';
 
-/** `ClipperStrings` once clipper.ts has the new entries of its lists (`videoStatus`, `play`, `video` by length). */
-type Table = Omit<ClipperStrings, 'video'> & {
-  videoStatus: Record<string, string>;
-  video: (length: string, status: string) => string;
-  play: (length: string) => string;
-};
-
-const ja: Table = {
+const ja: ClipperStrings = {
   invalid: uploader.invalid,
   expected: uploader.expected,
   recordingsLabel: 'この配信の録画',

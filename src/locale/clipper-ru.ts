@@ -2,18 +2,11 @@ import type { ClipperStrings } from './clipper.js';
 import { isolate as b } from './isolate.js';
 import uploader from './ru.js';
 
-/** `ClipperStrings` once clipper.ts has the new entries of its lists (`videoStatus`, `play`, `video` by length). */
-type Table = Omit<ClipperStrings, 'video'> & {
-  videoStatus: Record<string, string>;
-  video: (length: string, status: string) => string;
-  play: (length: string) => string;
-};
-
 /** 1 и 21 экспорт, 2–4 и 22–24 экспорта, 0, 5–20 и 25–30 экспортов. */
 const EXPORTS: Partial<Record<Intl.LDMLPluralRule, string>> = { one: 'экспорт', few: 'экспорта' };
 const plural = new Intl.PluralRules('ru');
 
-const ru: Table = {
+const ru: ClipperStrings = {
   invalid: uploader.invalid,
   expected: uploader.expected,
   recordingsLabel: 'Записи этой трансляции',

@@ -2,14 +2,7 @@ import type { ClipperStrings } from './clipper.js';
 import { isolate as b } from './isolate.js';
 import uploader from './zh.js';
 
-/** `ClipperStrings` once clipper.ts has the new entries of its lists (`videoStatus`, `play`, `video` by length). */
-type Table = Omit<ClipperStrings, 'video'> & {
-  videoStatus: Record<string, string>;
-  video: (length: string, status: string) => string;
-  play: (length: string) => string;
-};
-
-const zh: Table = {
+const zh: ClipperStrings = {
   invalid: uploader.invalid,
   expected: uploader.expected,
   recordingsLabel: '此直播的录像',

@@ -20,22 +20,7 @@ const LOCALE_DIR = fileURLToPath(new URL('../../src/locale/', import.meta.url));
 const FSI = '\u2068';
 const PDI = '\u2069';
 
-/**
- * The entries clipper.ts gains or changes in the same merge (issue 29: the lists speak to a person). Once
- * clipper.ts has them, this goes and `english` is `clipperEn` itself.
- */
-const UNTIL_MERGE = {
-  entryStatus: { PROCESSING: 'Converting…', EXPORTED: 'Ready', FAILED: 'Failed' } as Record<string, string>,
-  videoStatus: {
-    waiting: 'Waiting for its file',
-    processing: 'Processing',
-    ready: 'Ready',
-    failed: 'Failed',
-  } as Record<string, string>,
-  video: (length: string, status: string) => `${length}, ${status}`,
-  play: (length: string) => `Play the ${length} video`,
-};
-const english = { ...clipperEn, ...UNTIL_MERGE };
+const english = clipperEn;
 
 type Table = typeof english;
 const TABLES: Record<string, Table> = { ar, de, es, fr, he, it: it_, ja, ko, nl, pt, ru, zh };
