@@ -375,7 +375,8 @@ export const ConversionRequest = Type.Object(
   {
     from: Type.Optional(
       Type.String({
-        description: 'ISO 8601 with a time zone, inside the media of the recording (not in a gap between publishes).',
+        description:
+          "ISO 8601 with a time zone, inside the media of the recording (not in a gap between publishes). Decision: a `from` less than a second before a publish's first media is that publish's start, and the answer's `from` says so (a player asking for the first frame half a frame early lands just before it).",
       }),
     ),
     duration: Type.Optional(

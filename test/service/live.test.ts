@@ -345,13 +345,32 @@ describe('clips while live (#10) and storyboards', () => {
     assert.equal(part.status, 200, JSON.stringify(part.body));
     assert.deepEqual(part.body, { from, duration: 3, bytes: 0, status: 'PROCESSING', download_url: null });
     assert.equal((await stream.list())[0].status, 'live', 'asked while the stream was live');
+    // "From the start", as the clipper sends it: half a frame before the first frame, a moment before the publish
+    // began, is the publish's start; a second and more before it is outside the recording.
+    const headFrom = new Date(Date.parse(live.start_time) - 17).toISOString();
+    const head = await stream.convert(live._id, { from: headFrom, duration: 2 });
+    assert.equal(head.status, 200, JSON.stringify(head.body));
+    assert.equal(head.body.from, live.start_time, 'the conversion begins where the recording does');
+    const before = await stream.convert(live._id, {
+      from: new Date(Date.parse(live.start_time) - 1_500).toISOString(),
+      duration: 2,
+    });
+    assert.equal(before.status, 400);
+    assert.equal(before.body.error.field, 'from');
 
     // The storyboard grows with the recording: a thumbnail per finished segment already.
     const vtt = await (await fetch(live.playback.storyboard)).text();
     assert.ok((vtt.match(/ --> /g)?.length ?? 0) >= 2, vtt);
 
-    const exported = await stream.waitFor('the live clip', (r) => r.export_data[0]?.status === 'EXPORTED', 0, 60_000);
-    const liveClip = exported.export_data[0].download_url as string;
+    const exported = await stream.waitFor(
+      'both live clips',
+      (r) => r.export_data.length === 2 && r.export_data.every((e: any) => e.status === 'EXPORTED'),
+      0,
+      60_000,
+    );
+    const liveClip = exported.export_data.find((e: any) => e.from === from)!.download_url as string;
+    const headClip = exported.export_data.find((e: any) => e.from === live.start_time)!.download_url as string;
+    assert.ok(Math.abs((await probeDuration(headClip)) - 2) <= 0.05, 'the head clip is two seconds');
     assert.ok(Math.abs((await probeDuration(liveClip)) - 3) <= 0.05, 'three seconds to within a frame or so');
     assert.deepEqual(await decodeProblems(liveClip), []);
 
@@ -363,12 +382,13 @@ describe('clips while live (#10) and storyboards', () => {
     assert.equal((await stream.convert(complete._id, { from, duration: 2 })).status, 200);
     const later = await stream.waitFor(
       'the same part from the MP4',
-      (r) => r.export_data[1]?.status === 'EXPORTED',
+      (r) => r.export_data.find((e: any) => e.from === from && e.duration === 2)?.status === 'EXPORTED',
       0,
       60_000,
     );
     // The same part cut live (from the playlist) and once complete (from the MP4) begins on the same frame.
-    const likeness = await firstFrameLikeness(liveClip, later.export_data[1].download_url, 0, 3);
+    const fromMp4 = later.export_data.find((e: any) => e.from === from && e.duration === 2)!.download_url as string;
+    const likeness = await firstFrameLikeness(liveClip, fromMp4, 0, 3);
     assert.ok(likeness[0]! > 0.97 && likeness[0]! > likeness[1]! && likeness[0]! > likeness[2]!, `SSIM ${likeness}`);
   });
 

@@ -5,7 +5,7 @@ import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
-import { partSeconds, partStarts } from '../live/playlist.js';
+import { partSeconds, partStarts, snapToPart } from '../live/playlist.js';
 import { cutPart, type CutStrategy } from '../processing/cut.js';
 import { spoken } from '../processing/ffmpeg.js';
 import type { ProcessingLimits } from '../processing/pipeline.js';
@@ -122,7 +122,7 @@ export class Exports {
           `from must be an ISO 8601 timestamp with a time zone, such as ${iso(recording.start_at)}; got ${show(from)}.`,
         );
       }
-      fromAt = Date.parse(from);
+      fromAt = snapToPart(await this.recordings.parts(recording.id), Date.parse(from));
       const at = await this.placeOf(recording, fromAt);
       offset = at.offset;
       // A complete recording's MP4 may be a little longer than its segments say (rounding): half a second of grace.

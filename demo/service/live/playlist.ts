@@ -31,6 +31,19 @@ export function playlistSegments(text: string): Segment[] {
 export const partSeconds = (part: Part) => part.segments.reduce((sum, s) => sum + s.duration, 0);
 
 /**
+ * Decision: a time at most this much before a publish's first media, and inside no publish, is that publish's start.
+ * The clipper sends `from` half a frame early so the cut begins on the frame shown; at a publish's first frame that
+ * is a moment before the publish began, which is what a person choosing "from the start" means.
+ */
+const LEAD_IN_MS = 1000;
+
+/** `at` (service-clock ms), or the start of the publish it leads into by at most LEAD_IN_MS. */
+export function snapToPart(parts: Part[], at: number): number {
+  if (parts.some((p) => at >= p.startedAt && at < p.startedAt + partSeconds(p) * 1000)) return at;
+  return parts.find((p) => at < p.startedAt && p.startedAt - at <= LEAD_IN_MS)?.startedAt ?? at;
+}
+
+/**
  * Between two publishes the recording's MP4 has a gap this long. Each publish's decoding starts a few
  * frames before its first picture (B-frames); joined end to end, the second publish's first decode
  * timestamps would fall before the first's last ones. The stream was down there anyway.
