@@ -285,7 +285,8 @@ export class RecordingClipper extends LitElement {
   /** I and O: start and end at the playhead, from anywhere in the element but a text field. */
   private onKey = (event: KeyboardEvent): void => {
     if (event.ctrlKey || event.metaKey || event.altKey || (event.target as HTMLElement).localName === 'input') return;
-    const key = event.key.toLowerCase();
+    // The key in the place of I or O on any layout (Arabic, Hebrew, Russian…), or a key that types i or o.
+    const key = event.code === 'KeyI' ? 'i' : event.code === 'KeyO' ? 'o' : event.key.toLowerCase();
     if (key !== 'i' && key !== 'o') return;
     const video = this.videoEl;
     if (!video || !this.recording) return;

@@ -20,6 +20,8 @@ export interface TimelineRequests {
 }
 
 /** Asks the clipper, in its shadow root (not composed: the page never sees these). */
+const MIRRORED: Record<string, string> = { ArrowLeft: 'ArrowRight', ArrowRight: 'ArrowLeft' };
+
 function request<K extends keyof TimelineRequests>(from: Element, name: K, detail: TimelineRequests[K]): void {
   from.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
 }
@@ -76,7 +78,9 @@ export class RecordingClipperTimeline extends LitElement {
   }
 
   private onThumbKey(thumb: Thumb, event: KeyboardEvent): void {
-    const next = keyStep(this.selection, thumb, event.key, event.shiftKey, { edge: this.edge, frame: this.frame });
+    // Left and right go the way the track is laid out, as a native range input's do: right is earlier right to left.
+    const key = this.rtl ? (MIRRORED[event.key] ?? event.key) : event.key;
+    const next = keyStep(this.selection, thumb, key, event.shiftKey, { edge: this.edge, frame: this.frame });
     if (!next) return;
     event.preventDefault();
     request(this, 'thumb-request', { thumb, seconds: thumb === 'start' ? next.start : next.start + next.duration });

@@ -136,6 +136,22 @@ describe('<recording-clipper-timeline>', () => {
     expect(other.taken, 'and left to it').to.equal(false);
   });
 
+  it('right to left, the left and right arrows go the way the track is laid out', async () => {
+    const el = await timeline('rtl');
+    expect((await press(el, 'Start', 'ArrowLeft')).request, 'left is later').to.deep.equal({
+      thumb: 'start',
+      seconds: 3,
+    });
+    expect((await press(el, 'Start', 'ArrowRight')).request, 'right is earlier').to.deep.equal({
+      thumb: 'start',
+      seconds: 1,
+    });
+    expect((await press(el, 'End', 'ArrowUp')).request, 'up is later whatever the direction').to.deep.equal({
+      thumb: 'end',
+      seconds: 8,
+    });
+  });
+
   for (const dir of ['ltr', 'rtl'] as const) {
     it(`asks for a thumb where it is dragged, the start onto a frame (${dir})`, async () => {
       const el = await timeline(dir);

@@ -1,5 +1,7 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
+import ar from '../../src/locale/clipper-ar.js';
+import de from '../../src/locale/clipper-de.js';
 import '../../src/clipper.js';
 import type { RecordingClipper } from '../../src/clipper.js';
 import { env } from './helpers.js';
@@ -22,7 +24,7 @@ async function clipper(attributes: Record<string, string> = {}): Promise<Recordi
 const thumb = (el: RecordingClipper, name: 'Start' | 'End') =>
   el
     .shadowRoot!.querySelector('recording-clipper-timeline')
-    ?.shadowRoot?.querySelector<HTMLElement>(`[role="slider"][aria-label="${name}"]`);
+    ?.shadowRoot?.querySelector<HTMLElement>(`[role="slider"].${name.toLowerCase()}`);
 const now = (el: RecordingClipper, name: 'Start' | 'End') => Number(thumb(el, name)!.getAttribute('aria-valuenow'));
 
 /**
@@ -178,6 +180,14 @@ describe('<recording-clipper>', () => {
     await shown(el);
     await press(el, 'End', 'o');
     expect(now(el, 'End'), 'whole seconds from the start').to.be.closeTo(3.5, 0.001);
+    // On a layout whose key in I's place types another letter (ш on a Russian one), that key is still I.
+    video.currentTime = 1.5 + 1 / 60;
+    await shown(el);
+    const init = { key: 'ш', code: 'KeyI', bubbles: true, composed: true, cancelable: true };
+    thumb(el, 'Start')!.dispatchEvent(new KeyboardEvent('keydown', init));
+    await el.updateComplete;
+    await shown(el);
+    expect(now(el, 'Start'), 'I by its place').to.be.closeTo(1.5, 0.001);
   });
 
   it('moves the end in whole seconds, from 1 s after the start to the edge', async () => {
@@ -281,10 +291,13 @@ describe('<recording-clipper>', () => {
     const root = el.shadowRoot!;
     await waitUntil(() => root.querySelector('.convert')!.textContent!.trim() === 'In Video umwandeln', 'German');
     expect(root.querySelector('[part="base"]')!.getAttribute('lang')).to.equal('de');
-    expect(root.querySelector('.recordings button')!.textContent).to.match(/^\s*(Beendet|Vollständig): /);
-    expect(root.querySelector('input.start')!.closest('label')!.textContent!.trim()).to.equal('Anfang');
+    const states = [de.status.stopped, de.status.complete];
+    expect(states.map((s) => `${s}:`)).to.include(
+      root.querySelector('.recordings button')!.textContent!.trim().split(' ')[0],
+    );
+    expect(root.querySelector('input.start')!.closest('label')!.textContent!.trim()).to.equal(de.start);
     const timeline = root.querySelector('recording-clipper-timeline')!.shadowRoot!;
-    expect(timeline.querySelector('.thumb.start')!.getAttribute('aria-label'), 'the timeline too').to.equal('Anfang');
+    expect(timeline.querySelector('.thumb.start')!.getAttribute('aria-label'), 'the timeline too').to.equal(de.start);
   });
 
   it('is laid out right to left for lang="ar"', async () => {
@@ -294,8 +307,10 @@ describe('<recording-clipper>', () => {
     expect(root.querySelector('recording-clipper-timeline')!.getAttribute('dir')).to.equal('rtl');
     // The start thumb at 0 s sits at the track's right end.
     const track = root.querySelector('recording-clipper-timeline')!.shadowRoot!.querySelector('.track')!;
-    const start = thumb(el, 'Start')!.getBoundingClientRect();
-    expect(start.left + start.width / 2).to.be.closeTo(track.getBoundingClientRect().right, 2);
+    const start = track.parentElement!.querySelector('.thumb.start')!;
+    expect(start.getAttribute('aria-label'), 'named in Arabic').to.equal(ar.start);
+    const box = start.getBoundingClientRect();
+    expect(box.left + box.width / 2).to.be.closeTo(track.getBoundingClientRect().right, 2);
   });
 
   it('takes any of its strings from the locale property', async () => {
