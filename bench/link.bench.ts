@@ -46,10 +46,10 @@ import {
 } from './link/emulator.js';
 import { table } from './stats.js';
 import { buildPages, sourceFile } from './widget.bench.js';
+import { MiB } from '../src/api/limits.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PEERS = join(ROOT, 'bench/peers');
-const MiB = 1024 * 1024;
 const SIZE = (process.env.BENCH_QUICK === '1' ? 64 : 256) * MiB;
 const DEADLINE_SECONDS = Number(process.env.BENCH_LINK_DEADLINE ?? 1800);
 

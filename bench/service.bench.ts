@@ -19,8 +19,8 @@ import { promisify } from 'node:util';
 import { testPattern } from '../test/helpers/media.js';
 import { startService, waitForVideo, type RunningService } from '../test/helpers/service.js';
 import { median, table } from './stats.js';
+import { MiB } from '../src/api/limits.js';
 
-const MiB = 1024 * 1024;
 const TOTAL = 1024 * MiB;
 const CHUNK = 64 * MiB;
 const PARALLEL = 4;

@@ -30,10 +30,10 @@ import { tempDir } from '../test/helpers/temp.js';
 import { pruneUppyCss } from '../vite.config.js';
 import { cpuBetween, cpuSample } from './cpu.js';
 import { interleaved, median, table } from './stats.js';
+import { MiB } from '../src/api/limits.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
-const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_MIB ?? 512) * MiB;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeJson } from './http/errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Faults on demand, for tests only (--test-hooks): POST /__test__/faults with a list of rules.
@@ -74,7 +75,7 @@ export class Faults {
     if (!rule) return false;
     if (rule.action === 'corrupt') return 'corrupt';
     if (rule.action === 'stall') {
-      await new Promise((r) => setTimeout(r, rule.stallMs ?? 5000));
+      await sleep(rule.stallMs ?? 5000);
       return false;
     }
     if (rule.action === 'reset') {

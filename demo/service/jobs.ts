@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
 import type { Db } from './db.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Thrown by a handler that wants to run again later (a webhook delivery that failed, say). */
 export class RetryAt extends Error {
@@ -88,7 +89,7 @@ export class Jobs {
   /** Resolves when no job is queued for now or running (tests and benchmarks wait on it). */
   async idle(): Promise<void> {
     const due = this.db.prepare(`SELECT 1 FROM jobs WHERE state = 'queued' AND run_at <= ? LIMIT 1`);
-    while (this.running.size > 0 || due.get(this.clock.now())) await new Promise((r) => setTimeout(r, 50));
+    while (this.running.size > 0 || due.get(this.clock.now())) await sleep(50);
   }
 
   /** By the sweeper: jobs done or failed over a week ago (their row is history; a week leaves time to look into a failure). */

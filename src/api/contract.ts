@@ -8,12 +8,14 @@ import { Type, type Static, type TSchema } from 'typebox';
 import {
   GIB,
   HOUR_MS,
+  LEAD_IN_MS,
   MAX_CHUNKS,
   MAX_JSON_BYTES,
   MAX_PART_BYTES,
   MAX_REDIRECTS,
   MAX_WEBHOOKS,
   MiB,
+  PLAN_GRACE_MS,
   UPLOAD_TTL_MS,
 } from './limits.js';
 
@@ -375,8 +377,7 @@ export const ConversionRequest = Type.Object(
   {
     from: Type.Optional(
       Type.String({
-        description:
-          "ISO 8601 with a time zone, inside the media of the recording (not in a gap between publishes). Decision: a `from` less than a second before a publish's first media is that publish's start, and the answer's `from` says so (a player asking for the first frame half a frame early lands just before it).",
+        description: `ISO 8601 with a time zone, inside the media of the recording (not in a gap between publishes). Decision: a \`from\` at most ${LEAD_IN_MS} ms before a publish's first media is that publish's start, and the answer's \`from\` says so (a player asking for the first frame half a frame early lands just before it).`,
       }),
     ),
     duration: Type.Optional(
@@ -419,7 +420,10 @@ export const Usage = Type.Object(
     }),
     plan: Type.Object({
       end_time: Nullable(DateTime(), 'null: the plan does not end.'),
-      files_deleted_time: Nullable(DateTime(), '15 days after the plan ends every file is deleted, permanently.'),
+      files_deleted_time: Nullable(
+        DateTime(),
+        `${PLAN_GRACE_MS / (24 * HOUR_MS)} days after the plan ends every file is deleted, permanently.`,
+      ),
     }),
   },
   { $id: 'Usage' },

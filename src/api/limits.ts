@@ -19,3 +19,11 @@ export const MAX_JSON_BYTES = MiB;
 export const MAX_WEBHOOKS = 10;
 /** Decision: redirects an import (POST /videos/{id}/import) follows, each checked as the first address was. */
 export const MAX_REDIRECTS = 5;
+/** Spec, Limits: files are kept this long after the plan ends, then deleted permanently. */
+export const PLAN_GRACE_MS = 15 * 24 * HOUR_MS;
+/**
+ * Decision (#10): a `from` at most this much before a publish's first media, and inside no publish, is that publish's
+ * start. The clipper sends `from` half a frame early so the cut begins on the frame shown; at a publish's first frame
+ * that is a moment before the publish began, which is what a person choosing "from the start" means.
+ */
+export const LEAD_IN_MS = 1000;

@@ -11,7 +11,8 @@ const ar: Strings = {
   previewUnsupported: 'لا يستطيع هذا المتصفح تشغيل فيديو HLS.',
   previewsLabel: 'مقاطع الفيديو المرفوعة',
   emptyFile: (name) => `الملف ${b(name)} فارغ (0 بايت) ولم تتم إضافته.`,
-  tooManyChunks: (name) => `الملف ${b(name)} كبير جدًا: سيحتاج إلى أكثر من 10000 جزء أصغر من 5 غيغابايت.`,
+  tooManyChunks: (name, chunks, gb) =>
+    `الملف ${b(name)} كبير جدًا: سيحتاج إلى أكثر من ${chunks.toLocaleString('ar-u-nu-latn')} جزء أصغر من ${gb} غيغابايت.`,
   sessionExpired: (name) => `انتهت صلاحية جلسة رفع ${b(name)} قبل إرساله بالكامل، لذا يبدأ رفعه من جديد.`,
   singleRestarts: (name) => `يُرسَل ${b(name)} دفعة واحدة: الاستئناف يبدأ رفعه من البداية.`,
   notSameFile: (name) =>

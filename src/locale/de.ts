@@ -11,7 +11,8 @@ const de: Strings = {
   previewUnsupported: 'Dieser Browser kann kein HLS-Video abspielen.',
   previewsLabel: 'Hochgeladene Videos',
   emptyFile: (name) => `${b(name)} ist leer (0 Bytes) und wurde nicht hinzugefügt.`,
-  tooManyChunks: (name) => `${b(name)} ist zu groß: Es bräuchte mehr als 10.000 Teile unter 5 GB.`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)} ist zu groß: Es bräuchte mehr als ${chunks.toLocaleString('de')} Teile unter ${gb} GB.`,
   sessionExpired: (name) =>
     `Die Upload-Sitzung von ${b(name)} ist abgelaufen, bevor alles gesendet war. Der Upload beginnt von vorn.`,
   singleRestarts: (name) => `${b(name)} wird in einem Stück gesendet: Fortsetzen beginnt wieder von vorn.`,

@@ -17,7 +17,8 @@ export const en = {
   previewUnsupported: 'This browser cannot play HLS video.',
   previewsLabel: 'Uploaded videos',
   emptyFile: (name: string) => `${b(name)} is empty (0 bytes) and was not added.`,
-  tooManyChunks: (name: string) => `${b(name)} is too large: it would need more than 10,000 chunks smaller than 5 GB.`,
+  tooManyChunks: (name: string, chunks: number, gb: number) =>
+    `${b(name)} is too large: it would need more than ${chunks.toLocaleString('en')} chunks smaller than ${gb} GB.`,
   sessionExpired: (name: string) =>
     `The upload session of ${b(name)} expired before all of it was sent, so its upload starts again from the beginning.`,
   singleRestarts: (name: string) => `${b(name)} is sent in one piece: resuming starts it again from the beginning.`,

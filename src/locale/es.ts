@@ -11,7 +11,8 @@ const es: Strings = {
   previewUnsupported: 'Este navegador no puede reproducir vídeo HLS.',
   previewsLabel: 'Vídeos subidos',
   emptyFile: (name) => `${b(name)} está vacío (0 bytes) y no se ha añadido.`,
-  tooManyChunks: (name) => `${b(name)} es demasiado grande: necesitaría más de 10.000 partes de menos de 5 GB.`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)} es demasiado grande: necesitaría más de ${chunks.toLocaleString('es')} partes de menos de ${gb} GB.`,
   sessionExpired: (name) =>
     `La sesión de subida de ${b(name)} caducó antes de enviarlo todo, así que la subida empieza de nuevo desde el principio.`,
   singleRestarts: (name) => `${b(name)} se envía de una vez: al reanudar, empieza de nuevo desde el principio.`,

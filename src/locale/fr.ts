@@ -11,7 +11,8 @@ const fr: Strings = {
   previewUnsupported: 'Ce navigateur ne peut pas lire la vidéo HLS.',
   previewsLabel: 'Vidéos envoyées',
   emptyFile: (name) => `${b(name)} est vide (0 octet) et n’a pas été ajouté.`,
-  tooManyChunks: (name) => `${b(name)} est trop volumineux : il faudrait plus de 10 000 morceaux de moins de 5 Go.`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)} est trop volumineux : il faudrait plus de ${chunks.toLocaleString('fr')} morceaux de moins de ${gb} Go.`,
   sessionExpired: (name) => `La session d’envoi de ${b(name)} a expiré avant la fin : l’envoi reprend depuis le début.`,
   singleRestarts: (name) => `${b(name)} est envoyé d’un seul tenant : reprendre recommence depuis le début.`,
   notSameFile: (name) =>

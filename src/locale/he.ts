@@ -11,7 +11,8 @@ const he: Strings = {
   previewUnsupported: 'הדפדפן הזה לא יכול לנגן וידאו HLS.',
   previewsLabel: 'סרטונים שהועלו',
   emptyFile: (name) => `${b(name)} ריק (0 בתים) ולא נוסף.`,
-  tooManyChunks: (name) => `${b(name)} גדול מדי: הוא ידרוש יותר מ־10,000 חלקים קטנים מ־5GB.`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)} גדול מדי: הוא ידרוש יותר מ־${chunks.toLocaleString('he')} חלקים קטנים מ־${gb}GB.`,
   sessionExpired: (name) => `תוקף סשן ההעלאה של ${b(name)} פג לפני שהכול נשלח, ולכן ההעלאה מתחילה מההתחלה.`,
   singleRestarts: (name) => `${b(name)} נשלח בחלק אחד: חידוש ההעלאה מתחיל אותה מההתחלה.`,
   notSameFile: (name) =>

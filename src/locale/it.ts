@@ -11,7 +11,8 @@ const it: Strings = {
   previewUnsupported: 'Questo browser non può riprodurre video HLS.',
   previewsLabel: 'Video caricati',
   emptyFile: (name) => `${b(name)} è vuoto (0 byte) e non è stato aggiunto.`,
-  tooManyChunks: (name) => `${b(name)} è troppo grande: servirebbero più di 10.000 parti sotto i 5 GB.`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)} è troppo grande: servirebbero più di ${chunks.toLocaleString('it')} parti sotto i ${gb} GB.`,
   sessionExpired: (name) =>
     `La sessione di caricamento di ${b(name)} è scaduta prima dell’invio completo: il caricamento ricomincia dall’inizio.`,
   singleRestarts: (name) => `${b(name)} viene inviato in un solo pezzo: riprendere lo ricomincia dall’inizio.`,

@@ -11,7 +11,8 @@ const ja: Strings = {
   previewUnsupported: 'このブラウザーは HLS 動画を再生できません。',
   previewsLabel: 'アップロードした動画',
   emptyFile: (name) => `${b(name)} は空 (0 バイト) のため追加されませんでした。`,
-  tooManyChunks: (name) => `${b(name)} は大きすぎます: 5 GB 未満のチャンクが 10,000 個を超えて必要になります。`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)} は大きすぎます: ${gb} GB 未満のチャンクが ${chunks.toLocaleString('ja')} 個を超えて必要になります。`,
   sessionExpired: (name) =>
     `${b(name)} のアップロードセッションがすべて送信される前に期限切れになったため、最初からアップロードし直します。`,
   singleRestarts: (name) => `${b(name)} は一括で送信されます: 再開すると最初からやり直しになります。`,

@@ -11,7 +11,8 @@ const ko: Strings = {
   previewUnsupported: '이 브라우저는 HLS 동영상을 재생할 수 없습니다.',
   previewsLabel: '업로드한 동영상',
   emptyFile: (name) => `${b(name)}은(는) 비어 있어(0바이트) 추가하지 않았습니다.`,
-  tooManyChunks: (name) => `${b(name)}은(는) 너무 큽니다: 5GB 미만의 조각이 10,000개를 넘게 필요합니다.`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)}은(는) 너무 큽니다: ${gb}GB 미만의 조각이 ${chunks.toLocaleString('ko')}개를 넘게 필요합니다.`,
   sessionExpired: (name) => `${b(name)}의 업로드 세션이 모두 보내기 전에 만료되어, 처음부터 다시 업로드합니다.`,
   singleRestarts: (name) => `${b(name)}은(는) 한 번에 보내므로, 다시 시작하면 처음부터 보냅니다.`,
   notSameFile: (name) =>

@@ -1,9 +1,37 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { en, type Strings, type StringsOverride } from './en.js';
+import { en, type Strings, type StringsOverride, type UppyStrings } from './en.js';
+import { isolate } from './isolate.js';
 import type { UppyLocale } from './packs.js';
 
-/** English, Uppy's included: Uppy's built-in strings, nothing to load. */
-export const EN_UPPY: UppyLocale = { strings: {}, pluralize: (n) => (n === 1 ? 0 : 1) };
+/** Uppy's sentences in any language, each file name in them bidi-isolated as ours are (isolate.ts); once only. */
+function isolateFileNames(strings: UppyStrings): UppyStrings {
+  const name = (text: string) =>
+    text.replace(/(?<!\u2068)%\{(file|fileName)\}/g, (placeholder) => isolate(placeholder));
+  return Object.fromEntries(
+    Object.entries(strings).map(([key, text]) => [
+      key,
+      typeof text === 'string'
+        ? name(text)
+        : Object.fromEntries(Object.entries(text).map(([form, plural]) => [form, name(plural)])),
+    ]),
+  );
+}
+
+/**
+ * English, Uppy's included: Uppy's built-in strings, nothing to load, but for its sentences that name a file (its own
+ * words, @uppy/core and @uppy/dashboard 5.x), given here so that the name in them is isolated as in every other.
+ */
+export const EN_UPPY: UppyLocale = {
+  strings: isolateFileNames({
+    exceedsSize: '%{file} exceeds maximum allowed size of %{size}',
+    failedToUpload: 'Failed to upload %{file}',
+    noDuplicates: "Cannot add the duplicate file '%{fileName}', it already exists",
+    missingRequiredMetaFieldOnFile: 'Missing required meta fields in %{fileName}',
+    editing: 'Editing %{file}',
+    editFileWithFilename: 'Edit file %{file}',
+  }),
+  pluralize: (n) => (n === 1 ? 0 : 1),
+};
 
 /** Languages written right to left (their Dashboard and previews are laid out so). */
 const RTL = new Set(['ar', 'he', 'iw', 'fa', 'ur', 'ps', 'yi', 'ckb', 'dv', 'sd', 'ug']);
@@ -139,7 +167,7 @@ export class LocalizeController extends LanguageController<{ strings: Strings; u
       errors: { ...strings.errors, ...o.errors },
       uppy: { ...strings.uppy, ...o.uppy },
     };
-    this.uppy = { ...uppy, strings: { ...uppy.strings, ...this.strings.uppy } };
+    this.uppy = { ...uppy, strings: isolateFileNames({ ...uppy.strings, ...this.strings.uppy }) };
     this.host.requestUpdate();
     this.onChange();
   }

@@ -11,7 +11,8 @@ const nl: Strings = {
   previewUnsupported: 'Deze browser kan geen HLS-video afspelen.',
   previewsLabel: 'Geüploade video’s',
   emptyFile: (name) => `${b(name)} is leeg (0 bytes) en is niet toegevoegd.`,
-  tooManyChunks: (name) => `${b(name)} is te groot: er zouden meer dan 10.000 delen kleiner dan 5 GB nodig zijn.`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)} is te groot: er zouden meer dan ${chunks.toLocaleString('nl')} delen kleiner dan ${gb} GB nodig zijn.`,
   sessionExpired: (name) =>
     `De uploadsessie van ${b(name)} is verlopen voordat alles was verzonden. De upload begint opnieuw vanaf het begin.`,
   singleRestarts: (name) => `${b(name)} wordt in één keer verzonden: hervatten begint weer vanaf het begin.`,

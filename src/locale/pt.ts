@@ -11,7 +11,8 @@ const pt: Strings = {
   previewUnsupported: 'Este navegador não reproduz vídeo HLS.',
   previewsLabel: 'Vídeos enviados',
   emptyFile: (name) => `${b(name)} está vazio (0 bytes) e não foi adicionado.`,
-  tooManyChunks: (name) => `${b(name)} é grande demais: precisaria de mais de 10.000 partes menores que 5 GB.`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)} é grande demais: precisaria de mais de ${chunks.toLocaleString('pt')} partes menores que ${gb} GB.`,
   sessionExpired: (name) =>
     `A sessão de envio de ${b(name)} expirou antes de tudo ser enviado, então o envio recomeça do início.`,
   singleRestarts: (name) => `${b(name)} é enviado de uma vez: retomar recomeça do início.`,

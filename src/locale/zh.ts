@@ -11,7 +11,8 @@ const zh: Strings = {
   previewUnsupported: '此浏览器无法播放 HLS 视频。',
   previewsLabel: '已上传的视频',
   emptyFile: (name) => `${b(name)} 是空文件（0 字节），未添加。`,
-  tooManyChunks: (name) => `${b(name)} 太大：需要超过 10,000 个小于 5 GB 的分块。`,
+  tooManyChunks: (name, chunks, gb) =>
+    `${b(name)} 太大：需要超过 ${chunks.toLocaleString('zh')} 个小于 ${gb} GB 的分块。`,
   sessionExpired: (name) => `${b(name)} 的上传会话在全部发送前已过期，因此将从头重新上传。`,
   singleRestarts: (name) => `${b(name)} 是整体发送的：继续上传会从头开始。`,
   notSameFile: (name) => `${b(name)} 不是上传中断的那个文件：名称和大小相同，但内容不同。请移除它并添加原文件。`,

@@ -5,6 +5,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { VideoServiceClient } from '../api/client.js';
 import { isAbort, VideoServiceError } from '../api/errors.js';
 import { wait } from '../api/retry.js';
+import { GIB, MAX_CHUNKS, MAX_PART_BYTES } from '../api/limits.js';
 import type { Emit, UploadFileInfo } from '../events.js';
 import type { Strings } from '../locale/en.js';
 import { EN_UPPY, type LocalizeController } from '../locale/localize.js';
@@ -242,7 +243,7 @@ export class UppyController implements ReactiveController {
       return { ...file, meta: { ...file.meta, uploadPlan } };
     } catch {
       // planUpload's one refusal: a file that would need more than 10,000 chunks under 5 GB.
-      uppy.info(t.tooManyChunks(file.name ?? ''), 'error', 8000);
+      uppy.info(t.tooManyChunks(file.name ?? '', MAX_CHUNKS, MAX_PART_BYTES / GIB), 'error', 8000);
       return false;
     }
   }

@@ -1,6 +1,7 @@
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import type { VideoUploader } from '../../src/index.js';
 import { bytes, env, nextEvent, pick, uploader } from './helpers.js';
+import { isolated } from '../helpers/bidi.js';
 
 /** What a person reads, file names bidi-isolated as the element writes them. */
 const text = (node: Element | null | undefined) => node?.textContent ?? '';
@@ -111,7 +112,7 @@ describe('<video-uploader> languages', () => {
       "the file's error, in German",
     );
     const notice = el.shadowRoot!.querySelector('.uppy-Informer [role=alert]')!;
-    expect(text(notice)).to.contain('Fehler beim Hochladen der Datei urlaub.mp4');
+    expect(text(notice), "Uppy's sentence too").to.contain(`Fehler beim Hochladen der Datei ${isolated('urlaub.mp4')}`);
     expect(notice.querySelector('[role=tooltip]')!.getAttribute('aria-label')).to.equal(german);
   });
 });

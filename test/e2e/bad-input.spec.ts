@@ -33,7 +33,7 @@ test('refuses an empty file with a message', async ({ page }) => {
 test('refuses a file over max-file-size, naming the limit', async ({ page }) => {
   await open(page, { 'max-file-size': '50KB' });
   await addFile(page, await fileNamed('big.mp4'));
-  await expect(message(page, 'exceeds maximum allowed size of 50 KB')).toBeVisible();
+  await expect(message(page, `${isolated('big.mp4')} exceeds maximum allowed size of 50 KB`)).toBeVisible();
 });
 
 test('refuses the same file twice, and uploads it once', async ({ page }) => {
@@ -43,7 +43,7 @@ test('refuses the same file twice, and uploads it once', async ({ page }) => {
   await event(page, 'upload-success');
   await page.locator('video-uploader .uppy-DashboardContent-addMore').click();
   await addFile(page, path);
-  await expect(message(page, /duplicate file/)).toBeVisible();
+  await expect(message(page, `duplicate file '${isolated('twice.mp4')}'`)).toBeVisible();
   await expect(page.locator('#events li[data-event="video-created"]')).toHaveCount(1);
 });
 

@@ -1,14 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { iso, type Clock } from '../clock.js';
 import type { UsageReport } from '../../../src/api/types.js';
+import { PLAN_GRACE_MS } from '../../../src/api/limits.js';
 import type { Files } from '../storage/files.js';
 import type { Accounts, Caller } from './accounts.js';
 import { ServiceError } from './errors.js';
 import type { Recordings } from './live.js';
 import type { Videos } from './videos.js';
-
-/** Spec, Limits: files are kept 15 days after the plan ends, then deleted permanently. */
-export const PLAN_GRACE_MS = 15 * 24 * 60 * 60 * 1000;
 
 /** What the organization's files are, for a purge: each module deletes its own rows (and files). */
 export interface Holdings {
@@ -116,7 +114,7 @@ export class Usage {
     }
   }
 
-  /** Run by the sweeper: 15 days after a plan ended, every file of the organization is deleted, permanently. */
+  /** Run by the sweeper: PLAN_GRACE_MS after a plan ended, every file of the organization is deleted, permanently. */
   async sweep(): Promise<void> {
     for (const id of this.accounts.plansEndedBy(this.clock.now() - PLAN_GRACE_MS)) await this.purge(id);
   }

@@ -1,3 +1,4 @@
+import { LEAD_IN_MS } from '../../../src/api/limits.js';
 import { iso } from '../clock.js';
 
 export interface Segment {
@@ -29,13 +30,6 @@ export function playlistSegments(text: string): Segment[] {
 }
 
 export const partSeconds = (part: Part) => part.segments.reduce((sum, s) => sum + s.duration, 0);
-
-/**
- * Decision: a time at most this much before a publish's first media, and inside no publish, is that publish's start.
- * The clipper sends `from` half a frame early so the cut begins on the frame shown; at a publish's first frame that
- * is a moment before the publish began, which is what a person choosing "from the start" means.
- */
-const LEAD_IN_MS = 1000;
 
 /** `at` (service-clock ms), or the start of the publish it leads into by at most LEAD_IN_MS. */
 export function snapToPart(parts: Part[], at: number): number {

@@ -24,6 +24,7 @@ import logger from 'node-media-server/src/core/logger.js';
 import RtmpSession from 'node-media-server/src/session/rtmp_session.js';
 import { copyable, Recorder } from './recorder.js';
 import { clientAddress } from '../net/client-address.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface WorkerOptions {
   host: string;
@@ -199,8 +200,7 @@ process.on('message', (message: ToWorker) => {
     publish.streamId = message.streamId;
     publish.started = (async () => {
       // Metadata (onMetaData) names the codecs; it comes right after the publish command.
-      for (let i = 0; i < 40 && !publish.session.videoCodec && !publish.session.audioCodec; i++)
-        await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 40 && !publish.session.videoCodec && !publish.session.audioCodec; i++) await sleep(50);
       await publish.recorder.start(message.dir, copyable(publish.session.videoCodec, publish.session.audioCodec));
     })().catch((err: Error) => {
       // Nothing would be recorded: this publish is refused, and only this one. Its part ends empty (a

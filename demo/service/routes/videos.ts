@@ -1,5 +1,5 @@
 import * as C from '../../../src/api/contract.js';
-import { HOUR_MS, MAX_PART_BYTES, MAX_REDIRECTS, UPLOAD_TTL_MS } from '../../../src/api/limits.js';
+import { MAX_PART_BYTES, MAX_REDIRECTS, UPLOAD_TTL_MS } from '../../../src/api/limits.js';
 import type { Accounts } from '../domain/accounts.js';
 import type { Imports } from '../domain/imports.js';
 import type { LiveStreams } from '../domain/live.js';
@@ -15,7 +15,7 @@ import { CHECK_EVERY_BYTES, CHECK_EVERY_MS } from '../storage/files.js';
 /** #1–#7: keys and upload tokens. */
 const UPLOADS = ['key', 'upload'] as const;
 /** How long a signed link or a multipart session lives, in words. */
-const UPLOAD_TTL = `${UPLOAD_TTL_MS / HOUR_MS} hours`;
+const UPLOAD_TTL = spoken(UPLOAD_TTL_MS / 1000);
 /** How often a body's room is looked at again (storage/files.ts), in words. */
 const RECHECK = `${spokenBytes(CHECK_EVERY_BYTES)} or ${spoken(CHECK_EVERY_MS / 1000)}`;
 
