@@ -139,12 +139,19 @@ export class RecordingClipper extends LitElement {
     if (changed.has('locale')) this.i18n.override(this.locale);
     const config = ['baseUrl', 'tokenUrl', 'tokenProvider', 'streamId'] as const;
     if (this.hasUpdated && !config.some((k) => changed.has(k))) return;
+    // Another stream: its recordings are chosen afresh (the one chosen is not gone, it is another stream's).
+    if (this.hasUpdated && changed.has('streamId')) {
+      this.lost();
+      this.deleted = false;
+    }
+    // A clip token is of one stream: another stream is another token source.
     const options = this.service.configure(() => {
       const baseUrl = parseUrl('base-url', this.baseUrl);
       if (!this.streamId?.trim()) throw new OptionError('stream-id', this.streamId ?? '', 'streamId');
       return { baseUrl };
-    });
-    if (options) this.list.follow(this.service.client!, this.streamId);
+    }, this.streamId);
+    // A bad configuration follows nothing: the previous stream is no longer what the page asks for.
+    this.list.follow(this.service.client ?? undefined, options ? this.streamId : undefined);
   }
 
   /** The timeline is part of the element: an update is complete once the timeline's is. */
