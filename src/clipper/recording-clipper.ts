@@ -102,6 +102,7 @@ class ClipperLocalize extends LanguageController<ClipperStrings> {
  * @cssprop --video-uploader-border - Borders and the timeline's track.
  * @cssprop --video-uploader-error-text - Text of messages that something went wrong.
  * @cssprop --video-uploader-error-background - Their background.
+ * @cssprop --video-uploader-note - Notes: the keys' help under the timeline, and why the whole recording waits.
  * The package's palette (src/theme.ts), shared with <video-uploader>; `theme` picks light, dark or auto.
  */
 @customElement('recording-clipper')
