@@ -125,7 +125,8 @@ export class RecordingClipper extends LitElement {
   @property({ attribute: false }) tokenProvider?: TokenProvider;
 
   /**
-   * Strings to use instead of the language's own, any of them (locale/clipper.ts). The language is the `lang` of the
+   * Strings to use instead of the language's own, any of them (locale/clipper.ts), any state of a table of states
+   * (`{entryStatus: {EXPORTED: 'Done'}}` keeps the others' words). The language is the `lang` of the
    * element or its nearest ancestor, followed when it changes; 13 languages, right to left for Arabic and Hebrew (the
    * rest fall back by prefix, then to English). Property only.
    */
