@@ -18,13 +18,31 @@ import './timeline.js';
 import type { RecordingClipperTimeline, TimelineRequests } from './timeline.js';
 import { styles } from './recording-clipper.styles.js';
 
+const DATE_STYLE = { dateStyle: 'medium', timeStyle: 'medium' } as const;
+
+/**
+ * Dates and times in `lang` and the page's time zone. `lang` is the page's attribute, written by hand: `en_US` is read
+ * as `en-US`, and a tag Intl cannot read (RangeError) leaves the browser's own language rather than no list at all.
+ */
+function dateFormat(lang: string): Intl.DateTimeFormat {
+  try {
+    return new Intl.DateTimeFormat(lang.replaceAll('_', '-'), DATE_STYLE);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return new Intl.DateTimeFormat(undefined, DATE_STYLE);
+  }
+}
+
 /**
  * The clipper's language, found and followed as the uploader's is (LanguageController): the table of the `lang` of
- * the element or its nearest ancestor (locale/clipper-packs.ts, loaded when it is not English), and the `locale`
- * property over it.
+ * the element or its nearest ancestor (locale/clipper-packs.ts, loaded when it is not English), the `locale`
+ * property over it, and its dates and times.
  */
 class ClipperLocalize extends LanguageController<ClipperStrings> {
   strings: ClipperStrings = clipperEn;
+  /** Made once per language: the playhead renders every frame. */
+  date = dateFormat(this.lang);
+  private dateLang = this.lang;
   private overrides: ClipperStringsOverride | undefined;
   constructor(host: LitElement) {
     super(host, clipperEn);
@@ -38,7 +56,19 @@ class ClipperLocalize extends LanguageController<ClipperStrings> {
     return (await loadClipperStrings(lang)) ?? clipperEn;
   }
   protected apply(): void {
-    this.strings = { ...this.base, ...this.overrides };
+    const base = this.base;
+    const o = this.overrides ?? {};
+    this.strings = {
+      ...base,
+      ...o,
+      status: { ...base.status, ...o.status },
+      entryStatus: { ...base.entryStatus, ...o.entryStatus },
+      videoStatus: { ...base.videoStatus, ...o.videoStatus },
+    };
+    if (this.dateLang !== this.lang) {
+      this.dateLang = this.lang;
+      this.date = dateFormat(this.lang);
+    }
     this.host.requestUpdate();
   }
 }
@@ -72,6 +102,7 @@ class ClipperLocalize extends LanguageController<ClipperStrings> {
  * @cssprop --video-uploader-border - Borders and the timeline's track.
  * @cssprop --video-uploader-error-text - Text of messages that something went wrong.
  * @cssprop --video-uploader-error-background - Their background.
+ * @cssprop --video-uploader-note - Notes: the keys' help under the timeline, and why the whole recording waits.
  * The package's palette (src/theme.ts), shared with <video-uploader>; `theme` picks light, dark or auto.
  */
 @customElement('recording-clipper')
@@ -94,7 +125,8 @@ export class RecordingClipper extends LitElement {
   @property({ attribute: false }) tokenProvider?: TokenProvider;
 
   /**
-   * Strings to use instead of the language's own, any of them (locale/clipper.ts). The language is the `lang` of the
+   * Strings to use instead of the language's own, any of them (locale/clipper.ts), any state of a table of states
+   * (`{entryStatus: {EXPORTED: 'Done'}}` keeps the others' words). The language is the `lang` of the
    * element or its nearest ancestor, followed when it changes; 13 languages, right to left for Arabic and Hebrew (the
    * rest fall back by prefix, then to English). Property only.
    */
@@ -107,7 +139,8 @@ export class RecordingClipper extends LitElement {
   @state() private playhead = 0;
   @state() private looping = false;
   @state() private message: { text: string; error?: boolean } | undefined;
-  @state() private fieldError: string | undefined;
+  /** The time code typed in a field that is not one: said under the fields, in the language shown. */
+  @state() private fieldError: { thumb: Thumb; value: string } | undefined;
   @state() private tiles: Tile[] = [];
   @state() private result: VideoDetails | undefined;
 
@@ -122,7 +155,7 @@ export class RecordingClipper extends LitElement {
     recordings: (recordings) => this.received(recordings),
     converted: (video) => {
       this.result = video;
-      this.message = { text: this.i18n.strings.entryStatus.EXPORTED! };
+      this.message = { text: this.i18n.strings.entryStatus.EXPORTED };
     },
     failed: (reason) => (this.message = { text: this.i18n.strings.failed(reason), error: true }),
   });
@@ -134,17 +167,26 @@ export class RecordingClipper extends LitElement {
   private storyboardRead = '';
   /** The video the person asked to play (its player starts it once loaded). */
   private autoplay: string | undefined;
+  /** Ends the wait of the result player to start, when another video takes its place first. */
+  private resultStart = new AbortController();
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('locale')) this.i18n.override(this.locale);
     const config = ['baseUrl', 'tokenUrl', 'tokenProvider', 'streamId'] as const;
     if (this.hasUpdated && !config.some((k) => changed.has(k))) return;
+    // Another stream: its recordings are chosen afresh (the one chosen is not gone, it is another stream's).
+    if (this.hasUpdated && changed.has('streamId')) {
+      this.lost();
+      this.deleted = false;
+    }
+    // A clip token is of one stream: another stream is another token source.
     const options = this.service.configure(() => {
       const baseUrl = parseUrl('base-url', this.baseUrl);
       if (!this.streamId?.trim()) throw new OptionError('stream-id', this.streamId ?? '', 'streamId');
       return { baseUrl };
-    });
-    if (options) this.list.follow(this.service.client!, this.streamId);
+    }, this.streamId);
+    // A bad configuration follows nothing: the previous stream is no longer what the page asks for.
+    this.list.follow(this.service.client ?? undefined, options ? this.streamId : undefined);
   }
 
   /** The timeline is part of the element: an update is complete once the timeline's is. */
@@ -209,7 +251,7 @@ export class RecordingClipper extends LitElement {
     }
   }
 
-  protected override updated(): void {
+  protected override updated(changed: PropertyValues): void {
     const video = this.videoEl;
     const url = this.recording?.playback.temporary_playback;
     if (video && url && !this.players.plays('recording', url)) {
@@ -231,16 +273,24 @@ export class RecordingClipper extends LitElement {
         unplayable,
       );
     }
+    // A new result (a conversion done) before the one asked for could play: the new one is not started.
+    if (changed.has('result')) {
+      this.resultStart.abort();
+      this.resultStart = new AbortController();
+    }
     const result = this.resultEl;
     const hlsUrl = this.result?.playback.hls_url;
     if (result && hlsUrl && !this.players.plays('result', hlsUrl)) {
       const asked = this.autoplay === this.result!._id;
+      this.autoplay = undefined;
+      const { signal } = this.resultStart;
       this.players.play(
         'result',
         hlsUrl,
         ({ playHls }) => {
           // Asked for by its play button: it starts once it can (muted, as every player of the element).
-          if (asked) result.addEventListener('canplay', () => void result.play().catch(() => {}), { once: true });
+          if (asked)
+            result.addEventListener('canplay', () => void result.play().catch(() => {}), { once: true, signal });
           return playHls(result, hlsUrl, () => {});
         },
         () => {},
@@ -285,8 +335,11 @@ export class RecordingClipper extends LitElement {
   /** I and O: start and end at the playhead, from anywhere in the element but a text field. */
   private onKey = (event: KeyboardEvent): void => {
     if (event.ctrlKey || event.metaKey || event.altKey || (event.target as HTMLElement).localName === 'input') return;
-    // The key in the place of I or O on any layout (Arabic, Hebrew, Russian…), or a key that types i or o.
-    const key = event.code === 'KeyI' ? 'i' : event.code === 'KeyO' ? 'o' : event.key.toLowerCase();
+    // The key that types i or o; on a layout of another script (Arabic, Hebrew, Russian…), the key in their place. A
+    // key that types another Latin letter is that letter (on Dvorak, C is where QWERTY's I is).
+    const typed = event.key.toLowerCase();
+    const latin = /^[a-z]$/.test(typed);
+    const key = latin ? typed : event.code === 'KeyI' ? 'i' : event.code === 'KeyO' ? 'o' : typed;
     if (key !== 'i' && key !== 'o') return;
     const video = this.videoEl;
     if (!video || !this.recording) return;
@@ -297,10 +350,9 @@ export class RecordingClipper extends LitElement {
 
   private onField(thumb: Thumb, event: Event): void {
     const input = event.target as HTMLInputElement;
-    const t = this.i18n.strings;
     const seconds = parseTimecode(input.value);
     if (seconds === undefined) {
-      this.fieldError = t.timecodeInvalid(thumb === 'start' ? t.start : t.end, input.value);
+      this.fieldError = { thumb, value: input.value };
       return;
     }
     this.fieldError = undefined;
@@ -340,7 +392,7 @@ export class RecordingClipper extends LitElement {
     };
     try {
       await this.list.convert(recording._id, whole ? {} : { from, duration });
-      this.message = { text: t.entryStatus.PROCESSING! };
+      this.message = { text: t.entryStatus.PROCESSING };
     } catch (err) {
       if (isAbort(err)) return;
       if (err instanceof VideoServiceError && err.status === 404) return this.lost();
@@ -368,7 +420,7 @@ export class RecordingClipper extends LitElement {
     const t = this.i18n.strings;
     const recordings = this.list.recordings;
     if (!recordings) return nothing;
-    const date = this.date;
+    const date = this.i18n.date;
     return html`<section part="recordings" aria-label=${t.recordingsLabel}>
       <h2>${t.recordingsLabel}</h2>
       ${
@@ -385,11 +437,11 @@ export class RecordingClipper extends LitElement {
                     @click=${() => this.choose(r._id)}
                   >
                     ${t.recording(
-                      t.status[r.status] ?? r.status,
+                      t.status[r.status],
                       date.format(new Date(r.start_time)),
                       timecode(r.duration).slice(0, 8),
+                      t.exportsCount(r.export_data.length),
                     )}
-                    · ${t.exportsCount(r.export_data.length)}
                   </button>
                 </li>`,
             )}
@@ -408,7 +460,7 @@ export class RecordingClipper extends LitElement {
       <video
         part="video"
         class="recording"
-        aria-label=${`${t.playerLabel}: ${this.date.format(new Date(recording.start_time))}`}
+        aria-label=${`${t.playerLabel}: ${this.i18n.date.format(new Date(recording.start_time))}`}
         controls
         muted
         playsinline
@@ -435,7 +487,7 @@ export class RecordingClipper extends LitElement {
             .value=${timecode(start)}
             inputmode="decimal"
             spellcheck="false"
-            aria-invalid=${this.fieldError?.startsWith(t.start) ? 'true' : 'false'}
+            aria-invalid=${this.fieldError?.thumb === 'start' ? 'true' : 'false'}
             aria-describedby="field-error"
             @change=${(e: Event) => this.onField('start', e)}
         /></label>
@@ -446,12 +498,12 @@ export class RecordingClipper extends LitElement {
             .value=${timecode(end)}
             inputmode="decimal"
             spellcheck="false"
-            aria-invalid=${this.fieldError?.startsWith(t.end) ? 'true' : 'false'}
+            aria-invalid=${this.fieldError?.thumb === 'end' ? 'true' : 'false'}
             aria-describedby="field-error"
             @change=${(e: Event) => this.onField('end', e)}
         /></label>
         <span class="length">${t.lengthLabel}: ${t.length(duration)}</span>
-        <p id="field-error" class="error field-error" role="alert">${this.fieldError ?? ''}</p>
+        <p id="field-error" class="error field-error" role="alert">${this.renderFieldError()}</p>
       </div>
       <div part="actions" class="actions">
         <button type="button" aria-pressed=${this.looping ? 'true' : 'false'} ?disabled=${!this.timeline} @click=${this.togglePreview}>
@@ -479,13 +531,19 @@ export class RecordingClipper extends LitElement {
               ${recording.export_data.map(
                 (e: ExportEntry) =>
                   html`<li data-status=${e.status}>
-                    ${t.entry(this.date.format(new Date(e.from)), t.length(e.duration), t.entryStatus[e.status] ?? e.status)}
+                    ${t.entry(this.i18n.date.format(new Date(e.from)), t.length(e.duration), t.entryStatus[e.status])}
                   </li>`,
               )}
             </ul>`
           : nothing
       }
     </section>`;
+  }
+
+  private renderFieldError() {
+    const t = this.i18n.strings;
+    const error = this.fieldError;
+    return error ? t.timecodeInvalid(error.thumb === 'start' ? t.start : t.end, error.value) : '';
   }
 
   private renderVideos() {
@@ -524,11 +582,11 @@ export class RecordingClipper extends LitElement {
     const poster = video.playback.poster_url;
     return html`<li data-video-id=${video._id} data-status=${video.status}>
       ${poster ? html`<img class="poster" src=${poster} alt="" />` : html`<span class="poster"></span>`}
-      <span class="about">${t.video(length, t.videoStatus[video.status] ?? video.status)}</span>
+      <span class="about">${t.video(length, t.videoStatus[video.status])}</span>
       <button
         type="button"
         class="play"
-        aria-label=${t.play(length)}
+        aria-label=${t.play(length, this.i18n.date.format(new Date(video.creation_time)))}
         ?disabled=${video.status !== 'ready' || !video.playback.hls_url}
         @click=${() => this.playVideo(video)}
       >
@@ -552,11 +610,6 @@ export class RecordingClipper extends LitElement {
     }
     this.autoplay = video._id;
     this.result = video;
-  }
-
-  /** Dates and times in the page's language and time zone. */
-  private get date(): Intl.DateTimeFormat {
-    return new Intl.DateTimeFormat(this.i18n.lang, { dateStyle: 'medium', timeStyle: 'medium' });
   }
 }
 

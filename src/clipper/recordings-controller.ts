@@ -50,12 +50,17 @@ export class RecordingsController implements ReactiveController {
     return this.abort.signal;
   }
 
-  /** Follows `streamId` from now on (undefined: nothing). */
+  /** Follows `streamId` from now on (undefined: nothing); what was known of the previous stream is dropped. */
   follow(client: VideoServiceClient | undefined, streamId: string | undefined): void {
+    const source = client && streamId ? { client, streamId } : undefined;
+    if (source?.client === this.source?.client && source?.streamId === this.source?.streamId) return;
     this.abort.abort();
     this.abort = new AbortController();
-    this.source = client && streamId ? { client, streamId } : undefined;
+    this.source = source;
     this.recordings = undefined;
+    this.videos = [];
+    this.pending = [];
+    this.unreachable = false;
     if (this.host.isConnected) void this.poll();
   }
 

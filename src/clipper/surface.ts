@@ -24,4 +24,5 @@ export const RECORDING_CLIPPER_CSS_PROPERTIES = [
   '--video-uploader-border',
   '--video-uploader-error-text',
   '--video-uploader-error-background',
+  '--video-uploader-note',
 ] as const;

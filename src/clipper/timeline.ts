@@ -19,9 +19,10 @@ export interface TimelineRequests {
   'seek-request': { seconds: number };
 }
 
-/** Asks the clipper, in its shadow root (not composed: the page never sees these). */
+/** Left and right as a right-to-left track takes them. */
 const MIRRORED: Record<string, string> = { ArrowLeft: 'ArrowRight', ArrowRight: 'ArrowLeft' };
 
+/** Asks the clipper, in its shadow root (not composed: the page never sees these). */
 function request<K extends keyof TimelineRequests>(from: Element, name: K, detail: TimelineRequests[K]): void {
   from.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
 }
@@ -65,7 +66,12 @@ export class RecordingClipperTimeline extends LitElement {
   /** The clipper's sentences in its language. */
   @property({ attribute: false }) strings: ClipperStrings = clipperEn;
 
-  /** Laid out right to left: the clipper gives the timeline its `dir`. */
+  /**
+   * `rtl` to lay the track out right to left: the clipper gives the timeline its own direction. A property (reflected,
+   * as the global attribute it is) so that a change lays the timeline out again.
+   */
+  @property({ reflect: true }) override dir = 'ltr';
+
   private get rtl(): boolean {
     return this.dir === 'rtl';
   }
@@ -98,8 +104,12 @@ export class RecordingClipperTimeline extends LitElement {
         seconds: thumb === 'start' ? Math.round(seconds / this.frame) * this.frame : seconds,
       });
     };
-    target.addEventListener('pointermove', move);
-    target.addEventListener('pointerup', () => target.removeEventListener('pointermove', move), { once: true });
+    // The drag ends however the pointer goes: released, cancelled (a touch taken by the page's scroll), or its capture lost.
+    const drag = new AbortController();
+    const end = () => drag.abort();
+    target.addEventListener('pointermove', move, { signal: drag.signal });
+    for (const name of ['pointerup', 'pointercancel', 'lostpointercapture'])
+      target.addEventListener(name, end, { signal: drag.signal });
     event.preventDefault();
   }
 

@@ -19,19 +19,20 @@ export class ClientController {
   /** The value the element cannot use, to show; undefined when the configuration is good. */
   error: OptionError | undefined;
   private tokens: TokenCache | undefined;
-  private source: { provider?: TokenProvider; url?: string } = {};
+  private source: { provider?: TokenProvider; url?: string; scope?: string } = {};
 
   constructor(private readonly host: TokenSource) {}
 
   /**
    * `read` resolves the element's own options, throwing an OptionError for a bad one; they are returned when all is
-   * good (the token source included), undefined when not.
+   * good (the token source included), undefined when not. `scope` is what the tokens are for, when they are for one
+   * thing only (the clipper's stream): a new scope drops the tokens of the old one, as a new source does.
    */
-  configure<O extends { baseUrl: string }>(read: () => O): O | undefined {
+  configure<O extends { baseUrl: string }>(read: () => O, scope?: string): O | undefined {
     const { tokenProvider: provider, tokenUrl: url } = this.host;
-    const newSource = provider !== this.source.provider || url !== this.source.url;
+    const newSource = provider !== this.source.provider || url !== this.source.url || scope !== this.source.scope;
     if (newSource) {
-      this.source = { provider, url };
+      this.source = { provider, url, scope };
       const tokens = provider ?? (url ? tokenFromUrl(new URL(url, document.baseURI).href) : undefined);
       this.tokens = tokens ? new TokenCache(tokens) : undefined;
     }

@@ -8,7 +8,7 @@ const de: ClipperStrings = {
   recordingsLabel: 'Aufnahmen dieses Streams',
   noRecordings: 'Noch keine Aufnahmen. Eine Aufnahme erscheint wenige Sekunden nach dem Start des Streams.',
   status: { live: 'Live', stopped: 'Gestoppt', complete: 'Abgeschlossen' },
-  recording: (status, start, length) => `${status}: ${start}, ${length}`,
+  recording: (status, start, length, exports) => `${status}: ${start}, ${length} · ${exports}`,
   exportsCount: (n) => (n === 1 ? '1 Export' : `${n} Exporte`),
   playerLabel: 'Aufnahme',
   timelineLabel: 'Abschnitt zum Umwandeln',
@@ -42,7 +42,7 @@ const de: ClipperStrings = {
     failed: 'Fehlgeschlagen',
   },
   video: (length, status) => `${length}, ${status}`,
-  play: (length) => `Video (${length}) abspielen`,
+  play: (length, made) => `Video (${length}) vom ${made} abspielen`,
   deleted:
     'Diese Aufnahme wurde gelöscht (Aufnahmen werden 3 Tage aufbewahrt) und kann daher nicht mehr geschnitten werden.',
   unreachable:

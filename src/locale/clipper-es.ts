@@ -8,7 +8,7 @@ const es: ClipperStrings = {
   recordingsLabel: 'Grabaciones de esta transmisión',
   noRecordings: 'Aún no hay grabaciones. Una grabación aparece unos segundos después de que empiece la transmisión.',
   status: { live: 'En directo', stopped: 'Detenida', complete: 'Completa' },
-  recording: (status, start, length) => `${status}: ${start}, ${length}`,
+  recording: (status, start, length, exports) => `${status}: ${start}, ${length} · ${exports}`,
   exportsCount: (n) => (n === 1 ? '1 exportación' : `${n} exportaciones`),
   playerLabel: 'Grabación',
   timelineLabel: 'Fragmento que se convertirá',
@@ -37,7 +37,7 @@ const es: ClipperStrings = {
   noVideos: 'Todavía ninguno.',
   videoStatus: { waiting: 'Esperando su archivo', processing: 'Procesando', ready: 'Listo', failed: 'Error' },
   video: (length, status) => `${length}, ${status}`,
-  play: (length) => `Reproducir el vídeo de ${length}`,
+  play: (length, made) => `Reproducir el vídeo de ${length} creado el ${made}`,
   deleted: 'Esta grabación se ha eliminado (las grabaciones se conservan 3 días), así que ya no se puede recortar.',
   unreachable:
     'No se puede conectar con el servicio de vídeo en este momento; la lista se actualizará en cuanto se pueda.',

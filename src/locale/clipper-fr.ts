@@ -9,7 +9,7 @@ const fr: ClipperStrings = {
   noRecordings:
     'Aucun enregistrement pour l’instant. Un enregistrement apparaît quelques secondes après le début du direct.',
   status: { live: 'En direct', stopped: 'Arrêté', complete: 'Terminé' },
-  recording: (status, start, length) => `${status} : ${start}, ${length}`,
+  recording: (status, start, length, exports) => `${status} : ${start}, ${length} · ${exports}`,
   // 0 and 1 take the singular in French.
   exportsCount: (n) => (n < 2 ? `${n} exportation` : `${n} exportations`),
   playerLabel: 'Enregistrement',
@@ -39,7 +39,7 @@ const fr: ClipperStrings = {
   noVideos: 'Aucune pour l’instant.',
   videoStatus: { waiting: 'En attente de son fichier', processing: 'En traitement', ready: 'Prête', failed: 'Échec' },
   video: (length, status) => `${length}, ${status}`,
-  play: (length) => `Lire la vidéo de ${length}`,
+  play: (length, made) => `Lire la vidéo de ${length} créée le ${made}`,
   deleted:
     'Cet enregistrement a été supprimé (les enregistrements sont conservés 3 jours) : il ne peut plus être découpé.',
   unreachable:

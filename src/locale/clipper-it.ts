@@ -8,7 +8,7 @@ const it: ClipperStrings = {
   recordingsLabel: 'Registrazioni di questa diretta',
   noRecordings: 'Ancora nessuna registrazione. Una registrazione compare pochi secondi dopo l’inizio della diretta.',
   status: { live: 'In diretta', stopped: 'Interrotta', complete: 'Completa' },
-  recording: (status, start, length) => `${status}: ${start}, ${length}`,
+  recording: (status, start, length, exports) => `${status}: ${start}, ${length} · ${exports}`,
   exportsCount: (n) => (n === 1 ? '1 esportazione' : `${n} esportazioni`),
   playerLabel: 'Registrazione',
   timelineLabel: 'Parte da convertire',
@@ -42,7 +42,7 @@ const it: ClipperStrings = {
     failed: 'Non riuscito',
   },
   video: (length, status) => `${length}, ${status}`,
-  play: (length) => `Riproduci il video di ${length}`,
+  play: (length, made) => `Riproduci il video di ${length} creato il ${made}`,
   deleted:
     'Questa registrazione è stata eliminata (le registrazioni si conservano per 3 giorni), quindi non si può più ritagliare.',
   unreachable:

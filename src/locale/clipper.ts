@@ -1,3 +1,4 @@
+import type { ExportEntry, TemporaryRecording, VideoStatus } from '../api/types.js';
 import { en } from './en.js';
 import { isolate as b } from './isolate.js';
 
@@ -11,8 +12,9 @@ export const clipperEn = {
   expected: en.expected,
   recordingsLabel: 'Recordings of this stream',
   noRecordings: 'No recordings yet. A recording appears a few seconds after the stream starts.',
-  status: { live: 'Live', stopped: 'Stopped', complete: 'Complete' } as Record<string, string>,
-  recording: (status: string, start: string, length: string) => `${status}: ${start}, ${length}`,
+  status: { live: 'Live', stopped: 'Stopped', complete: 'Complete' } as Record<TemporaryRecording['status'], string>,
+  recording: (status: string, start: string, length: string, exports: string) =>
+    `${status}: ${start}, ${length} · ${exports}`,
   exportsCount: (n: number) => (n === 1 ? '1 export' : `${n} exports`),
   playerLabel: 'Recording',
   timelineLabel: 'Part to convert',
@@ -30,7 +32,10 @@ export const clipperEn = {
   convertWhole: 'Convert the whole recording',
   wholeWaits: 'The whole recording can be converted once the stream has ended; a part can be converted now.',
   requested: (length: string, start: string) => `Converting ${length} from ${start}…`,
-  entryStatus: { PROCESSING: 'Converting…', EXPORTED: 'Ready', FAILED: 'Failed' } as Record<string, string>,
+  entryStatus: { PROCESSING: 'Converting…', EXPORTED: 'Ready', FAILED: 'Failed' } as Record<
+    ExportEntry['status'],
+    string
+  >,
   entry: (start: string, length: string, status: string) => `${start}, ${length}: ${status}`,
   exportsLabel: 'Conversions of this recording',
   failed: (reason: string) => `The conversion failed${reason ? `: ${b(reason)}` : '.'}`,
@@ -43,14 +48,19 @@ export const clipperEn = {
     processing: 'Processing',
     ready: 'Ready',
     failed: 'Failed',
-  } as Record<string, string>,
+  } as Record<VideoStatus, string>,
   video: (length: string, status: string) => `${length}, ${status}`,
-  play: (length: string) => `Play the ${length} video`,
+  /** `made`: when the video was made, which tells apart videos of the same length. */
+  play: (length: string, made: string) => `Play the ${length} video made on ${made}`,
   deleted: 'This recording has been deleted (recordings are kept for 3 days), so it can no longer be clipped.',
   unreachable: 'The video service cannot be reached right now; the list will be updated when it can.',
   unplayable: 'This browser cannot play HLS video.',
 };
 
 export type ClipperStrings = typeof clipperEn;
-/** Any of the strings, to replace the language's own (the `locale` property). */
-export type ClipperStringsOverride = Partial<ClipperStrings>;
+/** The tables of states: an override names any of their states, the others keep the language's words. */
+type StateTables = 'status' | 'entryStatus' | 'videoStatus';
+/** Any of the strings, to replace the language's own (the `locale` property); any state of a table of states. */
+export type ClipperStringsOverride = Partial<Omit<ClipperStrings, StateTables>> & {
+  [K in StateTables]?: Partial<ClipperStrings[K]>;
+};

@@ -172,6 +172,30 @@ describe('<recording-clipper-timeline>', () => {
     });
   }
 
+  it('lays itself out again when its dir alone changes', async () => {
+    const el = await timeline();
+    el.setAttribute('dir', 'rtl');
+    await el.updateComplete;
+    // The start at 2 s of 20: 10 % from the track's right end now.
+    const track = el.shadowRoot!.querySelector('.track')!.getBoundingClientRect();
+    const start = thumb(el, 'Start').getBoundingClientRect();
+    expect((track.right - (start.left + start.width / 2)) / track.width).to.be.closeTo(0.1, 0.01);
+  });
+
+  it('ends a drag when the browser cancels the pointer', async () => {
+    const el = await timeline();
+    const requests: TimelineRequests['thumb-request'][] = [];
+    el.addEventListener('thumb-request', (e) => requests.push((e as CustomEvent).detail));
+    const rect = thumb(el, 'Start').getBoundingClientRect();
+    await sendMouse({ type: 'move', position: [Math.round(rect.x + rect.width / 2), Math.round(rect.y + 4)] });
+    await sendMouse({ type: 'down' });
+    // As a browser does when a touch becomes the page's scroll, or a pen leaves the screen.
+    thumb(el, 'Start').dispatchEvent(new PointerEvent('pointercancel', { bubbles: true, composed: true }));
+    await sendMouse({ type: 'move', position: along(el, 0.6) });
+    await sendMouse({ type: 'up' });
+    expect(requests, 'no move asked once cancelled').to.deep.equal([]);
+  });
+
   it('asks for the playhead where the track is clicked', async () => {
     const el = await timeline();
     const asked = oneEvent(el, 'seek-request');
