@@ -14,8 +14,7 @@ import { FrameClock } from './frame-clock.js';
 import { RecordingsController } from './recordings-controller.js';
 import { moveEnd, moveStart, parseTimecode, timecode, type Selection, type Thumb } from './selection.js';
 import { storyboardTiles, type Tile } from './storyboard.js';
-import './timeline.js';
-import type { RecordingClipperTimeline, TimelineRequests } from './timeline.js';
+import { RecordingClipperTimeline, type TimelineRequests } from './timeline.js';
 import { styles } from './recording-clipper.styles.js';
 
 const DATE_STYLE = { dateStyle: 'medium', timeStyle: 'medium' } as const;
@@ -108,6 +107,12 @@ class ClipperLocalize extends LanguageController<ClipperStrings> {
 @customElement('recording-clipper')
 export class RecordingClipper extends LitElement {
   static override styles = styles;
+  /**
+   * The sub-elements it renders, registered by their modules (as Web Awesome's `dependencies`). Named here so that a
+   * bundler keeps them: the package is side-effect free but for its entries, so a bare `import './timeline.js'` is
+   * dropped from a production build, and the timeline with it.
+   */
+  static readonly dependencies = { 'recording-clipper-timeline': RecordingClipperTimeline };
 
   /** Address of the video service ({base_url}). Required. */
   @property({ attribute: 'base-url', reflect: true }) baseUrl?: string;
