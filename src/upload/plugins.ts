@@ -4,6 +4,10 @@ import type { Body } from '@uppy/core';
 import { MiB } from '../api/limits.js';
 import { awsS3Options, type VideoMeta, type WiringDeps } from './aws-s3-options.js';
 
+/** The chunk ledger and Uppy's events translated: needed once files come, so loaded with the wiring. */
+export { ChunkLedger } from './ledger.js';
+export { translateEvents } from './uppy-events.js';
+
 /** Golden Retriever keeps files up to this size in IndexedDB across a reload; bigger ones are asked for again. */
 const KEEP_FILES_UP_TO = 64 * MiB;
 

@@ -19,9 +19,9 @@ import {
 import type { VideoMeta } from './aws-s3-options.js';
 import { enableDashboard, hostDashboard, setLanguage, setTheme } from './dashboard-host.js';
 import { setSources } from './sources.js';
-import { ChunkLedger } from './ledger.js';
+import type { ChunkLedger } from './ledger.js';
 import { planUpload } from './plan.js';
-import { fileInfo, translateEvents } from './uppy-events.js';
+import { fileInfo } from './file-info.js';
 
 type File = UppyFile<VideoMeta, Body>;
 
@@ -47,7 +47,8 @@ export class UppyController implements ReactiveController {
   private autoProceed = false;
   private language: Pick<LocalizeController, 'uppy' | 'strings' | 'dir'> | undefined;
   private listeners = new AbortController();
-  private readonly ledger = new ChunkLedger();
+  /** The chunk ledger (ledger.ts), made with the plugins: no file comes before they are in. */
+  private ledger: ChunkLedger | undefined;
   private readonly creating = new Map<string, Promise<string>>();
   /** Files the person removed or cancelled: only their sessions are aborted (#7). */
   private readonly cancelled = new Set<string>();
@@ -127,13 +128,14 @@ export class UppyController implements ReactiveController {
     uppy.addPreProcessor(async (ids) => {
       // Only a file the ledger may hold an interrupted upload of is hashed before its upload; any other's #1 goes
       // out at once (createMultipartUpload hashes it meanwhile). resume.ts and fingerprint.ts load when first needed.
+      const { ledger } = this;
+      if (!ledger) return;
       const baseUrl = this.client().baseUrl;
-      const candidates = ids.filter((id) => this.ledger.mayHold(uppy.getFile(id)?.name ?? '', baseUrl));
+      const candidates = ids.filter((id) => ledger.mayHold(uppy.getFile(id)?.name ?? '', baseUrl));
       if (!candidates.length) return;
       const { adoptInterruptedUploads } = await import('./resume.js');
-      await adoptInterruptedUploads(uppy, candidates, this.ledger, baseUrl, (f) => this.fingerprintOf(f));
+      await adoptInterruptedUploads(uppy, candidates, ledger, baseUrl, (f) => this.fingerprintOf(f));
     });
-    translateEvents(uppy, { ...this.deps, ledger: this.ledger, cancelled: this.cancelled });
     this.readBeforeAdding(uppy);
     this.decorateCards(uppy);
     this.uppy = uppy;
@@ -148,13 +150,17 @@ export class UppyController implements ReactiveController {
   private async loadPlugins(uppy: Uppy<VideoMeta, Body>): Promise<void> {
     try {
       this.plugins ??= await import('./plugins.js');
+      if (this.uppy !== uppy) return;
+      const ledger = (this.ledger ??= new this.plugins.ChunkLedger());
+      // Before @uppy/aws-s3, so that the events reach the ledger before its handlers abort a session.
+      this.plugins.translateEvents(uppy, { ...this.deps, ledger, cancelled: this.cancelled });
       await this.plugins.installPlugins(
         uppy,
         {
           client: () => this.client(),
           getFile: (id) => uppy.getFile(id),
           ensureVideo: (file, signal) => this.ensureVideo(file, signal),
-          ledger: this.ledger,
+          ledger,
           fingerprint: (file) => this.fingerprintOf(file),
           setMeta: (id, meta) => uppy.setFileMeta(id, meta),
           cancelledByUser: (id) => this.cancelled.has(id),
@@ -210,10 +216,11 @@ export class UppyController implements ReactiveController {
   /** Once per service and page, after Golden Retriever had its chance (see resume.ts). */
   private async reconcile(): Promise<void> {
     const client = this.deps.client();
-    if (!this.uppy || !this.restorable || !client || this.reconciled.has(client.baseUrl)) return;
+    const { uppy, ledger } = this;
+    if (!uppy || !ledger || !this.restorable || !client || this.reconciled.has(client.baseUrl)) return;
     this.reconciled.add(client.baseUrl);
     const { reconcileLedger } = await import('./resume.js');
-    await reconcileLedger(this.uppy, this.ledger, client, this.deps.strings());
+    await reconcileLedger(uppy, ledger, client, this.deps.strings());
   }
 
   private client(): VideoServiceClient {

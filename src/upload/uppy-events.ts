@@ -1,24 +1,18 @@
 import type Uppy from '@uppy/core';
 import type { Body, UppyFile } from '@uppy/core';
 import { isAbort, VideoServiceError } from '../api/errors.js';
-import type { Emit, UploadFileInfo } from '../events.js';
+import type { Emit } from '../events.js';
 import type { Strings } from '../locale/en.js';
 import type { VideoMeta } from './aws-s3-options.js';
+import { fileInfo } from './file-info.js';
 import type { ChunkLedger } from './ledger.js';
 
 type File = UppyFile<VideoMeta, Body>;
 
-export const fileInfo = (file: File): UploadFileInfo => ({
-  id: file.id,
-  name: file.name ?? '',
-  size: file.size ?? 0,
-  type: file.type,
-  data: file.data instanceof Blob ? file.data : undefined,
-});
-
 /**
  * Uppy's events, translated: into the element's events, into the chunk ledger, and into what the person is
- * told. Registered before any upload starts, so they run before @uppy/aws-s3's own handlers abort a session.
+ * told. Registered before any upload starts, so they run before @uppy/aws-s3's own handlers abort a session: with
+ * the plugins (plugins.ts), before @uppy/aws-s3 is installed, as nothing is added to the Dashboard until then.
  */
 export function translateEvents(
   uppy: Uppy<VideoMeta, Body>,
