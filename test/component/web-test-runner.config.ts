@@ -203,7 +203,9 @@ const config: TestRunnerConfig = {
         });
         await vite.listen();
         viteOrigin = vite.resolvedUrls!.local[0]!.replace(/\/$/, '');
-        service = await startService();
+        // The clipper's tests read a stopped recording (helpers.ts), which completes a merge window after it stopped:
+        // a window longer than the run of the three engines keeps it stopped for each.
+        service = await startService({ args: ['--merge-window-seconds', String(24 * 60 * 60)] });
         token = await service.token('component-tests');
         clip = await recordingToClip(service, token);
       },
