@@ -1,4 +1,4 @@
-import { fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import '../../src/index.js';
 import type { VideoUploader } from '../../src/index.js';
 import type { TokenProvider } from '../../src/api/token.js';
@@ -118,4 +118,16 @@ export function nextEvent<K extends keyof HTMLElementEventMap>(
 export async function video(id: string): Promise<{ upload_method: string; size: number }> {
   const { api, token } = await env();
   return (await fetch(`${api}/videos/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+}
+
+/** The test stream's part of the service (#9–#11), asked as another page of the integrator's would, with its clip token. */
+export async function asClipper(method: string, path: string, body?: unknown) {
+  const { api, clip } = await env();
+  const res = await fetch(`${api}/live_streams/${clip.streamId}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${clip.token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(res.status, `${method} ${path}`).to.equal(200);
+  return res.json();
 }

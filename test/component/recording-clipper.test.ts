@@ -5,7 +5,7 @@ import de from '../../src/locale/clipper-de.js';
 import { clipperEn } from '../../src/locale/clipper.js';
 import '../../src/clipper.js';
 import type { RecordingClipper } from '../../src/clipper.js';
-import { env } from './helpers.js';
+import { asClipper, env } from './helpers.js';
 
 /** <recording-clipper> on a real stopped recording of 6 s in the local service, with a clip token of its stream. */
 async function clipper(attributes: Record<string, string> = {}): Promise<RecordingClipper> {
@@ -96,30 +96,18 @@ async function shown(el: RecordingClipper): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
-/** The test stream's part of the service, asked as another page of the integrator's would, with its clip token. */
-async function call(method: string, path: string, body?: unknown) {
-  const { api, clip } = await env();
-  const res = await fetch(`${api}/live_streams/${clip.streamId}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${clip.token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(res.status, `${method} ${path}`).to.equal(200);
-  return res.json();
-}
-
 type Entry = { from: string; duration: number; video_id: string; status: string };
 
 /** A conversion (#10) of `duration` s from `at` s into the recording, done: its EXPORTED entry. */
 async function converted(at: number, duration: number): Promise<Entry> {
   const { clip } = await env();
-  const [recording] = await call('GET', '/temporary_recordings');
+  const [recording] = await asClipper('GET', '/temporary_recordings');
   const from = new Date(new Date(recording.start_time).getTime() + at * 1000).toISOString();
-  const asked: Entry = await call('POST', `/temporary_recordings/${clip.recordingId}`, { from, duration });
+  const asked: Entry = await asClipper('POST', `/temporary_recordings/${clip.recordingId}`, { from, duration });
   let entry: Entry | undefined;
   await waitUntil(
     async () => {
-      const [r] = await call('GET', '/temporary_recordings');
+      const [r] = await asClipper('GET', '/temporary_recordings');
       entry = r.export_data.find((e: Entry) => e.from === asked.from && e.duration === duration);
       return entry?.status === 'EXPORTED';
     },
@@ -302,7 +290,7 @@ describe('<recording-clipper>', () => {
     const entry = await converted(1, 2);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const other = await converted(3, 2);
-    const [recording] = await call('GET', '/temporary_recordings');
+    const [recording] = await asClipper('GET', '/temporary_recordings');
 
     const el = await clipper();
     const root = el.shadowRoot!;
@@ -414,7 +402,7 @@ describe('<recording-clipper>', () => {
 
   it('lists its recordings and their times under a lang written with an underscore (en_US)', async () => {
     const el = await clipper({ lang: 'en_US' });
-    const [recording] = await call('GET', '/temporary_recordings');
+    const [recording] = await asClipper('GET', '/temporary_recordings');
     const item = el.shadowRoot!.querySelector<HTMLButtonElement>('.recordings button')!;
     const time = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' });
     expect(item.textContent!.trim()).to.contain(`Stopped: ${time.format(new Date(recording.start_time))}`);

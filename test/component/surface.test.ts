@@ -5,7 +5,7 @@ import type { RecordingClipper } from '../../src/clipper.js';
 import { RECORDING_CLIPPER_CSS_PROPERTIES, RECORDING_CLIPPER_PARTS } from '../../src/clipper/surface.js';
 import { RecordingClipperTimeline } from '../../src/clipper/timeline.js';
 import { VIDEO_UPLOADER_CSS_PROPERTIES, VIDEO_UPLOADER_PARTS } from '../../src/surface.js';
-import { bytes, env, nextEvent, pick, uploader } from './helpers.js';
+import { asClipper, bytes, env, nextEvent, pick, uploader } from './helpers.js';
 
 /**
  * The lists of src/surface.ts and src/clipper/surface.ts (what the manifest documents, and what the packed manifest is
@@ -110,21 +110,14 @@ describe('the public surface the code lists (src/surface.ts, src/clipper/surface
 
 /** A video made from the test stream's recording (#10, its first second), once converted. */
 async function converted(recordingId: string): Promise<void> {
-  const { api, clip } = await env();
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${api}/live_streams/${clip.streamId}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${clip.token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    expect(res.status, `${method} ${path}`).to.equal(200);
-    return res.json();
-  };
-  const [recording] = await call('GET', '/temporary_recordings');
-  const entry = await call('POST', `/temporary_recordings/${recordingId}`, { from: recording.start_time, duration: 1 });
+  const [recording] = await asClipper('GET', '/temporary_recordings');
+  const entry = await asClipper('POST', `/temporary_recordings/${recordingId}`, {
+    from: recording.start_time,
+    duration: 1,
+  });
   await waitUntil(
     async () => {
-      const [r] = await call('GET', '/temporary_recordings');
+      const [r] = await asClipper('GET', '/temporary_recordings');
       return r.export_data.some((e: any) => e.from === entry.from && e.duration === 1 && e.status === 'EXPORTED');
     },
     'the conversion done',

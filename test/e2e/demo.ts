@@ -162,3 +162,17 @@ export async function expectIntact(
 }
 
 export { expect };
+
+/** A <recording-clipper> that has its recording: the start slider enabled and the recording's first frames in. */
+export async function clipperReady(page: Page) {
+  const clipper = page.locator('recording-clipper');
+  await expect(clipper.getByRole('slider', { name: 'Start' })).toHaveAttribute('aria-disabled', 'false', {
+    timeout: 30_000,
+  });
+  await expect
+    .poll(() => clipper.locator('video.recording').evaluate((v: HTMLVideoElement) => v.readyState), {
+      timeout: 30_000,
+    })
+    .toBeGreaterThanOrEqual(2);
+  return clipper;
+}

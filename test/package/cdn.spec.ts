@@ -7,7 +7,7 @@ import { CLIPPER_HTML, CLIPPER_JS, INDEX_HTML, MAIN_JS } from '../helpers/consum
 import { push } from '../helpers/live.js';
 import { media, sha256 } from '../helpers/media.js';
 import { serveStatic } from '../helpers/static.js';
-import { addFile, env, event, expect, expectPreviewPlays, getVideo, test } from '../e2e/demo.js';
+import { addFile, clipperReady, env, event, expect, expectPreviewPlays, getVideo, test } from '../e2e/demo.js';
 import { storedSha256 } from '../helpers/service.js';
 
 const CDN = fileURLToPath(new URL('../../dist/cdn/', import.meta.url));
@@ -119,19 +119,10 @@ test.describe('dist/cdn/recording-clipper.js on a page of plain static files', (
     expect(await push(`${live.server}/${live.streamKey}`, 4, undefined, false)).toBe(0);
 
     await page.goto(served.url);
-    const clipper = page.locator('recording-clipper');
-    await expect(clipper.getByRole('slider', { name: 'Start' })).toHaveAttribute('aria-disabled', 'false', {
-      timeout: 30_000,
-    });
-    await expect
-      .poll(() => clipper.locator('video.recording').evaluate((v: HTMLVideoElement) => v.readyState), {
-        timeout: 30_000,
-      })
-      .toBeGreaterThanOrEqual(2);
-    // From 1 s in, as a person picks a part. (The default start, 0, can lie a few ms before the recording's first
-    // frame, and #10 refuses it: a defect of the clipper's, not of its CDN file.)
-    await clipper.getByRole('slider', { name: 'Start' }).press('ArrowRight');
-    await expect(clipper.getByRole('textbox', { name: 'Start' })).toHaveValue('00:00:01.000');
+    const clipper = await clipperReady(page);
+    // From the default start, the recording's first frame: asked half a frame early, a moment before the publish
+    // began, which #10 takes as its start (LEAD_IN_MS).
+    await expect(clipper.getByRole('textbox', { name: 'Start' })).toHaveValue('00:00:00.000');
     await clipper.getByRole('button', { name: 'Convert to video' }).click();
     const requested = await event(page, 'clip-requested');
     const ready = await event(page, 'clip-ready', 90_000);

@@ -9,7 +9,18 @@ import { APPS, buildApp } from '../helpers/consumer.js';
 import { push } from '../helpers/live.js';
 import { media, sha256 } from '../helpers/media.js';
 import { serveStatic } from '../helpers/static.js';
-import { addFile, env, event, expect, expectPreviewPlays, faults, getVideo, progress, test } from '../e2e/demo.js';
+import {
+  addFile,
+  clipperReady,
+  env,
+  event,
+  expect,
+  expectPreviewPlays,
+  faults,
+  getVideo,
+  progress,
+  test,
+} from '../e2e/demo.js';
 import { storedSha256 } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -125,15 +136,7 @@ for (const app of APPS) {
         const loaded: string[] = [];
         page.on('response', (r) => loaded.push(r.url()));
         await page.goto(new URL('clipper.html', served.get(app.name)!.url).href);
-        const clipper = page.locator('recording-clipper');
-        await expect(clipper.getByRole('slider', { name: 'Start' })).toHaveAttribute('aria-disabled', 'false', {
-          timeout: 30_000,
-        });
-        await expect
-          .poll(() => clipper.locator('video.recording').evaluate((v: HTMLVideoElement) => v.readyState), {
-            timeout: 30_000,
-          })
-          .toBeGreaterThanOrEqual(2);
+        await clipperReady(page);
         const texts = await Promise.all(
           loaded
             .filter((u) => u.startsWith(served.get(app.name)!.url) && u.endsWith('.js'))
