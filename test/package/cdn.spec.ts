@@ -13,25 +13,35 @@ import { storedSha256 } from '../helpers/service.js';
 const CDN = fileURLToPath(new URL('../../dist/cdn/', import.meta.url));
 
 /**
+ * For the describe block it is called in: dist/cdn copied beside an index.html of `html`, served as plain static files.
+ * Answers where the page is (`url`) and the folder served (`dir`), once the block has begun.
+ */
+function staticPage(html: string): { url: string; dir: string } {
+  const page = { url: '', dir: '' };
+  let server: Server | undefined;
+  test.beforeAll(async () => {
+    page.dir = await mkdtemp(join(tmpdir(), 'cdn-page-'));
+    await cp(CDN, join(page.dir, 'cdn'), { recursive: true });
+    await writeFile(join(page.dir, 'index.html'), html);
+    ({ url: page.url, server } = await serveStatic(page.dir, env('DEMO_URL')));
+  });
+  test.afterAll(async () => {
+    server?.close();
+    await rm(page.dir, { recursive: true, force: true });
+  });
+  return page;
+}
+
+/**
  * The CDN files as a page without a bundler uses them: plain static files, `<script type="module" src>`, no import
  * map. dist/cdn is what `npm run build` (and so `npm pack`) makes; the pages' own scripts are the consumers' ones.
  */
 test.describe('dist/cdn/video-uploader.js on a page of plain static files', () => {
-  let dir = '';
-  let served: { url: string; server: Server };
-  test.beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'cdn-page-'));
-    await cp(CDN, join(dir, 'cdn'), { recursive: true });
-    const page = INDEX_HTML(
+  const served = staticPage(
+    INDEX_HTML(
       `<script type="module" src="/cdn/video-uploader.js"></script><script type="module">${MAIN_JS.replace("import 'video-uploader';", '')}</script>`,
-    );
-    await writeFile(join(dir, 'index.html'), page);
-    served = await serveStatic(dir, env('DEMO_URL'));
-  });
-  test.afterAll(async () => {
-    served.server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+    ),
+  );
 
   test('loads with no bundler and no import map, uploads in chunks, and previews with hls.js from beside it', async ({
     page,
@@ -86,21 +96,11 @@ test.describe('dist/cdn/video-uploader.js on a page of plain static files', () =
 });
 
 test.describe('dist/cdn/recording-clipper.js on a page of plain static files', () => {
-  let dir = '';
-  let served: { url: string; server: Server };
-  test.beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'cdn-clipper-page-'));
-    await cp(CDN, join(dir, 'cdn'), { recursive: true });
-    const page = CLIPPER_HTML(
+  const served = staticPage(
+    CLIPPER_HTML(
       `<script type="module" src="/cdn/recording-clipper.js"></script><script type="module">${CLIPPER_JS.replace("import 'video-uploader/clipper';", '')}</script>`,
-    );
-    await writeFile(join(dir, 'index.html'), page);
-    served = await serveStatic(dir, env('DEMO_URL'));
-  });
-  test.afterAll(async () => {
-    served.server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+    ),
+  );
 
   test('loads alone with no bundler and no import map, plays a recording with hls.js from beside it, and converts a part', async ({
     page,
@@ -143,7 +143,7 @@ test.describe('dist/cdn/recording-clipper.js on a page of plain static files', (
       scripts.every((s) => s.startsWith('/cdn/') && s !== '/cdn/video-uploader.js'),
       scripts.join(' '),
     ).toBe(true);
-    const texts = await Promise.all(scripts.map((s) => readFile(join(dir, s), 'utf8')));
+    const texts = await Promise.all(scripts.map((s) => readFile(join(served.dir, s), 'utf8')));
     expect(
       texts.some((t) => t.includes('uppy-Dashboard')),
       'the clipper page loads nothing of Uppy',
