@@ -44,8 +44,8 @@ const repo = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /**
  * `vite` (serve), as `npm start` runs it: the demo pages, the library and its dependencies, nothing else. The
- * repository root is not served (it holds .git, .env files and, before, the service's data); neither are the
- * demo's service and backend beside the pages, nor any dotfile. No CORS (Vite's default lets any page on
+ * repository root is not served (it holds .git, .env files, the service and, before, the service's data); neither is the
+ * demo's backend beside the pages, nor any dotfile. No CORS (Vite's default lets any page on
  * localhost read it), and Vite's Host check (`allowedHosts: []`: localhost names and IP addresses only) keeps
  * out DNS rebinding, whose pages come with their own name. demo/start.ts adds the data directory to `fs.deny`.
  */

@@ -19,7 +19,7 @@ import { tempDir } from '../test/helpers/temp.js';
 import { bigFile, mbps, putRange, singleUrl } from './service.bench.js';
 import { median, table } from './stats.js';
 
-/** The last commit whose API ran on the hand-written router (demo/service/http/router.ts). */
+/** The last commit whose API ran on the hand-written router (service/http/router.ts). */
 const BEFORE = '04b7dba';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ROUNDS = 3;
@@ -53,7 +53,7 @@ export async function main(): Promise<void> {
   const dir = await checkoutBefore();
   const file = await bigFile();
   const services: Record<'before' | 'after', RunningService> = {
-    before: await startService({ main: join(dir, 'demo/service/main.ts') }),
+    before: await startService({ main: join(dir, 'service/main.ts') }),
     // It measures the router, not the bounds of issue 28: thousands of videos a second from one key are let through.
     after: await startService({
       args: ['--rate-limit-per-minute', '1000000000', '--max-open-uploads-per-organization', '1000000000'],

@@ -21,7 +21,7 @@ function role(cmdline: string): string | undefined {
     if (args.some((a) => a.includes('NetworkService'))) return 'network';
     return 'other';
   }
-  if (args.some((a) => a.endsWith('demo/service/main.ts'))) return 'service';
+  if (args.some((a) => a.endsWith('service/main.ts'))) return 'service';
   return undefined;
 }
 

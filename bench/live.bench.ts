@@ -20,7 +20,7 @@ import { promisify } from 'node:util';
 import Context from 'node-media-server/src/core/context.js';
 import logger from 'node-media-server/src/core/logger.js';
 import NodeRtmpServer from 'node-media-server/src/server/rtmp_server.js';
-import { AAC, cutPart, CUT_STRATEGIES, X264 } from '../demo/service/processing/cut.js';
+import { AAC, cutPart, CUT_STRATEGIES, X264 } from '../service/processing/cut.js';
 import { decodeProblems, probeDuration, testPattern } from '../test/helpers/media.js';
 import { processTree, startWithToken, until, type RunningService } from '../test/helpers/service.js';
 import { interleaved, median, table } from './stats.js';

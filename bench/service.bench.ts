@@ -25,7 +25,7 @@ const TOTAL = 1024 * MiB;
 const CHUNK = 64 * MiB;
 const PARALLEL = 4;
 const ROUNDS = 5;
-/** The service's write buffer for uploaded bodies (demo/service/storage/files.ts); the baseline uses the same. */
+/** The service's write buffer for uploaded bodies (service/storage/files.ts); the baseline uses the same. */
 const WRITE_BUFFER = MiB;
 const DIR = join(tmpdir(), 'video-uploader-bench');
 const run = promisify(execFile);

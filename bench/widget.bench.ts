@@ -58,7 +58,7 @@ export interface BenchPage {
   run(mode: string, chunkMiB?: number, attributes?: Record<string, string>): Promise<number>;
   /** CPU milliseconds by role (bench/cpu.ts) that the last run took, from its start to its upload's end. */
   cpu: Record<string, number>;
-  /** Sets the service's faults (see demo/service/faults.ts). */
+  /** Sets the service's faults (see service/faults.ts). */
   faults(body: unknown): Promise<void>;
   close(): Promise<void>;
 }

@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createServer } from 'vite';
 import { startBackend } from './backend/server.js';
-import { startService } from './service/app.js';
-import { DEFAULT_DATA, DEFAULT_PORTS, portInUse } from './service/ports.js';
+import { startService } from '../service/app.js';
+import { DEFAULT_DATA, DEFAULT_PORTS, portInUse } from '../service/ports.js';
 
 const { values } = parseArgs({
   options: {

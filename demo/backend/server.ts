@@ -15,7 +15,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_HOST } from '../service/ports.js';
+import { DEFAULT_HOST } from '../../service/ports.js';
 
 export interface Backend {
   url: string;

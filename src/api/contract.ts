@@ -1,6 +1,6 @@
 /**
  * The video service's contract (shared/service-spec.md), written once as JSON Schema (TypeBox).
- *   - The local service (demo/service) validates requests, serializes answers and generates `/openapi.json` from it.
+ *   - The local service (service) validates requests, serializes answers and generates `/openapi.json` from it.
  *   - The element takes its types from it through `import type` (./types.ts): nothing of it reaches the browser.
  * Fields the spec marks "not shown" are decisions, said in each description ("Decision: …") and in docs/service.md.
  */

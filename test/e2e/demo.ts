@@ -1,7 +1,7 @@
 import { expect, test as base, type Page } from '@playwright/test';
 import { stat } from 'node:fs/promises';
 import { sha256 } from '../helpers/media.js';
-import type { StorageRequest } from '../../demo/service/storage/server.js';
+import type { StorageRequest } from '../../service/storage/server.js';
 import { storedSha256 } from '../helpers/service.js';
 
 /** What the end-to-end tests share: the demo page, the service's test hooks, and a storage-Authorization watch. */
@@ -110,7 +110,7 @@ export async function throttleUploads(page: Page, bytesPerSecond: number) {
   return cdp;
 }
 
-/** Sets the service's faults (see demo/service/faults.ts); `{}` clears them. */
+/** Sets the service's faults (see service/faults.ts); `{}` clears them. */
 export async function faults(page: Page, body: unknown): Promise<void> {
   expect((await page.request.post(`${env('SERVICE_URL')}/__test__/faults`, { data: body })).status()).toBe(200);
 }

@@ -49,7 +49,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // A key of the demo organization, as its owner gets one from the dashboard: for what browser tokens may not do.
   process.env.SERVICE_KEY = execFileSync(
     process.execPath,
-    ['--import', 'tsx', 'demo/service/main.ts', 'token', '--org', 'demo', '--data', data],
+    ['--import', 'tsx', 'service/main.ts', 'token', '--org', 'demo', '--data', data],
     { cwd: root, encoding: 'utf8' },
   ).trim();
   return async () => {

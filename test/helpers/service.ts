@@ -10,7 +10,7 @@ import { sha256 } from './media.js';
 import { tempDir } from './temp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(ROOT, 'demo/service/main.ts');
+const MAIN = join(ROOT, 'service/main.ts');
 const TSX = ['--import', 'tsx'];
 const READY_TIMEOUT_MS = 60_000;
 
@@ -247,7 +247,7 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
 
 /**
  * The SHA-256 of a video's stored source, once it is there: a multipart source is joined from its chunks
- * when processing starts, just after #6 answers (demo/service/domain/uploads.ts, assemble).
+ * when processing starts, just after #6 answers (service/domain/uploads.ts, assemble).
  */
 export async function storedSha256(data: string, videoId: string): Promise<string> {
   const source = join(data, 'videos', videoId, 'source');

@@ -22,7 +22,7 @@ import {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-const MAIN = fileURLToPath(new URL('../../demo/service/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../service/main.ts', import.meta.url));
 
 /** The service's own database, read as it stands (rows the API does not show: pruned or not). */
 function rows(service: RunningService, sql: string): number {

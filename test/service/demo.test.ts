@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_DATA } from '../../demo/service/ports.js';
+import { DEFAULT_DATA } from '../../service/ports.js';
 
 /**
  * `npm start` as a stranger meets it (issue 28, item 3): the dev server hands out the pages, the library and its
@@ -88,7 +88,8 @@ describe('the dev server of npm start', () => {
   it('refuses the rest of the repository, and says so without a path', async () => {
     assertRefused(await send(urls.page, `/@fs${ROOT}package.json`), 'a file of the repository');
     assertRefused(await send(urls.page, `/@fs${ROOT}src%2F..%2Fpackage.json`), 'an encoded way out of src/');
-    assertRefused(await send(urls.page, '/service/db.ts'), "the demo's service, beside the pages");
+    assertRefused(await send(urls.page, `/@fs${ROOT}service/db.ts`), 'the service');
+    assertRefused(await send(urls.page, '/backend/server.ts'), "the demo's backend, beside the pages");
     assertRefused(await send(urls.page, '/@fs/etc/passwd'), 'a file of the machine');
     assertRefused(await send(urls.page, '/@id//etc/passwd?raw'), 'a file of the machine, by its id');
     assertRefused(await send(urls.page, '/main%00.ts'), 'a path with a NUL, which Node cannot look up');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SERVICE_FLAGS } from '../../demo/service/flags.js';
-import { DEFAULT_PORTS } from '../../demo/service/ports.js';
-import { DEFAULTS } from '../../demo/service/settings.js';
+import { SERVICE_FLAGS } from '../../service/flags.js';
+import { DEFAULT_PORTS } from '../../service/ports.js';
+import { DEFAULTS } from '../../service/settings.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
 /**
@@ -23,7 +23,7 @@ describe('the OpenAPI document of a service started with other limits', () => {
 
   before(async () => {
     service = await startService({
-      // Each unlike its default (demo/service/settings.ts), so a description left at the default shows.
+      // Each unlike its default (service/settings.ts), so a description left at the default shows.
       args: [
         ...['--merge-window-seconds', '120', '--max-open-uploads-per-user', '7', '--max-queued-per-user', '3'],
         ...['--chunk-url-rate-limit-per-minute', '99', '--min-free-mb', '1', '--stall-timeout-seconds', '45'],

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Recorder } from '../../demo/service/live/recorder.js';
+import { Recorder } from '../../service/live/recorder.js';
 import { push } from '../helpers/live.js';
 import { chunk, closedWithin, command, handshake, rtmpSocket, strangers } from '../helpers/rtmp.js';
 import { ingestPid, startWithToken, stillServes, until, type RunningService } from '../helpers/service.js';

@@ -46,7 +46,7 @@ describe('a port already in use', () => {
 
   it('npm run service with --storage-port taken says so in one line, and exits', async () => {
     const data = await tempData();
-    const { code, stderr } = await run('demo/service/main.ts', [
+    const { code, stderr } = await run('service/main.ts', [
       '--port',
       '0',
       '--rtmp-port',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { startService as startInProcess } from '../../demo/service/app.js';
+import { startService as startInProcess } from '../../service/app.js';
 import { startWithToken, tempData, type RunningService } from '../helpers/service.js';
 
 describe('accounts, video objects and errors', () => {
@@ -48,7 +48,7 @@ describe('accounts, video objects and errors', () => {
     await new Promise<void>((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', 'demo/service/main.ts', 'revoke-token', '--data', service.data],
+        ['--import', 'tsx', 'service/main.ts', 'revoke-token', '--data', service.data],
         { stdio: ['pipe', 'ignore', 'ignore'] },
       );
       child.stdin.end(`${doomed}\n`);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clientAddress } from '../../demo/service/net/client-address.js';
+import { clientAddress } from '../../service/net/client-address.js';
 
-describe('one client, as per-address limits count it (demo/service/net/client-address.ts)', () => {
+describe('one client, as per-address limits count it (service/net/client-address.ts)', () => {
   it('counts an IPv4 address as itself, and an IPv4-mapped IPv6 address as its IPv4 address', () => {
     assert.equal(clientAddress('127.0.0.2'), '127.0.0.2');
     assert.equal(clientAddress('::ffff:127.0.0.2'), '127.0.0.2');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { Clock } from '../../demo/service/clock.js';
-import { openDatabase, type Db } from '../../demo/service/db.js';
-import { Jobs, RetryAt } from '../../demo/service/jobs.js';
+import type { Clock } from '../../service/clock.js';
+import { openDatabase, type Db } from '../../service/db.js';
+import { Jobs, RetryAt } from '../../service/jobs.js';
 
 /** The service clock, moved by the test only. */
 function testClock(start = 1_000_000): Clock {
@@ -32,7 +32,7 @@ function heldJobs() {
   return { started, handler, finish };
 }
 
-describe('the job queue picks fairly (demo/service/jobs.ts)', () => {
+describe('the job queue picks fairly (service/jobs.ts)', () => {
   let db: Db;
   let clock: Clock;
   let jobs: Jobs;

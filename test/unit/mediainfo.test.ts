@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readMediaInfo } from '../../demo/service/processing/mediainfo.js';
+import { readMediaInfo } from '../../service/processing/mediainfo.js';
 import { media } from '../helpers/media.js';
 
-describe('MediaInfo, in a worker thread of its own (demo/service/processing/mediainfo.ts)', () => {
+describe('MediaInfo, in a worker thread of its own (service/processing/mediainfo.ts)', () => {
   it("reads the spec's tracks of an MP4", async () => {
     const info = await readMediaInfo(await media('h264-aac-320p-4s.mp4'));
     assert.deepEqual(

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { checkUrl, getFollowing, HeaderTimeout, refusedAddress, RefusedUrl } from '../../demo/service/net/outbound.js';
+import { checkUrl, getFollowing, HeaderTimeout, refusedAddress, RefusedUrl } from '../../service/net/outbound.js';
 
 const strict = { allowPrivateNetwork: false };
 
-describe('outbound address guard (demo/service/net/outbound.ts)', () => {
+describe('outbound address guard (service/net/outbound.ts)', () => {
   it('refuses loopback, private, link-local, unique-local, multicast, unspecified and mapped addresses', () => {
     for (const address of [
       '127.0.0.1',

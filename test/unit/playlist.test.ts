@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { composePlaylist, partStarts, playlistSegments, type Part } from '../../demo/service/live/playlist.js';
+import { composePlaylist, partStarts, playlistSegments, type Part } from '../../service/live/playlist.js';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');
 const part = (seq: number, startedAt: number, ...durations: number[]): Part => ({
@@ -9,7 +9,7 @@ const part = (seq: number, startedAt: number, ...durations: number[]): Part => (
   segments: durations.map((duration, i) => ({ duration, file: `seg${String(i).padStart(5, '0')}.ts` })),
 });
 
-describe('recording playlists (demo/service/live/playlist.ts)', () => {
+describe('recording playlists (service/live/playlist.ts)', () => {
   it("reads the finished segments of a recorder's playlist, and none of an empty one", () => {
     assert.deepEqual(
       playlistSegments(

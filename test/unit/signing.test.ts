@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ServiceError } from '../../demo/service/domain/errors.js';
-import { UrlSigner } from '../../demo/service/storage/signing.js';
+import { ServiceError } from '../../service/domain/errors.js';
+import { UrlSigner } from '../../service/storage/signing.js';
 
 const signer = new UrlSigner(Buffer.alloc(32, 7), () => 'http://127.0.0.1:4501');
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 const refused = (code: string) => (e: unknown) => e instanceof ServiceError && e.code === code;
 
-describe('signed storage URLs (demo/service/storage/signing.ts)', () => {
+describe('signed storage URLs (service/storage/signing.ts)', () => {
   it('a signed URL is good for its own path until it expires', () => {
     const url = new URL(signer.sign('/chunks/mpu_x/1', NOW + 60_000));
     assert.equal(url.origin, 'http://127.0.0.1:4501');

@@ -1,0 +1,27 @@
+import type { ErrorCode } from '../../src/api/contract.js';
+
+/**
+ * Every refusal of the service: a code from the contract's one table (src/api/contract.ts, ERRORS) and a
+ * sentence for a person. The HTTP layer (http/errors.ts) is the one place that turns it into a status.
+ */
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** The request field at fault, e.g. `chunks[2].eTag`. */
+    readonly field?: string,
+    /** Headers the answer carries (`Allow`, `Retry-After`). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badField = (field: string, message: string) => new ServiceError('invalid_field', message, field);
+export const notFound = (what: string) => new ServiceError('not_found', `${what} was not found.`);
+
+/** Shows a client's value in an error message without letting it flood the message. */
+export function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

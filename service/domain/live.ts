@@ -1,0 +1,545 @@
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ExportEntry, LiveStream, TemporaryRecording, VideoDetails } from '../../src/api/types.js';
+import { iso, type Clock } from '../clock.js';
+import type { Db } from '../db.js';
+import { isId, newId, newSecret } from '../ids.js';
+import type { Jobs } from '../jobs.js';
+import { CACHED_RECORDINGS, Storyboards, type RecordingWork } from '../live/storyboard.js';
+import {
+  composePlaylist,
+  partSeconds,
+  partStarts,
+  playlistSegments,
+  type Part,
+  type Segment,
+} from '../live/playlist.js';
+import { Recent } from '../live/recent.js';
+import { probe, run } from '../processing/ffmpeg.js';
+import type { Files } from '../storage/files.js';
+import { owned, type Caller } from './accounts.js';
+import { notFound } from './errors.js';
+import { waitForRoom } from './ready.js';
+import type { Videos } from './videos.js';
+
+export interface StreamRow {
+  id: string;
+  organization_id: string;
+  environment: string;
+  user_id: string;
+  name: string | null;
+  stream_key: string;
+  created_at: number;
+}
+
+export interface RecordingRow {
+  id: string;
+  live_stream_id: string;
+  organization_id: string;
+  /** live → stopped (inside the merge window) → finishing (making the MP4) → complete. */
+  state: 'live' | 'stopped' | 'finishing' | 'complete';
+  start_at: number;
+  stopped_at: number | null;
+  end_at: number | null;
+  duration: number | null;
+  size: number | null;
+}
+
+/** A part's segments as its recorder's playlist last listed them, that playlist's size then, and whether it had its end. */
+interface KnownPart {
+  segments: Segment[];
+  size: number;
+  ended: boolean;
+}
+
+export const FINISH_RECORDING = 'finish-recording';
+/** A recording's part folder and segment file names. */
+const RECORDING_PART = /^part\d{1,6}$/;
+const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
+/** Spec, Limits: a temporary recording is deleted 3 days after it ends. */
+export const RECORDING_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
+/** Spec, timed rule 3: a stream that resumes within 1 minute continues its recording. */
+export const DEFAULT_MERGE_WINDOW_MS = 60_000;
+
+/**
+ * A stream's publish key as the caller may see it (decision, issue 28): whole for an organization's key; for any
+ * other token (a clip token reads #9) masked, `lv_…` and its last four characters, enough to tell keys apart.
+ */
+export const shownKey = (caller: Caller, key: string): string =>
+  caller.scope === 'key' ? key : `lv_…${key.slice(-4)}`;
+
+/** Live streams (decision: POST/GET/DELETE /live_streams; the spec shows none of their endpoints), and #11. */
+export class LiveStreams {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly rtmpOrigin: () => string,
+    private readonly recordings: Recordings,
+    private readonly videos: Videos,
+    /** Ends the stream's publish, if one is on (live/ingest.ts). */
+    private readonly disconnect: (streamId: string) => Promise<void>,
+  ) {}
+
+  create(caller: Caller, name: string | null): LiveStream {
+    const id = newId();
+    this.db
+      .prepare(
+        `INSERT INTO live_streams (id, organization_id, environment, user_id, name, stream_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, caller.organizationId, caller.environment, caller.userId, name, newSecret('lv_', 18), this.clock.now());
+    return this.object(this.find(caller, id), caller);
+  }
+
+  list(caller: Caller): LiveStream[] {
+    const rows = this.db
+      .prepare('SELECT * FROM live_streams WHERE organization_id = ? AND environment = ? ORDER BY created_at, id')
+      .all(caller.organizationId, caller.environment) as StreamRow[];
+    return rows.map((r) => this.object(r, caller));
+  }
+
+  /** A stream the caller may see; another organization's (or environment's), or for a clip token another stream, is a 404. */
+  find(caller: Caller, id: string): StreamRow {
+    const row = isId(id)
+      ? (this.db.prepare('SELECT * FROM live_streams WHERE id = ?').get(id) as StreamRow | undefined)
+      : undefined;
+    return owned(
+      caller,
+      caller.scope === 'clip' && row?.id !== caller.liveStreamId ? undefined : row,
+      `Live stream ${JSON.stringify(id)}`,
+    );
+  }
+
+  get(caller: Caller, id: string): LiveStream {
+    return this.object(this.find(caller, id), caller);
+  }
+
+  /**
+   * POST /live_streams/{id}/stream-key: a new key, at once; the publish under way (with the old key) is cut, and
+   * the old key is refused from now on (Ingest looks keys up at each publish). Every recording stays: a publisher
+   * back with the new key within the merge window continues its recording.
+   */
+  async newKey(caller: Caller, id: string): Promise<LiveStream> {
+    const stream = this.find(caller, id);
+    this.db.prepare('UPDATE live_streams SET stream_key = ? WHERE id = ?').run(newSecret('lv_', 18), stream.id);
+    await this.disconnect(stream.id);
+    return this.get(caller, stream.id);
+  }
+
+  byKey(key: string): StreamRow | undefined {
+    return this.db.prepare('SELECT * FROM live_streams WHERE stream_key = ?').get(key) as StreamRow | undefined;
+  }
+
+  /**
+   * Decision: deleting a stream ends its publish and deletes its temporary recordings; converted videos stay.
+   * The row goes first (no new publish can start with its key), then the publish, then the recordings.
+   */
+  async delete(caller: Caller, id: string): Promise<void> {
+    const stream = this.find(caller, id);
+    this.db.prepare('DELETE FROM live_streams WHERE id = ?').run(stream.id);
+    await this.disconnect(stream.id);
+    for (const r of this.recordings.list(stream)) await this.recordings.remove(r.id);
+  }
+
+  /** #11. Decision: the permanent videos converted from the stream, as #8 shows them, oldest first, whatever their status. */
+  convertedVideos(caller: Caller, id: string): VideoDetails[] {
+    return this.videos.convertedFrom(this.find(caller, id).id);
+  }
+
+  /** #9: the stream's temporary recordings, oldest first, each with its conversions. */
+  async temporaryRecordings(caller: Caller, id: string): Promise<TemporaryRecording[]> {
+    const stream = this.find(caller, id);
+    return Promise.all(this.recordings.list(stream).map((r) => this.recordings.wire(r, stream, caller)));
+  }
+
+  /** Decision: only keys reach these routes today; should another scope ever get one, its key and url are masked. */
+  private object(row: StreamRow, caller: Caller): LiveStream {
+    const server = `${this.rtmpOrigin()}/live`;
+    const key = shownKey(caller, row.stream_key);
+    return {
+      _id: row.id,
+      name: row.name,
+      stream_key: key,
+      ingest: { server, url: `${server}/${key}` },
+      status: this.db.prepare(`SELECT 1 FROM recordings WHERE live_stream_id = ? AND state = 'live'`).get(row.id)
+        ? 'live'
+        : 'idle',
+      creation_time: iso(row.created_at),
+    };
+  }
+}
+
+/** Temporary recordings (#9): one per broadcast, publishes within the merge window joined as parts. */
+export class Recordings {
+  private readonly removing = new Set<string>();
+  /** By `recording/part`: firstFrameAt. */
+  private readonly firstFrames = new Map<string, number>();
+  /** What the recording routes did on disk and with ffmpeg (read by the test hooks). */
+  readonly work: RecordingWork = { fileCalls: 0, ffmpegRuns: 0 };
+  /** Thumbnails of each recording's segments, in sprite sheets, and their WebVTT (live/storyboard.ts). */
+  readonly storyboards = new Storyboards(
+    (id) => this.files.recordingDir(id),
+    (id) => this.parts(id),
+    this.work,
+  );
+  /**
+   * What is known of the recordings asked for last (item 7 of issue 28): each part's segments as its playlist
+   * last listed them (with that playlist's size, and whether it has its end, after which it never changes), and
+   * temporary_playback as last composed. A request reads a part's playlist again only when it has grown.
+   */
+  private readonly known = new Recent<{
+    parts: Map<number, KnownPart>;
+    playlist?: { segments: number; complete: boolean; text: string };
+  }>(CACHED_RECORDINGS, () => ({ parts: new Map() }));
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly jobs: Jobs,
+    private readonly files: Files,
+    readonly mergeWindowMs: number,
+    private readonly apiOrigin: () => string,
+    /** A recording's conversions, for #9's export_data (domain/exports.ts). */
+    private readonly exportData: (recordingId: string) => ExportEntry[],
+  ) {}
+
+  /**
+   * A publish began: it continues the stream's last recording when that one stopped no more than the
+   * merge window ago, and starts a new recording otherwise. Returns where the part is recorded.
+   */
+  beginPart(stream: StreamRow, at: number): { recordingId: string; seq: number; dir: string } {
+    return this.db.transaction(() => {
+      const last = this.db
+        .prepare(`SELECT * FROM recordings WHERE live_stream_id = ? ORDER BY start_at DESC LIMIT 1`)
+        .get(stream.id) as RecordingRow | undefined;
+      let recordingId: string;
+      let seq = 1;
+      if (last && last.state === 'stopped' && at - last.stopped_at! <= this.mergeWindowMs) {
+        recordingId = last.id;
+        seq =
+          (
+            this.db.prepare('SELECT MAX(seq) AS n FROM recording_parts WHERE recording_id = ?').get(last.id) as {
+              n: number;
+            }
+          ).n + 1;
+        this.db.prepare(`UPDATE recordings SET state = 'live', stopped_at = NULL WHERE id = ?`).run(last.id);
+      } else {
+        recordingId = newId();
+        this.db
+          .prepare(
+            `INSERT INTO recordings (id, live_stream_id, organization_id, state, start_at) VALUES (?, ?, ?, 'live', ?)`,
+          )
+          .run(recordingId, stream.id, stream.organization_id, at);
+      }
+      this.db
+        .prepare('INSERT INTO recording_parts (recording_id, seq, started_at) VALUES (?, ?, ?)')
+        .run(recordingId, seq, at);
+      return { recordingId, seq, dir: join(this.files.recordingDir(recordingId), `part${seq}`) };
+    })();
+  }
+
+  /** A publish ended (its recorder has stopped): the merge window starts now. */
+  endPart(recordingId: string, seq: number, at: number): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare('UPDATE recording_parts SET stopped_at = ? WHERE recording_id = ? AND seq = ?')
+        .run(at, recordingId, seq);
+      this.db
+        .prepare(`UPDATE recordings SET state = 'stopped', stopped_at = ? WHERE id = ? AND state = 'live'`)
+        .run(at, recordingId);
+    })();
+  }
+
+  /** At start: publishes that were live when the service went down have ended (their publishers are gone). */
+  interrupted(): void {
+    const now = this.clock.now();
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE recording_parts SET stopped_at = ? WHERE stopped_at IS NULL').run(now);
+      this.db.prepare(`UPDATE recordings SET state = 'stopped', stopped_at = ? WHERE state = 'live'`).run(now);
+    })();
+  }
+
+  list(stream: StreamRow): RecordingRow[] {
+    return this.db
+      .prepare('SELECT * FROM recordings WHERE live_stream_id = ? ORDER BY start_at')
+      .all(stream.id) as RecordingRow[];
+  }
+
+  /** A recording of this stream; a deleted one (retention) is a 404. */
+  find(stream: StreamRow, id: string): RecordingRow {
+    const row = isId(id)
+      ? (this.db.prepare('SELECT * FROM recordings WHERE id = ?').get(id) as RecordingRow | undefined)
+      : undefined;
+    if (!row || row.live_stream_id !== stream.id)
+      throw notFound(`Temporary recording ${JSON.stringify(id)} of live stream ${stream.id}`);
+    return row;
+  }
+
+  /** A recording by id alone, for its playback addresses (no token: the ids are unguessable). */
+  private public(id: string): RecordingRow {
+    const row = isId(id) ? this.row(id) : undefined;
+    if (!row) throw notFound(`Temporary recording ${JSON.stringify(id)}`);
+    return row;
+  }
+
+  /** download_url: the MP4 of a complete recording. */
+  download(id: string): string {
+    const row = this.public(id);
+    if (row.state !== 'complete') throw notFound(`The download of recording ${row.id} (it is not complete yet)`);
+    return join(this.files.recordingDir(row.id), 'recording.mp4');
+  }
+
+  /** The storyboard's WebVTT (live/storyboard.ts). */
+  storyboard(id: string): Promise<string> {
+    return this.storyboards.vtt(this.public(id).id);
+  }
+
+  /** A sheet of the storyboard, `N.jpg`. */
+  async storyboardSheet(id: string, name: string): Promise<string> {
+    const row = this.public(id);
+    const index = /^(\d{1,6})\.jpg$/.exec(name)?.[1];
+    const file = index === undefined ? undefined : await this.storyboards.sheet(row.id, Number(index));
+    if (!file) throw notFound(`The storyboard sheet ${JSON.stringify(name)} of recording ${row.id}`);
+    return file;
+  }
+
+  /** A segment named by temporary_playback: `part<N>/seg<N>.ts`, and nothing else. */
+  segment(id: string, part: string, segment: string): string {
+    this.public(id);
+    if (!RECORDING_PART.test(part) || !RECORDING_SEGMENT.test(segment))
+      throw notFound(`The file ${JSON.stringify(segment)}`);
+    return join(this.files.recordingDir(id), part, segment);
+  }
+
+  ids(organizationId: string): string[] {
+    return (
+      this.db.prepare('SELECT id FROM recordings WHERE organization_id = ?').all(organizationId) as { id: string }[]
+    ).map((r) => r.id);
+  }
+
+  row(id: string): RecordingRow | undefined {
+    return this.db.prepare('SELECT * FROM recordings WHERE id = ?').get(id) as RecordingRow | undefined;
+  }
+
+  /** The parts with the segments their recorders have finished so far. */
+  async parts(id: string): Promise<Part[]> {
+    const rows = this.db
+      .prepare('SELECT seq, started_at FROM recording_parts WHERE recording_id = ? ORDER BY seq')
+      .all(id) as {
+      seq: number;
+      started_at: number;
+    }[];
+    const known = this.known.get(id).parts;
+    return Promise.all(
+      rows.map(async (r) => ({ seq: r.seq, startedAt: r.started_at, segments: await this.segments(id, r.seq, known) })),
+    );
+  }
+
+  /**
+   * A part's finished segments. Its recorder's playlist (EVENT) only grows, and never changes once it has its end:
+   * while it is the same size, the segments are those last read; once it has its end, it is not even looked at.
+   */
+  private async segments(id: string, seq: number, known: Map<number, KnownPart>): Promise<Segment[]> {
+    const last = known.get(seq);
+    if (last?.ended) return last.segments;
+    const file = join(this.files.recordingDir(id), `part${seq}`, 'stream.m3u8');
+    this.work.fileCalls++;
+    const size = await stat(file).then(
+      (s) => s.size,
+      () => 0,
+    );
+    if (last?.size === size) return last.segments;
+    this.work.fileCalls++;
+    const text = await readFile(file, 'utf8').catch(() => '');
+    const read = { segments: playlistSegments(text), size, ended: /#EXT-X-ENDLIST/.test(text) };
+    known.set(seq, read);
+    return read.segments;
+  }
+
+  /**
+   * For a part of a recording that is not complete yet (#10 while live): the publish holding the time `at`
+   * (service-clock ms), a snapshot of its playlist as it stands (its finished segments, then an end, so ffmpeg
+   * reads it as a file), and the seconds from that publish's start to `at`. ffmpeg seeks in the playlist by
+   * its segments' lengths, so nothing is copied first, whatever the length of the recording.
+   */
+  async liveSource(id: string, at: number): Promise<{ playlist: string; offset: number } | undefined> {
+    for (const part of await this.parts(id)) {
+      if (at < part.startedAt || at >= part.startedAt + partSeconds(part) * 1000) continue;
+      const dir = join(this.files.recordingDir(id), `part${part.seq}`);
+      const playlist = join(dir, `snapshot-${newId()}.m3u8`);
+      const text = await readFile(join(dir, 'stream.m3u8'), 'utf8');
+      await writeFile(playlist, /#EXT-X-ENDLIST/.test(text) ? text : `${text.trimEnd()}\n#EXT-X-ENDLIST\n`);
+      return { playlist, offset: (at - part.startedAt) / 1000 + (await this.firstFrameAt(id, part.seq)) };
+    }
+    return undefined;
+  }
+
+  /**
+   * Seconds from the start of a publish's media, as ffmpeg counts it (its earliest sample, audio or video), to its
+   * first frame. Decision (docs/service.md): a program date time is the date of its segment's first frame, so a `from` is
+   * turned into a place in the media by this much more.
+   */
+  async firstFrameAt(id: string, seq: number): Promise<number> {
+    const key = `${id}/${seq}`;
+    const known = this.firstFrames.get(key);
+    if (known !== undefined) return known;
+    const out = await run('ffprobe', [
+      ...['-v', 'error', '-show_entries', 'stream=codec_type,start_time', '-of', 'csv=p=0'],
+      join(this.files.recordingDir(id), `part${seq}`, 'seg00000.ts'),
+    ]).catch(() => '');
+    const starts = out
+      .split('\n')
+      .map((line) => line.split(','))
+      .filter(([, t]) => t && Number.isFinite(Number(t)));
+    const video = starts.find(([type]) => type === 'video');
+    const shift = video ? Math.max(0, Number(video[1]) - Math.min(...starts.map(([, t]) => Number(t)))) : 0;
+    if (out) this.firstFrames.set(key, shift);
+    return shift;
+  }
+
+  /** temporary_playback: composed again only when a segment was added or the recording became complete. */
+  async playlist(id: string): Promise<string> {
+    const complete = this.public(id).state === 'complete';
+    const known = this.known.get(id);
+    const parts = await this.parts(id);
+    const segments = parts.reduce((n, p) => n + p.segments.length, 0);
+    const last = known.playlist;
+    if (last?.segments === segments && last.complete === complete) return last.text;
+    known.playlist = { segments, complete, text: composePlaylist(parts, complete) };
+    return known.playlist.text;
+  }
+
+  async wire(row: RecordingRow, stream: StreamRow, caller: Caller): Promise<TemporaryRecording> {
+    const complete = row.state === 'complete';
+    const seconds = complete ? row.duration! : (await this.parts(row.id)).reduce((sum, p) => sum + partSeconds(p), 0);
+    const base = `${this.apiOrigin()}/recordings/${row.id}`;
+    return {
+      _id: row.id,
+      stream_key: shownKey(caller, stream.stream_key),
+      start_time: iso(row.start_at),
+      end_time: complete ? iso(row.end_at!) : null,
+      export_data: this.exportData(row.id),
+      duration: complete ? Math.round(seconds) : Math.floor(seconds),
+      playback: { temporary_playback: `${base}/index.m3u8`, storyboard: `${base}/storyboard.vtt` },
+      download_url: complete ? `${base}/download.mp4` : null,
+      status: row.state === 'live' ? 'live' : complete ? 'complete' : 'stopped',
+    };
+  }
+
+  /**
+   * Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4; the longest stopped
+   * first); 3 days after its end → delete it.
+   */
+  async sweep(): Promise<void> {
+    const now = this.clock.now();
+    const due = this.db
+      .prepare(
+        `SELECT id, organization_id FROM recordings WHERE state = 'stopped' AND stopped_at < ? ORDER BY stopped_at, id`,
+      )
+      .all(now - this.mergeWindowMs) as { id: string; organization_id: string }[];
+    for (const { id, organization_id } of due) {
+      this.db.transaction(() => {
+        this.db.prepare(`UPDATE recordings SET state = 'finishing' WHERE id = ?`).run(id);
+        // Grouped by organization: one organization's long recordings never hold every other's (app.ts).
+        this.jobs.enqueue(FINISH_RECORDING, { recordingId: id }, undefined, organization_id);
+      })();
+    }
+    const expired = this.db
+      .prepare(`SELECT id FROM recordings WHERE state = 'complete' AND end_at <= ?`)
+      .all(now - RECORDING_RETENTION_MS) as { id: string }[];
+    await Promise.all(expired.map(({ id }) => this.remove(id)));
+  }
+
+  /**
+   * The FINISH_RECORDING job: the whole recording as one MP4 (streams copied); then it is complete. Each
+   * part is read through its own playlist (one continuous timeline) and the parts are joined at their
+   * playlist lengths, laid out by partStarts (a short gap between them); joining the segment files themselves would let
+   * every segment's estimated length stretch the timeline (measured: about 15 s over 10 minutes of 2 s segments).
+   */
+  async finish(id: string, signal: AbortSignal): Promise<void> {
+    const row = this.row(id);
+    if (!row || row.state !== 'finishing') return;
+    const dir = this.files.recordingDir(id);
+    const parts = (await this.parts(id)).filter((p) => p.segments.length > 0);
+    const mp4 = join(dir, 'recording.mp4');
+    let duration = 0;
+    let size = 0;
+    // The MP4 is its segments copied: below the disk's reserve the recording waits to complete (domain/ready.ts).
+    await waitForRoom(this.files, await segmentBytes(dir, parts), this.clock);
+    if (parts.length > 0) {
+      const list = join(dir, 'concat.txt');
+      const starts = partStarts(parts);
+      const length = (p: Part, i: number) => (starts[i + 1] ?? starts[i]! + partSeconds(p)) - starts[i]!;
+      await writeFile(
+        list,
+        parts
+          .map((p, i) => `file '${join(dir, `part${p.seq}`, 'stream.m3u8')}'\nduration ${length(p, i).toFixed(6)}`)
+          .join('\n'),
+      );
+      await run(
+        'ffmpeg',
+        [
+          '-v',
+          'error',
+          '-f',
+          'concat',
+          '-safe',
+          '0',
+          '-i',
+          list,
+          '-map',
+          '0:v?',
+          '-map',
+          '0:a?',
+          '-c',
+          'copy',
+          '-movflags',
+          '+faststart',
+          '-y',
+          `${mp4}.tmp.mp4`,
+        ],
+        signal,
+      );
+      await rename(`${mp4}.tmp.mp4`, mp4);
+      duration = Number((await probe(mp4, signal)).format.duration ?? 0);
+      size = (await stat(mp4)).size;
+    }
+    this.db
+      .prepare(
+        `UPDATE recordings SET state = 'complete', end_at = stopped_at, duration = ?, size = ? WHERE id = ? AND state = 'finishing'`,
+      )
+      .run(duration, size, id);
+  }
+
+  /**
+   * Deletes a recording's files, then its rows (a crash in between leaves rows the next sweep deletes,
+   * never files nobody lists); the permanent videos converted from it stay.
+   */
+  async remove(id: string): Promise<void> {
+    if (this.removing.has(id)) return;
+    this.removing.add(id);
+    try {
+      await this.storyboards.idle(id);
+      // A publish just ended may still write its last segment and thumbnails meanwhile (rmdir: ENOTEMPTY, a 500
+      // to DELETE /live_streams/{id} seen once in four e2e runs): Node retries the removal.
+      await rm(this.files.recordingDir(id), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      this.db.transaction(() => {
+        this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(id);
+        this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);
+        this.db.prepare('DELETE FROM recordings WHERE id = ?').run(id);
+      })();
+      this.known.delete(id);
+      this.storyboards.forget(id);
+    } finally {
+      this.removing.delete(id);
+    }
+  }
+}
+
+/** The bytes of the parts' segments on disk (a recording's MP4 is about as large: its streams copied). */
+async function segmentBytes(dir: string, parts: Part[]): Promise<number> {
+  let bytes = 0;
+  for (const part of parts)
+    for (const segment of part.segments)
+      bytes += (await stat(join(dir, `part${part.seq}`, segment.file)).catch(() => ({ size: 0 }))).size;
+  return bytes;
+}

@@ -1,0 +1,522 @@
+import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { MAX_PART_BYTES, MiB, UPLOAD_TTL_MS } from '../../src/api/limits.js';
+import type {
+  AbortRequest,
+  AbortResponse,
+  ChunkDetail,
+  ChunkUrlRequest,
+  CompleteRequest,
+  CompleteResponse,
+  MultipartSession,
+  UploadUrlResponse,
+} from '../../src/api/types.js';
+import { iso, type Clock } from '../clock.js';
+import type { Db } from '../db.js';
+import { newId, newSecret } from '../ids.js';
+import { TEMP_MARK, writeBody, type Files } from '../storage/files.js';
+import type { UrlSigner } from '../storage/signing.js';
+import type { Accounts, Caller } from './accounts.js';
+import { badField, notFound, ServiceError, show } from './errors.js';
+import { assertUnderCaps, type Open, type OpenUploadCaps } from './open-uploads.js';
+import type { Usage } from './usage.js';
+import type { Videos } from './videos.js';
+
+interface SessionRow {
+  key: string;
+  video_id: string;
+  created_at: number;
+  expires_at: number;
+  state: 'open' | 'completed' | 'aborted';
+  token_hash: string | null;
+}
+interface ChunkRow {
+  chunk_id: number;
+  etag: string;
+  size: number;
+  file: string;
+}
+
+const KEY_SHAPE = /^mpu_[A-Za-z0-9_-]{32}$/;
+const LINK_PATH = /^\/uploads\/([0-9a-f]{24})$/;
+const CHUNK_PATH = /^\/chunks\/(mpu_[A-Za-z0-9_-]{32})\/(\d{1,5})$/;
+/** Decision: an expired session can still be completed or aborted for a day; then the sweeper aborts it. */
+export const ABANDONED_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Uploads: the signed link (#2), multipart sessions (#3, #4, #6, #7), and the bytes arriving on the
+ * storage origin (#5). The database row is the commit point of every change; files are written first
+ * under temporary names and removed after, so a crash at any point loses no accepted byte.
+ */
+export class Uploads {
+  /** Videos whose multipart upload is being completed: one at a time per video, whichever session. */
+  private readonly completing = new Set<string>();
+  /** Bodies being written: one PUT at a time per video (signed link) and per chunk of a session. */
+  private readonly writing = new Set<string>();
+  /** Bytes received per video and per session, failed attempts included (read through test hooks). */
+  readonly received = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly files: Files,
+    private readonly signer: UrlSigner,
+    private readonly videos: Videos,
+    private readonly usage: Usage,
+    private readonly apiOrigin: () => string,
+    private readonly accounts: Accounts,
+    private readonly caps: OpenUploadCaps,
+  ) {}
+
+  // #2: a signed link for one PUT of the whole file, valid 6 hours, while the token that asked for it is not revoked.
+  // Refused once the hosting-minute or the storage quota is used up.
+  createLink(caller: Caller, videoId: string): UploadUrlResponse {
+    const video = this.videos.find(caller, videoId);
+    this.usage.assertRoom(caller.organizationId, 0);
+    this.videos.assertWaiting(video);
+    this.videos.assertQueueRoom(caller);
+    const id = newId();
+    const now = this.clock.now();
+    assertUnderCaps(
+      this.caps,
+      caller,
+      now,
+      'signed links not expired',
+      'use one of them, or wait until the oldest expires.',
+      (user) => this.open('upload_links', 'AND closed_at IS NULL', caller, user, now),
+    );
+    const expires = now + UPLOAD_TTL_MS;
+    this.db
+      .prepare(
+        'INSERT INTO upload_links (id, video_id, created_at, expires_at, organization_id, end_user, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, video.id, now, expires, video.organization_id, video.end_user, caller.tokenHash);
+    return { url: this.signer.sign(`/uploads/${id}`, expires) };
+  }
+
+  // #3: a multipart session, valid 6 hours while its token is not revoked; the quotas as for #2.
+  begin(caller: Caller, videoId: string): MultipartSession {
+    const video = this.videos.find(caller, videoId);
+    this.usage.assertRoom(caller.organizationId, 0);
+    this.videos.assertWaiting(video);
+    this.videos.assertQueueRoom(caller);
+    const key = newSecret('mpu_');
+    const now = this.clock.now();
+    assertUnderCaps(
+      this.caps,
+      caller,
+      now,
+      'multipart sessions open',
+      'complete or abort one of them, or wait until the oldest expires.',
+      (user) => this.open('upload_sessions', `AND state = 'open'`, caller, user, now),
+    );
+    const expiresAt = now + UPLOAD_TTL_MS;
+    this.db
+      .prepare(
+        `INSERT INTO upload_sessions (key, video_id, created_at, expires_at, state, organization_id, end_user, token_hash)
+         VALUES (?, ?, ?, ?, 'open', ?, ?, ?)`,
+      )
+      .run(key, video.id, now, expiresAt, video.organization_id, video.end_user, caller.tokenHash);
+    return { key, expiresAt };
+  }
+
+  // #4: one URL for one chunk of one session. Decision: the URL lives as long as its session.
+  chunkUrl(caller: Caller, { key, chunkId }: ChunkUrlRequest, pathVideoId?: string): UploadUrlResponse {
+    const session = this.session(caller, key, pathVideoId);
+    this.assertOpen(session);
+    this.accounts.assertSource(session.token_hash);
+    if (this.clock.now() >= session.expires_at) {
+      throw new ServiceError(
+        'session_expired',
+        `The multipart session expired at ${iso(session.expires_at)}; no more chunks can be uploaded with it. ` +
+          'Complete it with the chunks already uploaded, or abort it and begin a new one.',
+      );
+    }
+    return { url: this.signer.sign(`/chunks/${session.key}/${chunkId}`, session.expires_at) };
+  }
+
+  // #6: checks the list against the stored chunks and commits it; the source is assembled when processing starts.
+  async complete(caller: Caller, { key, chunks }: CompleteRequest, pathVideoId?: string): Promise<CompleteResponse> {
+    const session = this.session(caller, key, pathVideoId);
+    this.assertOpen(session);
+    this.accounts.assertSource(session.token_hash);
+    const listed = inOrder(chunks);
+    if (this.completing.has(session.video_id)) {
+      throw new ServiceError('session_completing', "This video's multipart upload is already being completed.");
+    }
+    this.completing.add(session.video_id);
+    try {
+      const stored = new Map(
+        (
+          this.db
+            .prepare('SELECT chunk_id, etag, size, file FROM chunks WHERE session_key = ?')
+            .all(session.key) as ChunkRow[]
+        ).map((c) => [c.chunk_id, c]),
+      );
+      const parts = listed.map((c, i) => {
+        const chunk = stored.get(c.chunkId);
+        if (!chunk) throw badField(`chunks[${i}].chunkId`, `Chunk ${c.chunkId} was never uploaded to this session.`);
+        if (c.eTag.replace(/^"|"$/g, '') !== chunk.etag) {
+          throw badField(
+            `chunks[${i}].eTag`,
+            `The eTag of chunk ${c.chunkId} is ${show(c.eTag)}, but the stored chunk has "${chunk.etag}".`,
+          );
+        }
+        return chunk;
+      });
+      const size = parts.reduce((sum, p) => sum + p.size, 0);
+      // Room for the joined source, which processing writes before it deletes the chunks.
+      await this.files.disk.assertRoom(size);
+      // The listed chunks stay, in their rows, until processing joins them into the source (assemble);
+      // #6 answers without copying the file (bench/link.bench.ts measured that copy at the end of every upload).
+      const unlisted = [...stored.values()].filter((c) => !parts.includes(c));
+      this.db.transaction(() => {
+        this.videos.assertWaiting(this.videos.row(session.video_id)!);
+        // A chunk sent again while this complete waited for the disk check: its eTag is no longer the listed one.
+        const now = this.db.prepare('SELECT file FROM chunks WHERE session_key = ? AND chunk_id = ?');
+        parts.forEach((p, i) => {
+          if ((now.get(session.key, p.chunk_id) as { file: string } | undefined)?.file !== p.file)
+            throw badField(
+              `chunks[${i}].eTag`,
+              `Chunk ${p.chunk_id} was sent again meanwhile; complete with its new eTag.`,
+            );
+        });
+        this.db
+          .prepare("UPDATE upload_sessions SET state = 'completed', closed_at = ? WHERE key = ?")
+          .run(this.clock.now(), session.key);
+        const drop = this.db.prepare('DELETE FROM chunks WHERE session_key = ? AND chunk_id = ?');
+        for (const c of unlisted) drop.run(session.key, c.chunk_id);
+        this.videos.startProcessing(session.video_id, size, 'multipart');
+        this.closeLinks(session.video_id);
+      })();
+      await Promise.all(unlisted.map((c) => rm(this.files.chunk(session.key, c.file), { force: true })));
+      return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
+    } finally {
+      this.completing.delete(session.video_id);
+    }
+  }
+
+  /**
+   * The first step of processing a multipart upload: the chunks #6 listed, joined in order into the source,
+   * on disk (fsync) before their rows go. Idempotent: a crash at any point leaves the rows, and the job runs again.
+   */
+  async assemble(videoId: string): Promise<void> {
+    const session = this.db
+      .prepare(`SELECT key FROM upload_sessions WHERE video_id = ? AND state = 'completed'`)
+      .get(videoId) as { key: string } | undefined;
+    if (!session || !this.hasChunks(session.key)) return;
+    const parts = this.db
+      .prepare('SELECT file FROM chunks WHERE session_key = ? ORDER BY chunk_id')
+      .all(session.key) as { file: string }[];
+    const source = this.files.source(videoId);
+    if (!existsSync(source)) {
+      await mkdir(this.files.videoDir(videoId), { recursive: true });
+      const temp = `${source}${TEMP_MARK}${newId()}`;
+      try {
+        await pipeline(
+          (async function* (files: string[]) {
+            for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * MiB });
+          })(parts.map((p) => this.files.chunk(session.key, p.file))),
+          createWriteStream(temp, { highWaterMark: 4 * MiB, flush: true }),
+        );
+        renameSync(temp, source);
+      } finally {
+        await rm(temp, { force: true });
+      }
+    }
+    this.db.prepare('DELETE FROM chunks WHERE session_key = ?').run(session.key);
+    await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
+  }
+
+  // #7: cancels the session and deletes its chunks. Decision: aborting twice is a success, like a DELETE.
+  async abort(caller: Caller, { key }: AbortRequest): Promise<AbortResponse> {
+    const session = this.session(caller, key);
+    if (session.state === 'completed') {
+      throw new ServiceError('session_closed', 'This multipart session was completed; it can no longer be aborted.');
+    }
+    if (this.completing.has(session.video_id)) {
+      throw new ServiceError(
+        'session_completing',
+        'This multipart session is being completed; it can no longer be aborted.',
+      );
+    }
+    if (session.state === 'open') this.closeSession(session.key);
+    await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
+    return { success: true };
+  }
+
+  // #5 for a signed link: the whole file. A failed PUT leaves nothing; the next one starts over.
+  async receiveSingle(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
+    const [, linkId] = url.pathname.match(LINK_PATH) ?? [];
+    if (!linkId) throw notFound('This upload URL');
+    this.signer.verify(url, this.clock.now());
+    const link = this.db.prepare('SELECT video_id, token_hash FROM upload_links WHERE id = ?').get(linkId) as
+      { video_id: string; token_hash: string | null } | undefined;
+    if (!link) throw notFound('This upload link');
+    this.accounts.assertSource(link.token_hash);
+    const video = this.videos.row(link.video_id)!;
+    this.videos.assertWaiting(video);
+    const source = this.files.source(link.video_id);
+    const written = await this.exclusively(`video:${link.video_id}`, async () => {
+      const temp = `${source}${TEMP_MARK}${newId()}`;
+      const body = await writeBody(req, temp, MAX_PART_BYTES, this.files.disk, (n) => this.count(link.video_id, n), {
+        corrupt,
+        check: this.usage.storageCheck(video.organization_id),
+      });
+      try {
+        this.db.transaction(() => {
+          this.videos.assertWaiting(this.videos.row(link.video_id)!);
+          renameSync(temp, source);
+          this.videos.startProcessing(link.video_id, body.size, 'single');
+          this.closeLinks(link.video_id);
+        })();
+      } finally {
+        await rm(temp, { force: true });
+      }
+      return body;
+    });
+    return { etag: `"${written.md5}"` };
+  }
+
+  // #5 for a chunk: stored under a unique name; the database row says which file is the chunk.
+  async receiveChunk(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
+    const [, key, id] = url.pathname.match(CHUNK_PATH) ?? [];
+    if (!key || !id) throw notFound('This upload URL');
+    this.signer.verify(url, this.clock.now());
+    const chunkId = Number(id);
+    const session = this.sessionRow(key);
+    if (!session) throw notFound('This multipart session');
+    this.assertOpen(session);
+    this.accounts.assertSource(session.token_hash);
+    // A video that has its file (by the signed link, or another session) takes no more chunks.
+    const video = this.videos.row(session.video_id)!;
+    this.videos.assertWaiting(video);
+    const file = `${chunkId}-${newId()}`;
+    const path = this.files.chunk(key, file);
+    const written = await this.exclusively(`chunk:${key}/${chunkId}`, () =>
+      writeBody(req, path, MAX_PART_BYTES, this.files.disk, (n) => this.count(key, n), {
+        corrupt,
+        check: this.usage.storageCheck(video.organization_id),
+      }),
+    ).catch(async (err: unknown) => {
+      await this.dropIfClosed(key, file);
+      throw err;
+    });
+    const replaced = this.db.transaction(() => {
+      const now = this.sessionRow(key)!;
+      if (now.state !== 'open') return null;
+      const old = this.db
+        .prepare('SELECT file FROM chunks WHERE session_key = ? AND chunk_id = ?')
+        .get(key, chunkId) as { file: string } | undefined;
+      this.db
+        .prepare(
+          `INSERT INTO chunks (session_key, chunk_id, etag, size, file, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (session_key, chunk_id) DO UPDATE SET etag = excluded.etag, size = excluded.size,
+           file = excluded.file, updated_at = excluded.updated_at`,
+        )
+        .run(key, chunkId, written.md5, written.size, file, this.clock.now());
+      return old?.file ?? '';
+    })();
+    if (replaced === null) {
+      await this.dropIfClosed(key, file);
+      this.assertOpen(this.sessionRow(key)!);
+    } else if (replaced) {
+      await rm(this.files.chunk(key, replaced), { force: true });
+    }
+    return { etag: `"${written.md5}"` };
+  }
+
+  /**
+   * A PUT that was writing while its session was completed or aborted (the abort removed the session's folder,
+   * and the write made it again): what it left goes too, so no chunk outlives its session on disk. The chunks
+   * a completed session listed stay until they are assembled.
+   */
+  private async dropIfClosed(key: string, file: string): Promise<void> {
+    if (this.sessionRow(key)?.state === 'open') return;
+    await rm(this.files.chunk(key, file), { force: true });
+    if (!this.hasChunks(key)) await rm(this.files.chunkDir(key), { recursive: true, force: true });
+  }
+
+  private hasChunks(key: string): boolean {
+    return !!this.db.prepare('SELECT 1 FROM chunks WHERE session_key = ?').get(key);
+  }
+
+  /** Bytes of the chunks in the organization's open sessions (its storage quota, domain/usage.ts). */
+  chunkBytes(organizationId: string): number {
+    return (
+      this.db
+        .prepare(
+          `SELECT COALESCE(SUM(c.size), 0) AS b FROM chunks c JOIN upload_sessions s ON s.key = c.session_key
+           WHERE s.organization_id = ? AND s.state = 'open'`,
+        )
+        .get(organizationId) as { b: number }
+    ).b;
+  }
+
+  /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */
+  private async exclusively<T>(target: string, write: () => Promise<T>): Promise<T> {
+    if (this.writing.has(target)) {
+      throw new ServiceError(
+        'upload_in_progress',
+        'Another PUT to this URL is still sending its body; wait for it to end, or cancel it, then send again.',
+      );
+    }
+    this.writing.add(target);
+    try {
+      return await write();
+    } finally {
+      this.writing.delete(target);
+    }
+  }
+
+  /**
+   * At start: what a crash left behind. Chunk folders of closed sessions (but the chunks of a completed one
+   * processing has not assembled yet), and every temporary file (no
+   * writer can exist yet): half bodies, half assembled sources.
+   */
+  async sweepOrphans(): Promise<void> {
+    const closed = this.db
+      .prepare(
+        `SELECT key FROM upload_sessions WHERE state != 'open'
+         AND NOT EXISTS (SELECT 1 FROM chunks WHERE session_key = key)`,
+      )
+      .all() as { key: string }[];
+    await Promise.all(closed.map((s) => rm(this.files.chunkDir(s.key), { recursive: true, force: true })));
+    for (const dir of [join(this.files.root, 'chunks'), join(this.files.root, 'videos')]) {
+      const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+      await Promise.all(entries.filter((e) => e.includes(TEMP_MARK)).map((e) => rm(join(dir, e), { force: true })));
+    }
+  }
+
+  /**
+   * By the sweeper: a session abandoned a day after it expired (complete and abort still work until then)
+   * is aborted and its chunks deleted.
+   */
+  async sweepAbandoned(): Promise<void> {
+    const stale = this.db
+      .prepare(`SELECT key FROM upload_sessions WHERE state = 'open' AND expires_at < ?`)
+      .all(this.clock.now() - ABANDONED_AFTER_EXPIRY_MS) as { key: string }[];
+    for (const { key } of stale) {
+      if (this.completing.has(this.sessionRow(key)!.video_id)) continue;
+      this.closeSession(key);
+      await rm(this.files.chunkDir(key), { recursive: true, force: true });
+    }
+  }
+
+  /** Links or sessions not expired of the caller's organization, or of its end user `user` (domain/open-uploads.ts). */
+  private open(
+    table: 'upload_links' | 'upload_sessions',
+    where: string,
+    caller: Caller,
+    user: string | null | undefined,
+    now: number,
+  ): Open {
+    return this.db
+      .prepare(
+        `SELECT COUNT(*) AS n, MIN(expires_at) AS freesAt FROM ${table} WHERE organization_id = ?
+         ${user === undefined ? '' : 'AND end_user IS ?'} ${where} AND expires_at > ?`,
+      )
+      .get(caller.organizationId, ...(user === undefined ? [] : [user]), now) as Open;
+  }
+
+  /** The video has its file: its links stop counting against the caps (a PUT to one still gets 409 already_uploaded). */
+  private closeLinks(videoId: string): void {
+    this.db.prepare('UPDATE upload_links SET closed_at = ? WHERE video_id = ?').run(this.clock.now(), videoId);
+  }
+
+  /** By the sweeper: signed links past their expiry, which no PUT can use any more (the signature expired with them). */
+  prune(): void {
+    this.db.prepare('DELETE FROM upload_links WHERE expires_at < ?').run(this.clock.now());
+  }
+
+  /** A purge (domain/usage.ts): every session, chunk and link of these videos, files first. */
+  async purge(videoIds: string[]): Promise<void> {
+    const where = `video_id IN (${videoIds.map(() => '?').join(', ')})`;
+    if (videoIds.length === 0) return;
+    const sessions = this.db.prepare(`SELECT key FROM upload_sessions WHERE ${where}`).all(...videoIds) as {
+      key: string;
+    }[];
+    for (const s of sessions) await rm(this.files.chunkDir(s.key), { recursive: true, force: true });
+    this.db.transaction(() => {
+      this.db
+        .prepare(`DELETE FROM chunks WHERE session_key IN (SELECT key FROM upload_sessions WHERE ${where})`)
+        .run(...videoIds);
+      this.db.prepare(`DELETE FROM upload_sessions WHERE ${where}`).run(...videoIds);
+      this.db.prepare(`DELETE FROM upload_links WHERE ${where}`).run(...videoIds);
+    })();
+  }
+
+  /** Counts bytes that reached a storage path (a fault took them): the session's key, or the link's video. */
+  countFor(pathname: string, n: number): void {
+    const key = CHUNK_PATH.exec(pathname)?.[1];
+    const linkId = LINK_PATH.exec(pathname)?.[1];
+    const link = linkId
+      ? (this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as
+          { video_id: string } | undefined)
+      : undefined;
+    const id = key ?? link?.video_id;
+    if (id) this.count(id, n);
+  }
+
+  private count(id: string, n: number): void {
+    this.received.set(id, (this.received.get(id) ?? 0) + n);
+  }
+
+  private sessionRow(key: string): SessionRow | undefined {
+    return this.db.prepare('SELECT * FROM upload_sessions WHERE key = ?').get(key) as SessionRow | undefined;
+  }
+
+  /** The caller's session named by `key`; with the path form that names a video, it must be that video's. */
+  private session(caller: Caller, key: string, pathVideoId?: string): SessionRow {
+    const session = KEY_SHAPE.test(key) ? this.sessionRow(key) : undefined;
+    if (!session) throw new ServiceError('not_found', `No multipart session has the key ${show(key)}.`, 'key');
+    this.videos.find(caller, session.video_id);
+    if (pathVideoId !== undefined && pathVideoId !== session.video_id) {
+      throw new ServiceError(
+        'not_found',
+        `The session ${show(key)} does not belong to video ${show(pathVideoId)}.`,
+        'key',
+      );
+    }
+    return session;
+  }
+
+  /** Aborted: the session and its chunks' rows (#6 closes a session itself, keeping the chunks it listed). */
+  private closeSession(key: string): void {
+    this.db
+      .prepare("UPDATE upload_sessions SET state = 'aborted', closed_at = ? WHERE key = ?")
+      .run(this.clock.now(), key);
+    this.db.prepare('DELETE FROM chunks WHERE session_key = ?').run(key);
+  }
+
+  private assertOpen(session: SessionRow): void {
+    if (session.state !== 'open') {
+      throw new ServiceError(
+        'session_closed',
+        `This multipart session was ${session.state}; begin a new one to upload again.`,
+      );
+    }
+  }
+}
+
+/** `chunks` of #6 (its schema checked each entry): chunkIds 1..N, in any order, with no gap and no duplicate. */
+function inOrder(list: ChunkDetail[]): ChunkDetail[] {
+  const sorted = list
+    .map((c) => ({ chunkId: c.chunkId, eTag: c.eTag.toLowerCase() }))
+    .sort((a, b) => a.chunkId - b.chunkId);
+  sorted.forEach((c, i) => {
+    if (c.chunkId !== i + 1) {
+      const dup = sorted[i - 1]?.chunkId === c.chunkId;
+      throw badField(
+        'chunks',
+        dup
+          ? `chunkId ${c.chunkId} is listed twice.`
+          : `chunkIds must run from 1 to ${list.length} with no gap; chunk ${i + 1} is missing.`,
+      );
+    }
+  });
+  return sorted;
+}

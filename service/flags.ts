@@ -1,0 +1,74 @@
+/**
+ * The service's command-line flags (main.ts), each default taken from the module that holds it (settings.ts,
+ * ports.ts): the help, the defaults and a service started without flags never disagree.
+ */
+import { MiB } from '../src/api/limits.js';
+import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORTS } from './ports.js';
+import { DEFAULTS } from './settings.js';
+
+const { limits, importLimits, queueCaps, ingestLimits, conversionLimits, openUploadCaps, rateLimits } = DEFAULTS;
+const seconds = (ms: number) => String(ms / 1000);
+const value = (fallback: number | string) => ({ type: 'string', default: String(fallback) }) as const;
+
+/** Each flag of the service itself (not of its account commands), with its default: what `--help` lists. */
+export const SERVICE_FLAGS = {
+  port: value(DEFAULT_PORTS.api),
+  'storage-port': value(DEFAULT_PORTS.storage),
+  'rtmp-port': value(DEFAULT_PORTS.rtmp),
+  host: value(DEFAULT_HOST),
+  data: { type: 'string', default: DEFAULT_DATA },
+  'merge-window-seconds': value(seconds(DEFAULTS.mergeWindowMs)),
+  cut: value(DEFAULTS.cutStrategy),
+  'test-hooks': { type: 'boolean', default: false },
+  'allow-private-network': { type: 'boolean', default: false },
+  'allow-any-port': { type: 'boolean', default: false },
+  'stall-timeout-seconds': value(seconds(DEFAULTS.stallTimeoutMs)),
+  'min-free-mb': value(DEFAULTS.minFreeBytes / MiB),
+  'storage-quota-mb': value(DEFAULTS.storageQuotaBytes === null ? 'unlimited' : DEFAULTS.storageQuotaBytes / MiB),
+  'import-max-mb': value(importLimits.maxBytes / MiB),
+  'import-timeout-seconds': value(seconds(importLimits.timeoutMs)),
+  'import-header-timeout-seconds': value(seconds(importLimits.headerTimeoutMs)),
+  'import-idle-timeout-seconds': value(seconds(importLimits.idleTimeoutMs)),
+  'max-queued-per-organization': value(queueCaps.perOrganization),
+  'max-queued-per-user': value(queueCaps.perUser),
+  'max-duration-seconds': value(limits.maxDurationSeconds),
+  'max-resolution': value(`${limits.maxLongSide}x${limits.maxShortSide}`),
+  'max-frame-rate': value(limits.maxFrameRate),
+  'processing-base-seconds': value(limits.baseSeconds),
+  'processing-seconds-per-media-second': value(limits.secondsPerMediaSecond),
+  'probe-timeout-seconds': value(limits.probeSeconds),
+  'rtmp-max-connections': value(ingestLimits.maxConnections),
+  'rtmp-idle-seconds': value(seconds(ingestLimits.idleMs)),
+  'rtmp-publish-within-seconds': value(seconds(ingestLimits.publishWithinMs)),
+  'rtmp-connect-within-seconds': value(seconds(ingestLimits.connectWithinMs)),
+  'rtmp-unpublished-per-address': value(ingestLimits.unpublishedPerAddress),
+  'rtmp-restart-max-seconds': value(seconds(ingestLimits.restartMaxMs)),
+  'max-conversions-per-stream': value(conversionLimits.perStream),
+  'max-conversions-per-token': value(conversionLimits.perToken),
+  'max-open-uploads-per-user': value(openUploadCaps.perUser),
+  'max-open-uploads-per-organization': value(openUploadCaps.perOrganization),
+  'rate-limit-per-minute': value(rateLimits.perMinute),
+  'chunk-url-rate-limit-per-minute': value(rateLimits.chunkUrlsPerMinute),
+} as const;
+
+/** What `--help` prints: the service's flags with their defaults, then the account owner's commands. */
+export function usage(): string {
+  const flags = Object.entries(SERVICE_FLAGS).map(([name, flag]) =>
+    flag.type === 'boolean' ? `[--${name}]` : name === 'data' ? '[--data DIR]' : `[--${name} ${flag.default}]`,
+  );
+  // Wrapped as a terminal shows it; --data's default is said apart, being a path of this machine.
+  const lines = [''];
+  for (const flag of flags) {
+    if (lines.at(-1)!.length + flag.length > 90) lines.push('');
+    lines[lines.length - 1] += `${lines.at(-1) ? ' ' : ''}${flag}`;
+  }
+  return [
+    'Usage:',
+    `  npm run service -- ${lines.join('\n                     ')}`,
+    '  npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]',
+    '  npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)',
+    '  npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited]',
+    '                     [--quota-bytes N|unlimited|default] [--data DIR]',
+    `The data directory defaults to ${DEFAULT_DATA}.`,
+  ].join('\n');
+}

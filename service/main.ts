@@ -1,0 +1,254 @@
+/**
+ * The local video service's command line: `npm run service -- --help` prints it (flags.ts, whose defaults are the
+ * service's own, settings.ts and ports.ts).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ENVIRONMENTS } from '../src/api/contract.js';
+import { MiB } from '../src/api/limits.js';
+import type { Environment } from '../src/api/types.js';
+import { startService } from './app.js';
+import { systemClock } from './clock.js';
+import { openDb } from './db.js';
+import { Accounts } from './domain/accounts.js';
+import { SERVICE_FLAGS, usage } from './flags.js';
+import { portInUse } from './ports.js';
+import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
+import type { ProcessingLimits } from './processing/pipeline.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    ...SERVICE_FLAGS,
+    ends: { type: 'string' },
+    'quota-minutes': { type: 'string' },
+    'quota-bytes': { type: 'string' },
+    org: { type: 'string' },
+    environment: { type: 'string', default: 'production' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+function fail(message: string): never {
+  console.error(`video service: ${message}`);
+  process.exit(2);
+}
+
+function port(flag: 'port' | 'storage-port' | 'rtmp-port'): number {
+  const n = Number(values[flag]);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    fail(`--${flag} must be a port number from 0 to 65535; got ${JSON.stringify(values[flag])}.`);
+  return n;
+}
+
+function accounts(): Accounts {
+  return new Accounts(openDb(values.data), systemClock());
+}
+
+/** The account owner's side of the plan (a dashboard's job): its end date, hosting-minute and storage quotas. */
+function plan(): string {
+  if (!values.org) fail('plan needs --org NAME.');
+  let endAt: number | null | undefined;
+  if (values.ends !== undefined) {
+    endAt = values.ends === 'none' ? null : Date.parse(values.ends);
+    if (Number.isNaN(endAt)) fail(`--ends must be an ISO 8601 date or "none"; got ${JSON.stringify(values.ends)}.`);
+  }
+  let quotaMinutes: number | null | undefined;
+  if (values['quota-minutes'] !== undefined) {
+    quotaMinutes = values['quota-minutes'] === 'unlimited' ? null : Number(values['quota-minutes']);
+    if (quotaMinutes !== null && !(quotaMinutes >= 0))
+      fail(
+        `--quota-minutes must be a number of minutes or "unlimited"; got ${JSON.stringify(values['quota-minutes'])}.`,
+      );
+  }
+  // Stored as given; "unlimited" as -1, "default" as null (the service's --storage-quota-mb).
+  let quotaBytes: number | null | undefined;
+  const bytes = values['quota-bytes'];
+  if (bytes !== undefined) {
+    quotaBytes = bytes === 'default' ? null : bytes === 'unlimited' ? -1 : Number(bytes);
+    if (quotaBytes !== null && quotaBytes !== -1 && !(Number.isSafeInteger(quotaBytes) && quotaBytes >= 0))
+      fail(`--quota-bytes must be a whole number of bytes, "unlimited" or "default"; got ${JSON.stringify(bytes)}.`);
+  }
+  const now = accounts().setPlan(values.org, { endAt, quotaMinutes, quotaBytes });
+  if (!now) fail(`no organization is named ${JSON.stringify(values.org)}; make a token for it first.`);
+  const storage =
+    now.quota_bytes === null ? "the service's default" : now.quota_bytes < 0 ? 'unlimited' : `${now.quota_bytes}`;
+  return `plan of ${values.org}: ends ${now.plan_end_at === null ? 'never' : new Date(now.plan_end_at).toISOString()}, quota ${now.quota_minutes ?? 'unlimited'} minutes, storage quota ${storage} bytes`;
+}
+
+function limits(): ProcessingLimits {
+  const [long, short] = values['max-resolution']
+    .split('x')
+    .map(Number)
+    .sort((a, b) => b - a);
+  if (!(long! > 0 && short! > 0))
+    fail(`--max-resolution must be WIDTHxHEIGHT, e.g. 3840x2160; got ${JSON.stringify(values['max-resolution'])}.`);
+  return {
+    maxDurationSeconds: positive('max-duration-seconds'),
+    maxLongSide: long!,
+    maxShortSide: short!,
+    maxFrameRate: positive('max-frame-rate'),
+    baseSeconds: positive('processing-base-seconds'),
+    secondsPerMediaSecond: positive('processing-seconds-per-media-second'),
+    probeSeconds: positive('probe-timeout-seconds'),
+  };
+}
+
+type PositiveFlag =
+  | 'stall-timeout-seconds'
+  | 'min-free-mb'
+  | 'import-max-mb'
+  | 'import-timeout-seconds'
+  | 'import-header-timeout-seconds'
+  | 'import-idle-timeout-seconds'
+  | 'max-duration-seconds'
+  | 'max-frame-rate'
+  | 'processing-base-seconds'
+  | 'processing-seconds-per-media-second'
+  | 'probe-timeout-seconds'
+  | 'rtmp-idle-seconds'
+  | 'rtmp-publish-within-seconds'
+  | 'rtmp-connect-within-seconds'
+  | 'rtmp-restart-max-seconds';
+
+function positive(flag: PositiveFlag): number {
+  const n = Number(values[flag]);
+  if (!(n > 0)) fail(`--${flag} must be a positive number; got ${JSON.stringify(values[flag])}.`);
+  return n;
+}
+
+/** `--storage-quota-mb`: the stored bytes an organization may have unless its plan says; null, unlimited. */
+function storageQuota(): number | null {
+  const value = values['storage-quota-mb'];
+  if (value === 'unlimited') return null;
+  const n = Number(value);
+  if (!(n >= 0))
+    fail(`--storage-quota-mb must be a number of MiB, 0 or more, or "unlimited"; got ${JSON.stringify(value)}.`);
+  return Math.floor(n * MiB);
+}
+
+type CountFlag =
+  | 'max-queued-per-organization'
+  | 'max-queued-per-user'
+  | 'rtmp-max-connections'
+  | 'rtmp-unpublished-per-address'
+  | 'max-conversions-per-stream'
+  | 'max-conversions-per-token'
+  | 'max-open-uploads-per-user'
+  | 'max-open-uploads-per-organization'
+  | 'rate-limit-per-minute'
+  | 'chunk-url-rate-limit-per-minute';
+
+function count(flag: CountFlag): number {
+  const n = Number(values[flag]);
+  if (!(Number.isInteger(n) && n >= 1))
+    fail(`--${flag} must be a whole number, 1 or more; got ${JSON.stringify(values[flag])}.`);
+  return n;
+}
+
+function mergeWindow(): number {
+  const n = Number(values['merge-window-seconds']);
+  if (!(n >= 0))
+    fail(
+      `--merge-window-seconds must be a number of seconds, 0 or more; got ${JSON.stringify(values['merge-window-seconds'])}.`,
+    );
+  return n;
+}
+
+function cut(): CutStrategy {
+  if (!(CUT_STRATEGIES as readonly string[]).includes(values.cut))
+    fail(`--cut must be one of ${CUT_STRATEGIES.join(', ')}; got ${JSON.stringify(values.cut)}.`);
+  return values.cut as CutStrategy;
+}
+
+const [command, argument] = positionals;
+if (values.help) {
+  console.log(usage());
+} else if (command === 'token') {
+  if (!values.org) fail('token needs --org NAME.');
+  if (!(ENVIRONMENTS as readonly string[]).includes(values.environment)) {
+    fail(`--environment must be one of ${ENVIRONMENTS.join(', ')}; got ${JSON.stringify(values.environment)}.`);
+  }
+  console.log(accounts().createToken(values.org, values.environment as Environment));
+} else if (command === 'revoke-token') {
+  // A secret on the command line ends up in shell history and in every `ps` listing: it is read from stdin.
+  if (argument)
+    fail(
+      'revoke-token reads the token from standard input, not the command line: echo "$TOKEN" | npm run service -- revoke-token',
+    );
+  const token = readFileSync(0, 'utf8').trim();
+  if (!token) fail('revoke-token needs the token on standard input.');
+  console.log(accounts().revokeToken(token) ? 'revoked, with every token made from it' : 'no such live token');
+} else if (command === 'plan') {
+  console.log(plan());
+} else if (command !== undefined) {
+  fail(
+    `unknown command ${JSON.stringify(command)}; use "token", "revoke-token" or "plan", or no command to start the service.`,
+  );
+} else {
+  for (const tool of ['ffmpeg', 'ffprobe']) {
+    try {
+      execFileSync(tool, ['-version'], { stdio: 'ignore' });
+    } catch {
+      fail(
+        `${tool} is not installed. Install the Debian package "ffmpeg" (apt-get install ffmpeg), or run "npm start".`,
+      );
+    }
+  }
+  const service = await startService({
+    dataDir: values.data,
+    host: values.host,
+    port: port('port'),
+    storagePort: port('storage-port'),
+    rtmpPort: port('rtmp-port'),
+    mergeWindowMs: mergeWindow() * 1000,
+    cutStrategy: cut(),
+    testHooks: values['test-hooks'],
+    allowPrivateNetwork: values['allow-private-network'],
+    allowAnyPort: values['allow-any-port'],
+    stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
+    minFreeBytes: positive('min-free-mb') * MiB,
+    storageQuotaBytes: storageQuota(),
+    limits: limits(),
+    importLimits: {
+      maxBytes: Math.floor(positive('import-max-mb') * MiB),
+      timeoutMs: positive('import-timeout-seconds') * 1000,
+      headerTimeoutMs: positive('import-header-timeout-seconds') * 1000,
+      idleTimeoutMs: positive('import-idle-timeout-seconds') * 1000,
+    },
+    queueCaps: {
+      perOrganization: count('max-queued-per-organization'),
+      perUser: count('max-queued-per-user'),
+    },
+    ingestLimits: {
+      maxConnections: count('rtmp-max-connections'),
+      idleMs: positive('rtmp-idle-seconds') * 1000,
+      publishWithinMs: positive('rtmp-publish-within-seconds') * 1000,
+      connectWithinMs: positive('rtmp-connect-within-seconds') * 1000,
+      unpublishedPerAddress: count('rtmp-unpublished-per-address'),
+      restartMaxMs: positive('rtmp-restart-max-seconds') * 1000,
+    },
+    conversionLimits: {
+      perStream: count('max-conversions-per-stream'),
+      perToken: count('max-conversions-per-token'),
+    },
+    openUploadCaps: {
+      perUser: count('max-open-uploads-per-user'),
+      perOrganization: count('max-open-uploads-per-organization'),
+    },
+    rateLimits: {
+      perMinute: count('rate-limit-per-minute'),
+      chunkUrlsPerMinute: count('chunk-url-rate-limit-per-minute'),
+    },
+  }).catch((err: unknown) =>
+    fail(
+      portInUse(err, { port: port('port'), 'storage-port': port('storage-port'), 'rtmp-port': port('rtmp-port') }) ??
+        String(err),
+    ),
+  );
+  console.log(service.readyLine(values.data));
+  const stop = () => void service.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

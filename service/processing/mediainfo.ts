@@ -1,0 +1,38 @@
+import { Worker } from 'node:worker_threads';
+import type { MediaInfo } from '../../src/api/types.js';
+import { DEFAULT_PROBE_SECONDS, LimitError, spoken } from './ffmpeg.js';
+
+/**
+ * The worker's source is TypeScript, and a worker thread does not inherit tsx's loader from `--import tsx`: it
+ * loads the file through tsx's own API.
+ */
+const WORKER = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) =>
+  tsImport(${JSON.stringify(new URL('./mediainfo-worker.ts', import.meta.url).href)}, 'file:///'))`;
+
+/**
+ * The spec's `mediainfo` of a file, read in a worker thread of its own. mediainfo.js's WASM parser runs
+ * synchronously between its reads: in the API's process a file that keeps it busy would stall every request of
+ * every user. In a worker it costs that thread only, which is ended past `timeoutMs`.
+ */
+export function readMediaInfo(
+  file: string,
+  { timeoutMs = DEFAULT_PROBE_SECONDS * 1000 }: { timeoutMs?: number } = {},
+): Promise<MediaInfo> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { eval: true, workerData: { file } });
+    const timer = setTimeout(() => {
+      reject(
+        new LimitError(`MediaInfo took longer than ${spoken(timeoutMs / 1000)} to read the file, so it was stopped.`),
+      );
+      void worker.terminate();
+    }, timeoutMs);
+    const settle = () => clearTimeout(timer);
+    worker.once('message', (info: MediaInfo) => (settle(), resolve(info), void worker.terminate()));
+    worker.once('error', (err) => (settle(), reject(err)));
+    // After an answer this changes nothing; without one it is the failure.
+    worker.once(
+      'exit',
+      (code) => (settle(), reject(new Error(`MediaInfo's worker ended (exit code ${code}) without an answer.`))),
+    );
+  });
+}
