@@ -5,7 +5,8 @@ import { systemClock, type Clock } from './clock.js';
 import { openDb, setting, type Db } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { EXPORT_RECORDING, Exports, type ConversionLimits } from './domain/exports.js';
-import { FINISH_RECORDING, LiveStreams, Recordings } from './domain/live.js';
+import { LiveStreams } from './domain/live-streams.js';
+import { FINISH_RECORDING, Recordings } from './domain/recordings.js';
 import { processVideo } from './domain/ready.js';
 import { Usage } from './domain/usage.js';
 import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
@@ -19,6 +20,7 @@ import { Jobs } from './jobs.js';
 import { Ingest, type IngestLimits } from './live/ingest.js';
 import type { CutStrategy } from './processing/cut.js';
 import type { ProcessingLimits } from './processing/pipeline.js';
+import { RecordingMedia } from './processing/recording-media.js';
 import { accountRoutes } from './routes/account.js';
 import { liveRoutes } from './routes/live.js';
 import { mediaRoutes } from './routes/media.js';
@@ -117,15 +119,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
   // Where two modules need each other (conversions count in usage, and usage limits conversions), the first
   // reaches the second through a function it calls only once both exist.
-  const recordings: Recordings = new Recordings(
+  const recordingMedia = new RecordingMedia();
+  const recordings: Recordings = new Recordings({
     db,
     clock,
     jobs,
     files,
-    running.mergeWindowMs,
-    () => origins.api,
-    (id) => exports.entries(id),
-  );
+    media: recordingMedia,
+    mergeWindowMs: running.mergeWindowMs,
+    apiOrigin: () => origins.api,
+    conversions: { entries: (id) => exports.entries(id), forget: (id) => exports.forgetRecording(id) },
+  });
   const usage: Usage = new Usage(
     clock,
     files,
@@ -150,14 +154,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     accounts,
     openUploadCaps,
   );
-  const streams: LiveStreams = new LiveStreams(
+  const streams: LiveStreams = new LiveStreams({
     db,
     clock,
-    () => origins.rtmp,
+    rtmpOrigin: () => origins.rtmp,
     recordings,
     videos,
-    (id) => ingest.disconnect(id),
-  );
+    disconnect: (id) => ingest.disconnect(id),
+  });
   const exports: Exports = new Exports(
     db,
     clock,
@@ -205,7 +209,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   if (faults)
     testHookRoutes(app, {
       ...{ clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() },
-      recordingWork: recordings.work,
+      recordingWork: recordingMedia.work,
     });
   await app.ready();
 

@@ -12,7 +12,8 @@ import type { ProcessingLimits } from '../processing/pipeline.js';
 import type { Files } from '../storage/files.js';
 import type { Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
-import type { LiveStreams, RecordingRow, Recordings } from './live.js';
+import type { LiveStreams } from './live-streams.js';
+import type { RecordingRow, Recordings } from './recordings.js';
 import { waitForRoom } from './ready.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
@@ -332,6 +333,11 @@ export class Exports {
       )
       .get(organizationId) as { s: number };
     return row.s;
+  }
+
+  /** A recording is deleted (domain/recordings.ts, in its transaction): its conversions' entries go with it; the videos stay. */
+  forgetRecording(recordingId: string): void {
+    this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(recordingId);
   }
 
   /** A purge (domain/usage.ts): the entries of these videos. */

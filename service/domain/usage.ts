@@ -5,7 +5,7 @@ import { PLAN_GRACE_MS } from '../../src/api/limits.js';
 import type { Files } from '../storage/files.js';
 import type { Accounts, Caller } from './accounts.js';
 import { ServiceError } from './errors.js';
-import type { Recordings } from './live.js';
+import type { Recordings } from './recordings.js';
 import type { Videos } from './videos.js';
 
 /** What the organization's files are, for a purge: each module deletes its own rows (and files). */

@@ -39,7 +39,7 @@ export function testHookRoutes(
     storageRequests: StorageRequest[];
     faults: Faults;
     sweep: () => Promise<void>;
-    /** What the recording routes did on disk and with ffmpeg (domain/live.ts). */
+    /** What the recording routes did on disk and with ffmpeg (processing/recording-media.ts). */
     recordingWork: RecordingWork;
   },
 ): void {
