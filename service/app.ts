@@ -27,7 +27,8 @@ import { mediaRoutes } from './routes/media.js';
 import { testHookRoutes } from './routes/test-hooks.js';
 import { videoRoutes } from './routes/videos.js';
 import { Files } from './storage/files.js';
-import { storageHandler, type StorageRequest } from './storage/server.js';
+import { LocalStore } from './storage/local.js';
+import { storageHandler, UploadOrigin, type StorageRequest } from './storage/server.js';
 import { UrlSigner } from './storage/signing.js';
 import { settings } from './settings.js';
 import { DEFAULT_HOST } from './ports.js';
@@ -143,17 +144,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     },
     running.storageQuotaBytes,
   );
-  const uploads: Uploads = new Uploads(
+  const store = new LocalStore(files, signer);
+  const uploads: Uploads = new Uploads({
     db,
     clock,
-    files,
-    signer,
+    store,
     videos,
     usage,
-    () => origins.api,
     accounts,
-    openUploadCaps,
-  );
+    apiOrigin: () => origins.api,
+    caps: openUploadCaps,
+  });
   const streams: LiveStreams = new LiveStreams({
     db,
     clock,
@@ -195,6 +196,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];
+  const origin = new UploadOrigin(uploads, store, signer, clock);
   const faults = options.testHooks ? new Faults() : undefined;
   const app = await createApi({
     accounts,
@@ -208,14 +210,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   accountRoutes(app, { accounts, webhooks, usage });
   if (faults)
     testHookRoutes(app, {
-      ...{ clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() },
+      ...{ clock, accounts, received: origin.received, jobs, storageRequests, faults, sweep: () => sweep() },
       recordingWork: recordingMedia.work,
     });
   await app.ready();
 
   const storage = createServer(
     storageHandler(
-      uploads,
+      origin,
       faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() },
     ),
   );
