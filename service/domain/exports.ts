@@ -325,14 +325,14 @@ export class Exports {
 
   /** Seconds of the organization's conversions under way, at the duration asked (hosting minutes, domain/usage.ts). */
   pendingSeconds(organizationId: string): number {
-    // CROSS JOIN: from the conversions under way (few: they are capped), not from every video of the organization.
-    const row = this.db
-      .prepare(
-        `SELECT COALESCE(SUM(e.duration), 0) AS s FROM exports e CROSS JOIN videos v ON v.id = e.video_id
-         WHERE v.organization_id = ? AND e.status = 'PROCESSING'`,
-      )
-      .get(organizationId) as { s: number };
-    return row.s;
+    // From the conversions under way (few: they are capped), not from every video of the organization; which of
+    // their videos are the organization's is for Videos to say (each module reads its own tables only).
+    const pending = this.db.prepare(`SELECT video_id, duration FROM exports WHERE status = 'PROCESSING'`).all() as {
+      video_id: string;
+      duration: number;
+    }[];
+    const mine = new Set(this.videos.ofOrganization(organizationId, [...new Set(pending.map((e) => e.video_id))]));
+    return pending.reduce((sum, e) => sum + (mine.has(e.video_id) ? e.duration : 0), 0);
   }
 
   /** A recording is deleted (domain/recordings.ts, in its transaction): its conversions' entries go with it; the videos stay. */

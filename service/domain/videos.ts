@@ -246,6 +246,16 @@ export class Videos {
     return row.status === 'ready' ? `${this.apiOrigin()}/media/${row.id}/download.mp4` : null;
   }
 
+  /** Which of these videos are the organization's (a few at a time: conversions under way, domain/exports.ts). */
+  ofOrganization(organizationId: string, ids: string[]): string[] {
+    if (ids.length === 0) return [];
+    return (
+      this.db
+        .prepare(`SELECT id FROM videos WHERE organization_id = ? AND id IN (${ids.map(() => '?').join(', ')})`)
+        .all(organizationId, ...ids) as { id: string }[]
+    ).map((r) => r.id);
+  }
+
   /** The source is complete on disk: queue its processing. Call inside the transaction that accepts the upload. */
   startProcessing(id: string, size: number, method: UploadMethod | null): void {
     this.db
