@@ -185,14 +185,26 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   // Two at a time, and one of each organization: another organization's upload never waits behind one
   // organization's huge files (a fair queue: the job runner takes the next organization's job).
-  jobs.register(PROCESS_VIDEO, processVideo({ videos, files, exports, uploads, webhooks, clock, limits }), 2, 1);
+  jobs.register(PROCESS_VIDEO, processVideo({ videos, files, exports, uploads, webhooks, clock, limits }), {
+    concurrency: 2,
+    perGroup: 1,
+  });
   // Downloads wait on the network, not the CPU: four at once, two of one organization.
-  jobs.register(IMPORT_VIDEO, (payload, signal) => imports.run(payload.videoId as string, signal), 4, 2);
+  jobs.register(IMPORT_VIDEO, ({ videoId }, signal) => imports.run(videoId, signal), { concurrency: 4, perGroup: 2 });
   // Two at a time, one of each organization: one organization's many long recordings never hold the others'.
-  jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal), 2, 1);
-  jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2, 1);
+  jobs.register(FINISH_RECORDING, ({ recordingId }, signal) => recordings.finish(recordingId, signal), {
+    concurrency: 2,
+    perGroup: 1,
+  });
+  jobs.register(EXPORT_RECORDING, ({ exportId }, signal) => exports.run(exportId, signal), {
+    concurrency: 2,
+    perGroup: 1,
+  });
   // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
-  jobs.register(DELIVER_WEBHOOK, (payload, signal) => webhooks.deliver(payload.deliveryId as string, signal), 8, 2);
+  jobs.register(DELIVER_WEBHOOK, ({ deliveryId }, signal) => webhooks.deliver(deliveryId, signal), {
+    concurrency: 8,
+    perGroup: 2,
+  });
 
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];

@@ -34,6 +34,12 @@ interface ExportRow {
 }
 
 export const EXPORT_RECORDING = 'export-recording';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [EXPORT_RECORDING]: { exportId: string };
+  }
+}
 
 /**
  * Decision (issue 28): conversions under way (PROCESSING) at once, of one live stream and asked by one token. Their jobs

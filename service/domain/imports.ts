@@ -17,6 +17,12 @@ import type { Videos } from './videos.js';
 import { GIB, MiB } from '../../src/api/limits.js';
 
 export const IMPORT_VIDEO = 'import-video';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [IMPORT_VIDEO]: { videoId: string };
+  }
+}
 
 /**
  * Decisions (docs/service.md, docs/security.md): the largest file an import takes, how long its download may take in all,

@@ -36,6 +36,12 @@ interface KnownPart {
 }
 
 export const FINISH_RECORDING = 'finish-recording';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [FINISH_RECORDING]: { recordingId: string };
+  }
+}
 /** A recording's part folder and segment file names. */
 const RECORDING_PART = /^part\d{1,6}$/;
 const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;

@@ -38,6 +38,12 @@ export interface VideoRow {
 }
 
 export const PROCESS_VIDEO = 'process-video';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [PROCESS_VIDEO]: { videoId: string };
+  }
+}
 
 /**
  * Decisions (docs/security.md): how many videos may be processing (their file accepted and queued or being

@@ -12,6 +12,12 @@ import { badField, ServiceError, show } from './errors.js';
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const DELIVER_WEBHOOK = 'deliver-webhook';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [DELIVER_WEBHOOK]: { deliveryId: string };
+  }
+}
 
 /**
  * Decision (spec, Events 5: "Signing, retries and delivery guarantees: not shown"): at least once,
