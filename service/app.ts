@@ -18,6 +18,7 @@ import { createApi, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
 import { Ingest, type IngestLimits } from './live/ingest.js';
+import type { OutboundPolicy } from './net/outbound.js';
 import type { CutStrategy } from './processing/cut.js';
 import type { ProcessingLimits } from './processing/pipeline.js';
 import { RecordingMedia } from './processing/recording-media.js';
@@ -30,7 +31,7 @@ import { Files } from './storage/files.js';
 import { LocalStore } from './storage/local.js';
 import { storageHandler, UploadOrigin, type StorageRequest } from './storage/server.js';
 import { UrlSigner } from './storage/signing.js';
-import { settings } from './settings.js';
+import { settings, type Settings } from './settings.js';
 import { DEFAULT_HOST } from './ports.js';
 
 /** How to start a service; a tunable left out takes its default (settings.ts, DEFAULTS). */
@@ -97,98 +98,115 @@ const signingSecret = (db: Db) =>
     'base64',
   );
 
-export async function startService(options: ServiceOptions): Promise<Service> {
-  const host = options.host ?? DEFAULT_HOST;
-  const clock = options.clock ?? systemClock();
-  const running = settings(options);
-  const db = openDb(options.dataDir);
-  const files = new Files(options.dataDir, running.minFreeBytes);
-  const origins = { api: '', storage: '', rtmp: '' };
+/** Where the service answers, known once its servers listen (modules read them through functions, called later). */
+export interface Origins {
+  api: string;
+  storage: string;
+  rtmp: string;
+}
+
+/** The service's modules: one typed context, each module built after what it needs (buildContext). */
+export interface Context {
+  clock: Clock;
+  db: Db;
+  settings: Settings;
+  files: Files;
+  jobs: Jobs;
+  accounts: Accounts;
+  signer: UrlSigner;
+  /** Where upload bytes are kept: the local disk, taken by the storage origin (storage/local.ts). */
+  store: LocalStore;
+  videos: Videos;
+  recordingMedia: RecordingMedia;
+  recordings: Recordings;
+  usage: Usage;
+  uploads: Uploads;
+  streams: LiveStreams;
+  exports: Exports;
+  webhooks: Webhooks;
+  imports: Imports;
+  ingest: Ingest;
+}
+
+/**
+ * Builds every module, top down, in the order of what each needs. Where two modules need each other, the first
+ * built reaches the second through a function it calls only later, once both exist; each such call is marked
+ * `later:` below. Nothing listens or runs yet (startService does that).
+ */
+export function buildContext(base: {
+  db: Db;
+  clock: Clock;
+  dataDir: string;
+  settings: Settings;
+  origins: Origins;
+  outbound: OutboundPolicy;
+}): Context {
+  const { db, clock, settings: running, origins, outbound } = base;
+  const files = new Files(base.dataDir, running.minFreeBytes);
   const jobs = new Jobs(db, clock);
-  const accounts = new Accounts(db, clock);
-  const { limits, openUploadCaps } = running;
-  const videos = new Videos(
-    db,
-    clock,
-    jobs,
-    () => origins.api,
-    files,
-    (id) => imports.progress(id),
-    openUploadCaps,
-    running.queueCaps,
-  );
+  const accounts = new Accounts({ db, clock });
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
-  // Where two modules need each other (conversions count in usage, and usage limits conversions), the first
-  // reaches the second through a function it calls only once both exist.
+  const store = new LocalStore(files, signer);
+  const videos: Videos = new Videos({
+    ...{ db, clock, jobs, files, apiOrigin: () => origins.api },
+    importOf: (id) => imports.progress(id), // later: imports
+    caps: running.openUploadCaps,
+    queueCaps: running.queueCaps,
+  });
   const recordingMedia = new RecordingMedia();
   const recordings: Recordings = new Recordings({
-    db,
-    clock,
-    jobs,
-    files,
-    media: recordingMedia,
-    mergeWindowMs: running.mergeWindowMs,
+    ...{ db, clock, jobs, files, media: recordingMedia, mergeWindowMs: running.mergeWindowMs },
     apiOrigin: () => origins.api,
+    // later: exports
     conversions: { entries: (id) => exports.entries(id), forget: (id) => exports.forgetRecording(id) },
   });
-  const usage: Usage = new Usage(
-    clock,
-    files,
-    accounts,
-    videos,
-    recordings,
-    {
+  const usage: Usage = new Usage({
+    ...{ clock, files, accounts, videos, recordings },
+    // later: exports, uploads, imports (conversions count in usage, and usage limits conversions and uploads)
+    holdings: {
       pendingSeconds: (org) => exports.pendingSeconds(org),
       purgeVideos: async (ids) => (await uploads.purge(ids), imports.purge(ids), exports.purge(ids)),
       chunkBytes: (org) => uploads.chunkBytes(org),
     },
-    running.storageQuotaBytes,
-  );
-  const store = new LocalStore(files, signer);
-  const uploads: Uploads = new Uploads({
-    db,
-    clock,
-    store,
-    videos,
-    usage,
-    accounts,
+    defaultQuotaBytes: running.storageQuotaBytes,
+  });
+  const uploads = new Uploads({
+    ...{ db, clock, store, videos, usage, accounts },
     apiOrigin: () => origins.api,
-    caps: openUploadCaps,
+    caps: running.openUploadCaps,
   });
   const streams: LiveStreams = new LiveStreams({
-    db,
-    clock,
+    ...{ db, clock, recordings, videos },
     rtmpOrigin: () => origins.rtmp,
-    recordings,
-    videos,
-    disconnect: (id) => ingest.disconnect(id),
+    disconnect: (id) => ingest.disconnect(id), // later: ingest
   });
-  const exports: Exports = new Exports(
-    db,
-    clock,
-    jobs,
-    files,
-    videos,
-    streams,
-    recordings,
-    usage,
-    running.cutStrategy,
-    { conversions: running.conversionLimits, processing: limits },
-  );
-  const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
-  const webhooks = new Webhooks(db, clock, jobs, outbound);
-  const imports: Imports = new Imports(db, clock, jobs, files, videos, usage, outbound, running.importLimits);
-  const ingest: Ingest = new Ingest(streams, recordings, clock, {
+  const exports = new Exports({
+    ...{ db, clock, jobs, files, videos, streams, recordings, usage },
+    strategy: running.cutStrategy,
+    bounds: { conversions: running.conversionLimits, processing: running.limits },
+  });
+  const webhooks = new Webhooks({ db, clock, jobs, outbound });
+  const imports = new Imports({ db, clock, jobs, files, videos, usage, outbound, limits: running.importLimits });
+  const ingest = new Ingest(streams, recordings, clock, {
     ...running.ingestLimits,
     minFreeBytes: files.disk.reserve,
   });
+  return {
+    ...{ clock, db, settings: running, files, jobs, accounts, signer, store, videos, recordingMedia, recordings },
+    ...{ usage, uploads, streams, exports, webhooks, imports, ingest },
+  };
+}
 
+/** Each kind of job, its handler and how many run at once (service/jobs.ts). */
+export function registerJobs(context: Context): void {
+  const { jobs, videos, files, exports, uploads, webhooks, clock, imports, recordings } = context;
   // Two at a time, and one of each organization: another organization's upload never waits behind one
   // organization's huge files (a fair queue: the job runner takes the next organization's job).
-  jobs.register(PROCESS_VIDEO, processVideo({ videos, files, exports, uploads, webhooks, clock, limits }), {
-    concurrency: 2,
-    perGroup: 1,
-  });
+  jobs.register(
+    PROCESS_VIDEO,
+    processVideo({ videos, files, exports, uploads, webhooks, clock, limits: context.settings.limits }),
+    { concurrency: 2, perGroup: 1 },
+  );
   // Downloads wait on the network, not the CPU: four at once, two of one organization.
   jobs.register(IMPORT_VIDEO, ({ videoId }, signal) => imports.run(videoId, signal), { concurrency: 4, perGroup: 2 });
   // Two at a time, one of each organization: one organization's many long recordings never hold the others'.
@@ -205,27 +223,50 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     concurrency: 8,
     perGroup: 2,
   });
+}
+
+/** The API (Fastify) with every route of the spec on the context's modules; the test hooks' routes when `testHooks` is given. */
+export async function buildApi(
+  context: Context,
+  origins: Origins,
+  testHooks?: Omit<Parameters<typeof testHookRoutes>[1], 'accounts' | 'clock' | 'jobs' | 'recordingWork'>,
+): Promise<Api> {
+  const { accounts, videos, uploads, imports, streams, recordings, exports, webhooks, usage } = context;
+  const running = context.settings;
+  const app = await createApi({ accounts, faults: testHooks?.faults, origin: () => origins.api, settings: running });
+  videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
+  mediaRoutes(app, { accounts, videos });
+  liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
+  accountRoutes(app, { accounts, webhooks, usage });
+  if (testHooks)
+    testHookRoutes(app, {
+      ...testHooks,
+      ...{ clock: context.clock, accounts, jobs: context.jobs, recordingWork: context.recordingMedia.work },
+    });
+  await app.ready();
+  return app;
+}
+
+export async function startService(options: ServiceOptions): Promise<Service> {
+  const host = options.host ?? DEFAULT_HOST;
+  const clock = options.clock ?? systemClock();
+  const running = settings(options);
+  const db = openDb(options.dataDir);
+  const origins: Origins = { api: '', storage: '', rtmp: '' };
+  const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
+  const context = buildContext({ db, clock, dataDir: options.dataDir, settings: running, origins, outbound });
+  const { jobs, accounts, signer, store, recordings, usage, uploads, webhooks, ingest } = context;
+  registerJobs(context);
 
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];
   const origin = new UploadOrigin(uploads, store, signer, clock);
   const faults = options.testHooks ? new Faults() : undefined;
-  const app = await createApi({
-    accounts,
-    faults,
-    origin: () => origins.api,
-    settings: running,
-  });
-  videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
-  mediaRoutes(app, { accounts, videos });
-  liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
-  accountRoutes(app, { accounts, webhooks, usage });
-  if (faults)
-    testHookRoutes(app, {
-      ...{ clock, accounts, received: origin.received, jobs, storageRequests, faults, sweep: () => sweep() },
-      recordingWork: recordingMedia.work,
-    });
-  await app.ready();
+  const app = await buildApi(
+    context,
+    origins,
+    faults && { received: origin.received, storageRequests, faults, sweep: () => sweep() },
+  );
 
   const storage = createServer(
     storageHandler(

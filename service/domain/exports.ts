@@ -57,20 +57,46 @@ const CONVERSION_RETRY_AFTER_SECONDS = 30;
 export const COPIES_OF_A_CUT = 3;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
+export interface ExportsOptions {
+  db: Db;
+  clock: Clock;
+  jobs: Jobs;
+  files: Files;
+  videos: Videos;
+  streams: LiveStreams;
+  recordings: Recordings;
+  usage: Usage;
+  strategy: CutStrategy;
+  bounds: { conversions: ConversionLimits; processing: ProcessingLimits };
+}
+
 /** Conversions of temporary recordings into permanent videos (#10), and their entries in #9's export_data. */
 export class Exports {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly jobs: Jobs,
-    private readonly files: Files,
-    private readonly videos: Videos,
-    private readonly streams: LiveStreams,
-    private readonly recordings: Recordings,
-    private readonly usage: Usage,
-    private readonly strategy: CutStrategy,
-    private readonly bounds: { conversions: ConversionLimits; processing: ProcessingLimits },
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly jobs: Jobs;
+  private readonly files: Files;
+  private readonly videos: Videos;
+  private readonly streams: LiveStreams;
+  private readonly recordings: Recordings;
+  private readonly usage: Usage;
+  private readonly strategy: CutStrategy;
+  private readonly bounds: { conversions: ConversionLimits; processing: ProcessingLimits };
+
+  constructor(options: ExportsOptions) {
+    ({
+      db: this.db,
+      clock: this.clock,
+      jobs: this.jobs,
+      files: this.files,
+      videos: this.videos,
+      streams: this.streams,
+      recordings: this.recordings,
+      usage: this.usage,
+      strategy: this.strategy,
+      bounds: this.bounds,
+    } = options);
+  }
 
   entries(recordingId: string): ExportEntry[] {
     const rows = this.db

@@ -18,6 +18,17 @@ export interface Holdings {
   chunkBytes(organizationId: string): number;
 }
 
+export interface UsageOptions {
+  clock: Clock;
+  files: Files;
+  accounts: Accounts;
+  videos: Videos;
+  recordings: Recordings;
+  holdings: Holdings;
+  /** For organizations without a storage quota of their own (`plan --quota-bytes`); null: unlimited. */
+  defaultQuotaBytes?: number | null;
+}
+
 /**
  * Hosting minutes and the plan. Permanent videos count (their processed duration, and conversions
  * under way with the duration asked for); temporary recordings do not. The quota (null: unlimited)
@@ -31,16 +42,25 @@ export interface Holdings {
  * refuses new bytes past it with 403 `storage_quota_exceeded`: the organization's limit, not the disk's (507).
  */
 export class Usage {
-  constructor(
-    private readonly clock: Clock,
-    private readonly files: Files,
-    private readonly accounts: Accounts,
-    private readonly videos: Videos,
-    private readonly recordings: Recordings,
-    private readonly holdings: Holdings,
-    /** For organizations without a storage quota of their own (`plan --quota-bytes`); null: unlimited. */
-    private readonly defaultQuotaBytes: number | null = null,
-  ) {}
+  private readonly clock: Clock;
+  private readonly files: Files;
+  private readonly accounts: Accounts;
+  private readonly videos: Videos;
+  private readonly recordings: Recordings;
+  private readonly holdings: Holdings;
+  private readonly defaultQuotaBytes: number | null;
+
+  constructor(options: UsageOptions) {
+    ({
+      clock: this.clock,
+      files: this.files,
+      accounts: this.accounts,
+      videos: this.videos,
+      recordings: this.recordings,
+      holdings: this.holdings,
+      defaultQuotaBytes: this.defaultQuotaBytes = null,
+    } = options);
+  }
 
   minutesUsed(organizationId: string): number {
     return (this.videos.readySeconds(organizationId) + this.holdings.pendingSeconds(organizationId)) / 60;
