@@ -9,7 +9,6 @@ import { settings } from '../../service/settings.js';
 /** An answer of `app.inject()`: its status, its JSON body, its headers. */
 export interface Answer {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read the wire shapes they assert
   body: any;
   headers: Record<string, string | string[] | number | undefined>;
 }
