@@ -23,7 +23,7 @@ export interface DomainUnderTest {
 
 /**
  * The service's modules and routes on an in-memory database and a clock that moves only when the test says, with
- * requests through Fastify's `app.inject()`: no socket, no process, no ffmpeg. For rules that are rules only
+ * requests through Fastify's `app.inject()`: no socket and no service process. For rules that are rules only
  * (expiry, caps, scopes, list checks); storage, RTMP and the browser keep their real sockets (test/service).
  */
 export async function domainUnderTest(
