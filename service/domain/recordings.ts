@@ -1,4 +1,3 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExportEntry, TemporaryRecording } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
@@ -271,10 +270,7 @@ export class Recordings {
   async liveSource(id: string, at: number): Promise<{ playlist: string; offset: number } | undefined> {
     for (const part of await this.parts(id)) {
       if (at < part.startedAt || at >= part.startedAt + partSeconds(part) * 1000) continue;
-      const dir = join(this.files.recordingDir(id), `part${part.seq}`);
-      const playlist = join(dir, `snapshot-${newId()}.m3u8`);
-      const text = await readFile(join(dir, 'stream.m3u8'), 'utf8');
-      await writeFile(playlist, /#EXT-X-ENDLIST/.test(text) ? text : `${text.trimEnd()}\n#EXT-X-ENDLIST\n`);
+      const playlist = await this.media.snapshot(join(this.files.recordingDir(id), `part${part.seq}`));
       return { playlist, offset: (at - part.startedAt) / 1000 + (await this.firstFrameAt(id, part.seq)) };
     }
     return undefined;
@@ -388,9 +384,7 @@ export class Recordings {
     this.removing.add(id);
     try {
       await this.storyboards.idle(id);
-      // A publish just ended may still write its last segment and thumbnails meanwhile (rmdir: ENOTEMPTY, a 500
-      // to DELETE /live_streams/{id} seen once in four e2e runs): Node retries the removal.
-      await rm(this.files.recordingDir(id), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      await this.media.remove(this.files.recordingDir(id));
       this.db.transaction(() => {
         this.conversions.forget(id);
         this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);

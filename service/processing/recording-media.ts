@@ -1,12 +1,13 @@
-import { readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { newId } from '../ids.js';
 import { playlistSegments, type Segment } from '../live/playlist.js';
 import type { RecordingWork } from '../live/storyboard.js';
 import { probe, run } from './ffmpeg.js';
 
 /**
- * What a recording's media is made of, read and made with ffprobe and ffmpeg: a part's playlist as its recorder
- * wrote it, where a publish's first frame is, and the whole recording as one MP4. The domain (domain/recordings.ts)
+ * A recording's files, read and made with ffprobe and ffmpeg: a part's playlist as its recorder wrote it (and a
+ * snapshot of it), where a publish's first frame is, the whole recording as one MP4, and their removal. The domain (domain/recordings.ts)
  * keeps the rules and calls these with plain values (files, folders, lengths); they count what they do on
  * disk and with ffmpeg in `work` (read by the test hooks).
  */
@@ -71,6 +72,24 @@ export class RecordingMedia {
     await rename(`${mp4}.tmp.mp4`, mp4);
     const duration = Number((await probe(mp4, signal)).format.duration ?? 0);
     return { duration, size: (await stat(mp4)).size };
+  }
+
+  /**
+   * A snapshot of a part's playlist as it stands (its finished segments, then an end, so ffmpeg reads it as a file),
+   * beside it in the part's folder. Returns its path.
+   */
+  async snapshot(partDir: string): Promise<string> {
+    const playlist = join(partDir, `snapshot-${newId()}.m3u8`);
+    const text = await readFile(join(partDir, 'stream.m3u8'), 'utf8');
+    await writeFile(playlist, /#EXT-X-ENDLIST/.test(text) ? text : `${text.trimEnd()}\n#EXT-X-ENDLIST\n`);
+    return playlist;
+  }
+
+  /** A recording's folder and everything in it. */
+  async remove(dir: string): Promise<void> {
+    // A publish just ended may still write its last segment and thumbnails meanwhile (rmdir: ENOTEMPTY, a 500
+    // to DELETE /live_streams/{id} seen once in four e2e runs): Node retries the removal.
+    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 
   /** The bytes of these files on disk, a missing one counting 0 (a recording's MP4 is about as large as its segments). */
