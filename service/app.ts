@@ -5,7 +5,8 @@ import { systemClock, type Clock } from './clock.js';
 import { openDb, setting, type Db } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { EXPORT_RECORDING, Exports, type ConversionLimits } from './domain/exports.js';
-import { FINISH_RECORDING, LiveStreams, Recordings } from './domain/live.js';
+import { LiveStreams } from './domain/live-streams.js';
+import { FINISH_RECORDING, Recordings } from './domain/recordings.js';
 import { processVideo } from './domain/ready.js';
 import { Usage } from './domain/usage.js';
 import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
@@ -17,17 +18,20 @@ import { createApi, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
 import { Jobs } from './jobs.js';
 import { Ingest, type IngestLimits } from './live/ingest.js';
+import type { OutboundPolicy } from './net/outbound.js';
 import type { CutStrategy } from './processing/cut.js';
 import type { ProcessingLimits } from './processing/pipeline.js';
+import { RecordingMedia } from './processing/recording-media.js';
 import { accountRoutes } from './routes/account.js';
 import { liveRoutes } from './routes/live.js';
 import { mediaRoutes } from './routes/media.js';
 import { testHookRoutes } from './routes/test-hooks.js';
 import { videoRoutes } from './routes/videos.js';
 import { Files } from './storage/files.js';
-import { storageHandler, type StorageRequest } from './storage/server.js';
+import { LocalStore } from './storage/local.js';
+import { storageHandler, UploadOrigin, type StorageRequest } from './storage/server.js';
 import { UrlSigner } from './storage/signing.js';
-import { settings } from './settings.js';
+import { settings, type Settings } from './settings.js';
 import { DEFAULT_HOST } from './ports.js';
 
 /** How to start a service; a tunable left out takes its default (settings.ts, DEFAULTS). */
@@ -94,124 +98,179 @@ const signingSecret = (db: Db) =>
     'base64',
   );
 
+/** Where the service answers, known once its servers listen (modules read them through functions, called later). */
+export interface Origins {
+  api: string;
+  storage: string;
+  rtmp: string;
+}
+
+/** The service's modules: one typed context, each module built after what it needs (buildContext). */
+export interface Context {
+  clock: Clock;
+  db: Db;
+  settings: Settings;
+  files: Files;
+  jobs: Jobs;
+  accounts: Accounts;
+  signer: UrlSigner;
+  /** Where upload bytes are kept: the local disk, taken by the storage origin (storage/local.ts). */
+  store: LocalStore;
+  videos: Videos;
+  recordingMedia: RecordingMedia;
+  recordings: Recordings;
+  usage: Usage;
+  uploads: Uploads;
+  streams: LiveStreams;
+  exports: Exports;
+  webhooks: Webhooks;
+  imports: Imports;
+  ingest: Ingest;
+}
+
+/**
+ * Builds every module, top down, in the order of what each needs. Where two modules need each other, the first
+ * built reaches the second through a function it calls only later, once both exist; each such call is marked
+ * `later:` below. Nothing listens or runs yet (startService does that).
+ */
+export function buildContext(base: {
+  db: Db;
+  clock: Clock;
+  dataDir: string;
+  settings: Settings;
+  origins: Origins;
+  outbound: OutboundPolicy;
+}): Context {
+  const { db, clock, settings: running, origins, outbound } = base;
+  const files = new Files(base.dataDir, running.minFreeBytes);
+  const jobs = new Jobs(db, clock);
+  const accounts = new Accounts({ db, clock });
+  const signer = new UrlSigner(signingSecret(db), () => origins.storage);
+  const store = new LocalStore(files, signer);
+  const videos: Videos = new Videos({
+    ...{ db, clock, jobs, files, apiOrigin: () => origins.api },
+    importOf: (id) => imports.progress(id), // later: imports
+    caps: running.openUploadCaps,
+    queueCaps: running.queueCaps,
+  });
+  const recordingMedia = new RecordingMedia();
+  const recordings: Recordings = new Recordings({
+    ...{ db, clock, jobs, files, media: recordingMedia, mergeWindowMs: running.mergeWindowMs },
+    apiOrigin: () => origins.api,
+    // later: exports
+    conversions: { entries: (id) => exports.entries(id), forget: (id) => exports.forgetRecording(id) },
+  });
+  const usage: Usage = new Usage({
+    ...{ clock, files, accounts, videos, recordings },
+    // later: exports, uploads, imports (conversions count in usage, and usage limits conversions and uploads)
+    holdings: {
+      pendingSeconds: (org) => exports.pendingSeconds(org),
+      purgeVideos: async (ids) => (await uploads.purge(ids), imports.purge(ids), exports.purge(ids)),
+      chunkBytes: (org) => uploads.chunkBytes(org),
+    },
+    defaultQuotaBytes: running.storageQuotaBytes,
+  });
+  const uploads = new Uploads({
+    ...{ db, clock, store, videos, usage, accounts },
+    apiOrigin: () => origins.api,
+    caps: running.openUploadCaps,
+  });
+  const streams: LiveStreams = new LiveStreams({
+    ...{ db, clock, recordings, videos },
+    rtmpOrigin: () => origins.rtmp,
+    disconnect: (id) => ingest.disconnect(id), // later: ingest
+  });
+  const exports = new Exports({
+    ...{ db, clock, jobs, files, videos, streams, recordings, usage },
+    strategy: running.cutStrategy,
+    bounds: { conversions: running.conversionLimits, processing: running.limits },
+  });
+  const webhooks = new Webhooks({ db, clock, jobs, outbound });
+  const imports = new Imports({ db, clock, jobs, files, videos, usage, outbound, limits: running.importLimits });
+  const ingest = new Ingest(streams, recordings, clock, {
+    ...running.ingestLimits,
+    minFreeBytes: files.disk.reserve,
+  });
+  return {
+    ...{ clock, db, settings: running, files, jobs, accounts, signer, store, videos, recordingMedia, recordings },
+    ...{ usage, uploads, streams, exports, webhooks, imports, ingest },
+  };
+}
+
+/** Each kind of job, its handler and how many run at once (service/jobs.ts). */
+export function registerJobs(context: Context): void {
+  const { jobs, videos, files, exports, uploads, webhooks, clock, imports, recordings } = context;
+  // Two at a time, and one of each organization: another organization's upload never waits behind one
+  // organization's huge files (a fair queue: the job runner takes the next organization's job).
+  jobs.register(
+    PROCESS_VIDEO,
+    processVideo({ videos, files, exports, uploads, webhooks, clock, limits: context.settings.limits }),
+    { concurrency: 2, perGroup: 1 },
+  );
+  // Downloads wait on the network, not the CPU: four at once, two of one organization.
+  jobs.register(IMPORT_VIDEO, ({ videoId }, signal) => imports.run(videoId, signal), { concurrency: 4, perGroup: 2 });
+  // Two at a time, one of each organization: one organization's many long recordings never hold the others'.
+  jobs.register(FINISH_RECORDING, ({ recordingId }, signal) => recordings.finish(recordingId, signal), {
+    concurrency: 2,
+    perGroup: 1,
+  });
+  jobs.register(EXPORT_RECORDING, ({ exportId }, signal) => exports.run(exportId, signal), {
+    concurrency: 2,
+    perGroup: 1,
+  });
+  // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
+  jobs.register(DELIVER_WEBHOOK, ({ deliveryId }, signal) => webhooks.deliver(deliveryId, signal), {
+    concurrency: 8,
+    perGroup: 2,
+  });
+}
+
+/** The API (Fastify) with every route of the spec on the context's modules; the test hooks' routes when `testHooks` is given. */
+export async function buildApi(
+  context: Context,
+  origins: Origins,
+  testHooks?: Omit<Parameters<typeof testHookRoutes>[1], 'accounts' | 'clock' | 'jobs' | 'recordingWork'>,
+): Promise<Api> {
+  const { accounts, videos, uploads, imports, streams, recordings, exports, webhooks, usage } = context;
+  const running = context.settings;
+  const app = await createApi({ accounts, faults: testHooks?.faults, origin: () => origins.api, settings: running });
+  videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
+  mediaRoutes(app, { accounts, videos });
+  liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
+  accountRoutes(app, { accounts, webhooks, usage });
+  if (testHooks)
+    testHookRoutes(app, {
+      ...testHooks,
+      ...{ clock: context.clock, accounts, jobs: context.jobs, recordingWork: context.recordingMedia.work },
+    });
+  await app.ready();
+  return app;
+}
+
 export async function startService(options: ServiceOptions): Promise<Service> {
   const host = options.host ?? DEFAULT_HOST;
   const clock = options.clock ?? systemClock();
   const running = settings(options);
   const db = openDb(options.dataDir);
-  const files = new Files(options.dataDir, running.minFreeBytes);
-  const origins = { api: '', storage: '', rtmp: '' };
-  const jobs = new Jobs(db, clock);
-  const accounts = new Accounts(db, clock);
-  const { limits, openUploadCaps } = running;
-  const videos = new Videos(
-    db,
-    clock,
-    jobs,
-    () => origins.api,
-    files,
-    (id) => imports.progress(id),
-    openUploadCaps,
-    running.queueCaps,
-  );
-  const signer = new UrlSigner(signingSecret(db), () => origins.storage);
-  // Where two modules need each other (conversions count in usage, and usage limits conversions), the first
-  // reaches the second through a function it calls only once both exist.
-  const recordings: Recordings = new Recordings(
-    db,
-    clock,
-    jobs,
-    files,
-    running.mergeWindowMs,
-    () => origins.api,
-    (id) => exports.entries(id),
-  );
-  const usage: Usage = new Usage(
-    clock,
-    files,
-    accounts,
-    videos,
-    recordings,
-    {
-      pendingSeconds: (org) => exports.pendingSeconds(org),
-      purgeVideos: async (ids) => (await uploads.purge(ids), imports.purge(ids), exports.purge(ids)),
-      chunkBytes: (org) => uploads.chunkBytes(org),
-    },
-    running.storageQuotaBytes,
-  );
-  const uploads: Uploads = new Uploads(
-    db,
-    clock,
-    files,
-    signer,
-    videos,
-    usage,
-    () => origins.api,
-    accounts,
-    openUploadCaps,
-  );
-  const streams: LiveStreams = new LiveStreams(
-    db,
-    clock,
-    () => origins.rtmp,
-    recordings,
-    videos,
-    (id) => ingest.disconnect(id),
-  );
-  const exports: Exports = new Exports(
-    db,
-    clock,
-    jobs,
-    files,
-    videos,
-    streams,
-    recordings,
-    usage,
-    running.cutStrategy,
-    { conversions: running.conversionLimits, processing: limits },
-  );
+  const origins: Origins = { api: '', storage: '', rtmp: '' };
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
-  const webhooks = new Webhooks(db, clock, jobs, outbound);
-  const imports: Imports = new Imports(db, clock, jobs, files, videos, usage, outbound, running.importLimits);
-  const ingest: Ingest = new Ingest(streams, recordings, clock, {
-    ...running.ingestLimits,
-    minFreeBytes: files.disk.reserve,
-  });
-
-  // Two at a time, and one of each organization: another organization's upload never waits behind one
-  // organization's huge files (a fair queue: the job runner takes the next organization's job).
-  jobs.register(PROCESS_VIDEO, processVideo({ videos, files, exports, uploads, webhooks, clock, limits }), 2, 1);
-  // Downloads wait on the network, not the CPU: four at once, two of one organization.
-  jobs.register(IMPORT_VIDEO, (payload, signal) => imports.run(payload.videoId as string, signal), 4, 2);
-  // Two at a time, one of each organization: one organization's many long recordings never hold the others'.
-  jobs.register(FINISH_RECORDING, (payload, signal) => recordings.finish(payload.recordingId as string, signal), 2, 1);
-  jobs.register(EXPORT_RECORDING, (payload, signal) => exports.run(payload.exportId as string, signal), 2, 1);
-  // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
-  jobs.register(DELIVER_WEBHOOK, (payload, signal) => webhooks.deliver(payload.deliveryId as string, signal), 8, 2);
+  const context = buildContext({ db, clock, dataDir: options.dataDir, settings: running, origins, outbound });
+  const { jobs, accounts, signer, store, recordings, usage, uploads, webhooks, ingest } = context;
+  registerJobs(context);
 
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];
+  const origin = new UploadOrigin(uploads, store, signer, clock);
   const faults = options.testHooks ? new Faults() : undefined;
-  const app = await createApi({
-    accounts,
-    faults,
-    origin: () => origins.api,
-    settings: running,
-  });
-  videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
-  mediaRoutes(app, { accounts, videos });
-  liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
-  accountRoutes(app, { accounts, webhooks, usage });
-  if (faults)
-    testHookRoutes(app, {
-      ...{ clock, accounts, uploads, jobs, storageRequests, faults, sweep: () => sweep() },
-      recordingWork: recordings.work,
-    });
-  await app.ready();
+  const app = await buildApi(
+    context,
+    origins,
+    faults && { received: origin.received, storageRequests, faults, sweep: () => sweep() },
+  );
 
   const storage = createServer(
     storageHandler(
-      uploads,
+      origin,
       faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() },
     ),
   );

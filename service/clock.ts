@@ -20,3 +20,9 @@ export function systemClock(): Clock {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A clock that stands still until `advance` moves it: fast tests of the timed rules (test/unit). */
+export function testClock(start = Date.UTC(2026, 0, 1)): Clock {
+  let now = start;
+  return { now: () => now, advance: (ms) => (now += ms) };
+}

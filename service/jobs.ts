@@ -14,7 +14,22 @@ export class RetryAt extends Error {
 
 const PRUNE_JOBS_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
-export type JobHandler = (payload: Record<string, unknown>, signal: AbortSignal) => Promise<void>;
+/**
+ * What each kind of job carries (kind → payload). Empty here: the module that enqueues a kind declares it next to
+ * the kind's name (`declare module '../jobs.js' { interface JobPayloads { [PROCESS_VIDEO]: { videoId: string } } }`),
+ * so `enqueue` and the handler `register` takes are checked against the same type.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface JobPayloads {}
+export type JobKind = keyof JobPayloads & string;
+
+export type JobHandler<K extends JobKind = JobKind> = (payload: JobPayloads[K], signal: AbortSignal) => Promise<void>;
+
+/** How many jobs of a kind run at once, and how many of one group (default: no limit but `concurrency`). */
+export interface JobLimits {
+  concurrency: number;
+  perGroup?: number;
+}
 
 interface JobRow {
   id: number;
@@ -50,14 +65,13 @@ export class Jobs {
     private readonly clock: Clock,
   ) {}
 
-  /** `perGroup`: how many jobs of one group may run at once (default: no limit but `concurrency`). */
-  register(kind: string, run: JobHandler, concurrency = 1, perGroup = concurrency): void {
-    this.handlers.set(kind, { run, concurrency, perGroup });
+  register<K extends JobKind>(kind: K, run: JobHandler<K>, { concurrency, perGroup = concurrency }: JobLimits): void {
+    this.handlers.set(kind, { run: run as JobHandler, concurrency, perGroup });
   }
 
-  enqueue(
-    kind: string,
-    payload: Record<string, unknown>,
+  enqueue<K extends JobKind>(
+    kind: K,
+    payload: JobPayloads[K],
     runAt = this.clock.now(),
     group: string | null = null,
   ): number {
@@ -144,7 +158,7 @@ export class Jobs {
     this.running.set(job.id, entry);
     entry.done = (async () => {
       try {
-        await handler(JSON.parse(job.payload) as Record<string, unknown>, abort.signal);
+        await handler(JSON.parse(job.payload) as JobPayloads[JobKind], abort.signal);
         update.run('done', job.attempts + 1, this.clock.now(), null, this.clock.now(), job.id);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);

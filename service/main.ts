@@ -43,7 +43,7 @@ function port(flag: 'port' | 'storage-port' | 'rtmp-port'): number {
 }
 
 function accounts(): Accounts {
-  return new Accounts(openDb(values.data), systemClock());
+  return new Accounts({ db: openDb(values.data), clock: systemClock() });
 }
 
 /** The account owner's side of the plan (a dashboard's job): its end date, hosting-minute and storage quotas. */

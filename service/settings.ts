@@ -2,7 +2,7 @@ import { MiB } from '../src/api/limits.js';
 import type { ServiceOptions } from './app.js';
 import { DEFAULT_CONVERSION_LIMITS, type ConversionLimits } from './domain/exports.js';
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from './domain/imports.js';
-import { DEFAULT_MERGE_WINDOW_MS } from './domain/live.js';
+import { DEFAULT_MERGE_WINDOW_MS } from './domain/recordings.js';
 import { DEFAULT_OPEN_UPLOAD_CAPS, type OpenUploadCaps } from './domain/open-uploads.js';
 import { DEFAULT_QUEUE_CAPS, type QueueCaps } from './domain/videos.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/api.js';
@@ -17,7 +17,7 @@ import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js'
  * Each default is written beside its rule (the module named on each line); this is where they meet.
  */
 export interface Settings {
-  /** A publisher back within this many ms continues its recording (spec, timed rule 3; domain/live.ts). */
+  /** A publisher back within this many ms continues its recording (spec, timed rule 3; domain/recordings.ts). */
   mergeWindowMs: number;
   cutStrategy: CutStrategy;
   /** A PUT whose body sends nothing for this long is cut (storage origin). */

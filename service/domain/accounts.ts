@@ -76,11 +76,18 @@ export interface Plan {
   purged_at: number | null;
 }
 
+export interface AccountsOptions {
+  db: Db;
+  clock: Clock;
+}
+
 export class Accounts {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+
+  constructor(options: AccountsOptions) {
+    ({ db: this.db, clock: this.clock } = options);
+  }
 
   /** Creates the organization (and its first user) when missing, and returns a new token. Stored hashed. */
   createToken(orgName: string, environment: Environment = 'production'): string {

@@ -12,7 +12,8 @@ import type { ProcessingLimits } from '../processing/pipeline.js';
 import type { Files } from '../storage/files.js';
 import type { Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
-import type { LiveStreams, RecordingRow, Recordings } from './live.js';
+import type { LiveStreams } from './live-streams.js';
+import type { RecordingRow, Recordings } from './recordings.js';
 import { waitForRoom } from './ready.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
@@ -33,6 +34,12 @@ interface ExportRow {
 }
 
 export const EXPORT_RECORDING = 'export-recording';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [EXPORT_RECORDING]: { exportId: string };
+  }
+}
 
 /**
  * Decision (issue 28): conversions under way (PROCESSING) at once, of one live stream and asked by one token. Their jobs
@@ -50,20 +57,46 @@ const CONVERSION_RETRY_AFTER_SECONDS = 30;
 export const COPIES_OF_A_CUT = 3;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
+export interface ExportsOptions {
+  db: Db;
+  clock: Clock;
+  jobs: Jobs;
+  files: Files;
+  videos: Videos;
+  streams: LiveStreams;
+  recordings: Recordings;
+  usage: Usage;
+  strategy: CutStrategy;
+  bounds: { conversions: ConversionLimits; processing: ProcessingLimits };
+}
+
 /** Conversions of temporary recordings into permanent videos (#10), and their entries in #9's export_data. */
 export class Exports {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly jobs: Jobs,
-    private readonly files: Files,
-    private readonly videos: Videos,
-    private readonly streams: LiveStreams,
-    private readonly recordings: Recordings,
-    private readonly usage: Usage,
-    private readonly strategy: CutStrategy,
-    private readonly bounds: { conversions: ConversionLimits; processing: ProcessingLimits },
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly jobs: Jobs;
+  private readonly files: Files;
+  private readonly videos: Videos;
+  private readonly streams: LiveStreams;
+  private readonly recordings: Recordings;
+  private readonly usage: Usage;
+  private readonly strategy: CutStrategy;
+  private readonly bounds: { conversions: ConversionLimits; processing: ProcessingLimits };
+
+  constructor(options: ExportsOptions) {
+    ({
+      db: this.db,
+      clock: this.clock,
+      jobs: this.jobs,
+      files: this.files,
+      videos: this.videos,
+      streams: this.streams,
+      recordings: this.recordings,
+      usage: this.usage,
+      strategy: this.strategy,
+      bounds: this.bounds,
+    } = options);
+  }
 
   entries(recordingId: string): ExportEntry[] {
     const rows = this.db
@@ -324,14 +357,19 @@ export class Exports {
 
   /** Seconds of the organization's conversions under way, at the duration asked (hosting minutes, domain/usage.ts). */
   pendingSeconds(organizationId: string): number {
-    // CROSS JOIN: from the conversions under way (few: they are capped), not from every video of the organization.
-    const row = this.db
-      .prepare(
-        `SELECT COALESCE(SUM(e.duration), 0) AS s FROM exports e CROSS JOIN videos v ON v.id = e.video_id
-         WHERE v.organization_id = ? AND e.status = 'PROCESSING'`,
-      )
-      .get(organizationId) as { s: number };
-    return row.s;
+    // From the conversions under way (few: they are capped), not from every video of the organization; which of
+    // their videos are the organization's is for Videos to say (each module reads its own tables only).
+    const pending = this.db.prepare(`SELECT video_id, duration FROM exports WHERE status = 'PROCESSING'`).all() as {
+      video_id: string;
+      duration: number;
+    }[];
+    const mine = new Set(this.videos.ofOrganization(organizationId, [...new Set(pending.map((e) => e.video_id))]));
+    return pending.reduce((sum, e) => sum + (mine.has(e.video_id) ? e.duration : 0), 0);
+  }
+
+  /** A recording is deleted (domain/recordings.ts, in its transaction): its conversions' entries go with it; the videos stay. */
+  forgetRecording(recordingId: string): void {
+    this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(recordingId);
   }
 
   /** A purge (domain/usage.ts): the entries of these videos. */

@@ -17,6 +17,12 @@ import type { Videos } from './videos.js';
 import { GIB, MiB } from '../../src/api/limits.js';
 
 export const IMPORT_VIDEO = 'import-video';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [IMPORT_VIDEO]: { videoId: string };
+  }
+}
 
 /**
  * Decisions (docs/service.md, docs/security.md): the largest file an import takes, how long its download may take in all,
@@ -50,6 +56,17 @@ interface ImportRow {
   total: number | null;
 }
 
+export interface ImportsOptions {
+  db: Db;
+  clock: Clock;
+  jobs: Jobs;
+  files: Files;
+  videos: Videos;
+  usage: Usage;
+  outbound: OutboundPolicy;
+  limits: ImportLimits;
+}
+
 /**
  * The spec's third way to attach a file to a video: from a third-party URL ("not shown" beyond its existence).
  * POST /videos/{id}/import checks what it can at once and answers 202; a job downloads the file through
@@ -57,16 +74,27 @@ interface ImportRow {
  * then processes it like an upload. #8 shows `import: {bytes, total}` meanwhile; a failure says why.
  */
 export class Imports {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly jobs: Jobs,
-    private readonly files: Files,
-    private readonly videos: Videos,
-    private readonly usage: Usage,
-    private readonly outbound: OutboundPolicy,
-    private readonly limits: ImportLimits,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly jobs: Jobs;
+  private readonly files: Files;
+  private readonly videos: Videos;
+  private readonly usage: Usage;
+  private readonly outbound: OutboundPolicy;
+  private readonly limits: ImportLimits;
+
+  constructor(options: ImportsOptions) {
+    ({
+      db: this.db,
+      clock: this.clock,
+      jobs: this.jobs,
+      files: this.files,
+      videos: this.videos,
+      usage: this.usage,
+      outbound: this.outbound,
+      limits: this.limits,
+    } = options);
+  }
 
   start(caller: Caller, videoId: string, url: string): VideoDetails {
     const video = this.videos.find(caller, videoId);

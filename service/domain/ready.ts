@@ -42,8 +42,7 @@ export function processVideo(deps: {
   clock: Clock;
 }) {
   const { videos, files, exports, webhooks } = deps;
-  return async (payload: Record<string, unknown>, signal: AbortSignal): Promise<void> => {
-    const id = payload.videoId as string;
+  return async ({ videoId: id }: { videoId: string }, signal: AbortSignal): Promise<void> => {
     await waitForRoom(files, videos.row(id)?.size ?? 0, deps.clock);
     try {
       await deps.uploads.assemble(id);

@@ -1,9 +1,4 @@
-import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
-import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { MAX_PART_BYTES, MiB, UPLOAD_TTL_MS } from '../../src/api/limits.js';
+import { UPLOAD_TTL_MS } from '../../src/api/limits.js';
 import type {
   AbortRequest,
   AbortResponse,
@@ -17,8 +12,6 @@ import type {
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
 import { newId, newSecret } from '../ids.js';
-import { TEMP_MARK, writeBody, type Files } from '../storage/files.js';
-import type { UrlSigner } from '../storage/signing.js';
 import type { Accounts, Caller } from './accounts.js';
 import { badField, notFound, ServiceError, show } from './errors.js';
 import { assertUnderCaps, type Open, type OpenUploadCaps } from './open-uploads.js';
@@ -41,35 +34,71 @@ interface ChunkRow {
 }
 
 const KEY_SHAPE = /^mpu_[A-Za-z0-9_-]{32}$/;
-const LINK_PATH = /^\/uploads\/([0-9a-f]{24})$/;
-const CHUNK_PATH = /^\/chunks\/(mpu_[A-Za-z0-9_-]{32})\/(\d{1,5})$/;
 /** Decision: an expired session can still be completed or aborted for a day; then the sweeper aborts it. */
 export const ABANDONED_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Uploads: the signed link (#2), multipart sessions (#3, #4, #6, #7), and the bytes arriving on the
- * storage origin (#5). The database row is the commit point of every change; files are written first
+ * Where the bytes of uploads are stored, as the rules below ask for them: links the browser PUTs to, room, the
+ * chunks joined into a video's source, and their deletion. The local disk with its storage origin is one
+ * (storage/local.ts, whose origin takes the PUTs and hands them here: storage/server.ts, UploadOrigin).
+ */
+export interface UploadStore {
+  /** A URL that takes one PUT of a video's whole file (#2), until `expiresAt`. */
+  linkUrl(linkId: string, expiresAt: number): string;
+  /** A URL that takes chunk `chunkId` of the session `key` (#4), until `expiresAt`. */
+  chunkUrl(key: string, chunkId: number, expiresAt: number): string;
+  /** 507 unless `bytes` more fit (the source #6 will have processing join). */
+  assertRoom(bytes: number): Promise<void>;
+  /** The session's chunks (the names the store gave them), in order, joined into the video's source unless it has one. */
+  assemble(videoId: string, key: string, chunks: string[]): Promise<void>;
+  /** Deletes these chunks of a session. */
+  removeChunks(key: string, chunks: string[]): Promise<void>;
+  /** Deletes whatever is stored for a session. */
+  removeSession(key: string): Promise<void>;
+  /** At start, before any writer: what writes cut short by a crash left. */
+  sweepTemporary(): Promise<void>;
+}
+
+export interface UploadsOptions {
+  db: Db;
+  clock: Clock;
+  store: UploadStore;
+  videos: Videos;
+  usage: Usage;
+  accounts: Accounts;
+  apiOrigin: () => string;
+  caps: OpenUploadCaps;
+}
+
+/**
+ * Uploads: the signed link (#2), multipart sessions (#3, #4, #6, #7), and the rules for the bytes the storage
+ * takes (#5). The database row is the commit point of every change; files are written first
  * under temporary names and removed after, so a crash at any point loses no accepted byte.
  */
 export class Uploads {
   /** Videos whose multipart upload is being completed: one at a time per video, whichever session. */
   private readonly completing = new Set<string>();
-  /** Bodies being written: one PUT at a time per video (signed link) and per chunk of a session. */
-  private readonly writing = new Set<string>();
-  /** Bytes received per video and per session, failed attempts included (read through test hooks). */
-  readonly received = new Map<string, number>();
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly store: UploadStore;
+  private readonly videos: Videos;
+  private readonly usage: Usage;
+  private readonly accounts: Accounts;
+  private readonly apiOrigin: () => string;
+  private readonly caps: OpenUploadCaps;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly files: Files,
-    private readonly signer: UrlSigner,
-    private readonly videos: Videos,
-    private readonly usage: Usage,
-    private readonly apiOrigin: () => string,
-    private readonly accounts: Accounts,
-    private readonly caps: OpenUploadCaps,
-  ) {}
+  constructor(options: UploadsOptions) {
+    ({
+      db: this.db,
+      clock: this.clock,
+      store: this.store,
+      videos: this.videos,
+      usage: this.usage,
+      accounts: this.accounts,
+      apiOrigin: this.apiOrigin,
+      caps: this.caps,
+    } = options);
+  }
 
   // #2: a signed link for one PUT of the whole file, valid 6 hours, while the token that asked for it is not revoked.
   // Refused once the hosting-minute or the storage quota is used up.
@@ -94,7 +123,7 @@ export class Uploads {
         'INSERT INTO upload_links (id, video_id, created_at, expires_at, organization_id, end_user, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
       )
       .run(id, video.id, now, expires, video.organization_id, video.end_user, caller.tokenHash);
-    return { url: this.signer.sign(`/uploads/${id}`, expires) };
+    return { url: this.store.linkUrl(id, expires) };
   }
 
   // #3: a multipart session, valid 6 hours while its token is not revoked; the quotas as for #2.
@@ -135,7 +164,7 @@ export class Uploads {
           'Complete it with the chunks already uploaded, or abort it and begin a new one.',
       );
     }
-    return { url: this.signer.sign(`/chunks/${session.key}/${chunkId}`, session.expires_at) };
+    return { url: this.store.chunkUrl(session.key, chunkId, session.expires_at) };
   }
 
   // #6: checks the list against the stored chunks and commits it; the source is assembled when processing starts.
@@ -169,7 +198,7 @@ export class Uploads {
       });
       const size = parts.reduce((sum, p) => sum + p.size, 0);
       // Room for the joined source, which processing writes before it deletes the chunks.
-      await this.files.disk.assertRoom(size);
+      await this.store.assertRoom(size);
       // The listed chunks stay, in their rows, until processing joins them into the source (assemble);
       // #6 answers without copying the file (bench/link.bench.ts measured that copy at the end of every upload).
       const unlisted = [...stored.values()].filter((c) => !parts.includes(c));
@@ -192,7 +221,10 @@ export class Uploads {
         this.videos.startProcessing(session.video_id, size, 'multipart');
         this.closeLinks(session.video_id);
       })();
-      await Promise.all(unlisted.map((c) => rm(this.files.chunk(session.key, c.file), { force: true })));
+      await this.store.removeChunks(
+        session.key,
+        unlisted.map((c) => c.file),
+      );
       return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
     } finally {
       this.completing.delete(session.video_id);
@@ -211,24 +243,13 @@ export class Uploads {
     const parts = this.db
       .prepare('SELECT file FROM chunks WHERE session_key = ? ORDER BY chunk_id')
       .all(session.key) as { file: string }[];
-    const source = this.files.source(videoId);
-    if (!existsSync(source)) {
-      await mkdir(this.files.videoDir(videoId), { recursive: true });
-      const temp = `${source}${TEMP_MARK}${newId()}`;
-      try {
-        await pipeline(
-          (async function* (files: string[]) {
-            for (const file of files) yield* createReadStream(file, { highWaterMark: 4 * MiB });
-          })(parts.map((p) => this.files.chunk(session.key, p.file))),
-          createWriteStream(temp, { highWaterMark: 4 * MiB, flush: true }),
-        );
-        renameSync(temp, source);
-      } finally {
-        await rm(temp, { force: true });
-      }
-    }
+    await this.store.assemble(
+      videoId,
+      session.key,
+      parts.map((p) => p.file),
+    );
     this.db.prepare('DELETE FROM chunks WHERE session_key = ?').run(session.key);
-    await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
+    await this.store.removeSession(session.key);
   }
 
   // #7: cancels the session and deletes its chunks. Decision: aborting twice is a success, like a DELETE.
@@ -244,49 +265,39 @@ export class Uploads {
       );
     }
     if (session.state === 'open') this.closeSession(session.key);
-    await rm(this.files.chunkDir(session.key), { recursive: true, force: true });
+    await this.store.removeSession(session.key);
     return { success: true };
   }
 
-  // #5 for a signed link: the whole file. A failed PUT leaves nothing; the next one starts over.
-  async receiveSingle(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
-    const [, linkId] = url.pathname.match(LINK_PATH) ?? [];
-    if (!linkId) throw notFound('This upload URL');
-    this.signer.verify(url, this.clock.now());
+  /**
+   * #5 for a signed link, before its body is read: the link's video, which must still wait for its file, and the
+   * organization's storage quota for the storage to check as the bytes arrive. The storage checked the signature.
+   */
+  acceptLink(linkId: string): { videoId: string; storageCheck: (size: number) => void } {
     const link = this.db.prepare('SELECT video_id, token_hash FROM upload_links WHERE id = ?').get(linkId) as
       { video_id: string; token_hash: string | null } | undefined;
     if (!link) throw notFound('This upload link');
     this.accounts.assertSource(link.token_hash);
     const video = this.videos.row(link.video_id)!;
     this.videos.assertWaiting(video);
-    const source = this.files.source(link.video_id);
-    const written = await this.exclusively(`video:${link.video_id}`, async () => {
-      const temp = `${source}${TEMP_MARK}${newId()}`;
-      const body = await writeBody(req, temp, MAX_PART_BYTES, this.files.disk, (n) => this.count(link.video_id, n), {
-        corrupt,
-        check: this.usage.storageCheck(video.organization_id),
-      });
-      try {
-        this.db.transaction(() => {
-          this.videos.assertWaiting(this.videos.row(link.video_id)!);
-          renameSync(temp, source);
-          this.videos.startProcessing(link.video_id, body.size, 'single');
-          this.closeLinks(link.video_id);
-        })();
-      } finally {
-        await rm(temp, { force: true });
-      }
-      return body;
-    });
-    return { etag: `"${written.md5}"` };
+    return { videoId: video.id, storageCheck: this.usage.storageCheck(video.organization_id) };
   }
 
-  // #5 for a chunk: stored under a unique name; the database row says which file is the chunk.
-  async receiveChunk(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
-    const [, key, id] = url.pathname.match(CHUNK_PATH) ?? [];
-    if (!key || !id) throw notFound('This upload URL');
-    this.signer.verify(url, this.clock.now());
-    const chunkId = Number(id);
+  /**
+   * #5 for a signed link, once the whole body is stored under a temporary name: `place` gives it the source's name
+   * in the same transaction that starts processing, unless the video got its file meanwhile.
+   */
+  fileStored(videoId: string, size: number, place: () => void): void {
+    this.db.transaction(() => {
+      this.videos.assertWaiting(this.videos.row(videoId)!);
+      place();
+      this.videos.startProcessing(videoId, size, 'single');
+      this.closeLinks(videoId);
+    })();
+  }
+
+  /** #5 for a chunk, before its body is read: the session must be open, its token live, its video waiting. */
+  acceptChunk(key: string): { storageCheck: (size: number) => void } {
     const session = this.sessionRow(key);
     if (!session) throw notFound('This multipart session');
     this.assertOpen(session);
@@ -294,17 +305,14 @@ export class Uploads {
     // A video that has its file (by the signed link, or another session) takes no more chunks.
     const video = this.videos.row(session.video_id)!;
     this.videos.assertWaiting(video);
-    const file = `${chunkId}-${newId()}`;
-    const path = this.files.chunk(key, file);
-    const written = await this.exclusively(`chunk:${key}/${chunkId}`, () =>
-      writeBody(req, path, MAX_PART_BYTES, this.files.disk, (n) => this.count(key, n), {
-        corrupt,
-        check: this.usage.storageCheck(video.organization_id),
-      }),
-    ).catch(async (err: unknown) => {
-      await this.dropIfClosed(key, file);
-      throw err;
-    });
+    return { storageCheck: this.usage.storageCheck(video.organization_id) };
+  }
+
+  /**
+   * #5 for a chunk, once stored as `file`: its row says it is the chunk now (the one it replaces is deleted).
+   * Closed meanwhile: the file goes, and the PUT is refused as closed.
+   */
+  async chunkStored(key: string, chunkId: number, written: { md5: string; size: number; file: string }): Promise<void> {
     const replaced = this.db.transaction(() => {
       const now = this.sessionRow(key)!;
       if (now.state !== 'open') return null;
@@ -317,16 +325,22 @@ export class Uploads {
            ON CONFLICT (session_key, chunk_id) DO UPDATE SET etag = excluded.etag, size = excluded.size,
            file = excluded.file, updated_at = excluded.updated_at`,
         )
-        .run(key, chunkId, written.md5, written.size, file, this.clock.now());
+        .run(key, chunkId, written.md5, written.size, written.file, this.clock.now());
       return old?.file ?? '';
     })();
     if (replaced === null) {
-      await this.dropIfClosed(key, file);
+      await this.dropIfClosed(key, written.file);
       this.assertOpen(this.sessionRow(key)!);
     } else if (replaced) {
-      await rm(this.files.chunk(key, replaced), { force: true });
+      await this.store.removeChunks(key, [replaced]);
     }
-    return { etag: `"${written.md5}"` };
+  }
+
+  /** The video a signed link is for (the test hooks' byte counters). */
+  videoOfLink(linkId: string): string | undefined {
+    return (
+      this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as { video_id: string } | undefined
+    )?.video_id;
   }
 
   /**
@@ -334,10 +348,10 @@ export class Uploads {
    * and the write made it again): what it left goes too, so no chunk outlives its session on disk. The chunks
    * a completed session listed stay until they are assembled.
    */
-  private async dropIfClosed(key: string, file: string): Promise<void> {
+  async dropIfClosed(key: string, file: string): Promise<void> {
     if (this.sessionRow(key)?.state === 'open') return;
-    await rm(this.files.chunk(key, file), { force: true });
-    if (!this.hasChunks(key)) await rm(this.files.chunkDir(key), { recursive: true, force: true });
+    await this.store.removeChunks(key, [file]);
+    if (!this.hasChunks(key)) await this.store.removeSession(key);
   }
 
   private hasChunks(key: string): boolean {
@@ -356,22 +370,6 @@ export class Uploads {
     ).b;
   }
 
-  /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */
-  private async exclusively<T>(target: string, write: () => Promise<T>): Promise<T> {
-    if (this.writing.has(target)) {
-      throw new ServiceError(
-        'upload_in_progress',
-        'Another PUT to this URL is still sending its body; wait for it to end, or cancel it, then send again.',
-      );
-    }
-    this.writing.add(target);
-    try {
-      return await write();
-    } finally {
-      this.writing.delete(target);
-    }
-  }
-
   /**
    * At start: what a crash left behind. Chunk folders of closed sessions (but the chunks of a completed one
    * processing has not assembled yet), and every temporary file (no
@@ -384,11 +382,8 @@ export class Uploads {
          AND NOT EXISTS (SELECT 1 FROM chunks WHERE session_key = key)`,
       )
       .all() as { key: string }[];
-    await Promise.all(closed.map((s) => rm(this.files.chunkDir(s.key), { recursive: true, force: true })));
-    for (const dir of [join(this.files.root, 'chunks'), join(this.files.root, 'videos')]) {
-      const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
-      await Promise.all(entries.filter((e) => e.includes(TEMP_MARK)).map((e) => rm(join(dir, e), { force: true })));
-    }
+    await Promise.all(closed.map((s) => this.store.removeSession(s.key)));
+    await this.store.sweepTemporary();
   }
 
   /**
@@ -402,7 +397,7 @@ export class Uploads {
     for (const { key } of stale) {
       if (this.completing.has(this.sessionRow(key)!.video_id)) continue;
       this.closeSession(key);
-      await rm(this.files.chunkDir(key), { recursive: true, force: true });
+      await this.store.removeSession(key);
     }
   }
 
@@ -439,7 +434,7 @@ export class Uploads {
     const sessions = this.db.prepare(`SELECT key FROM upload_sessions WHERE ${where}`).all(...videoIds) as {
       key: string;
     }[];
-    for (const s of sessions) await rm(this.files.chunkDir(s.key), { recursive: true, force: true });
+    for (const s of sessions) await this.store.removeSession(s.key);
     this.db.transaction(() => {
       this.db
         .prepare(`DELETE FROM chunks WHERE session_key IN (SELECT key FROM upload_sessions WHERE ${where})`)
@@ -447,22 +442,6 @@ export class Uploads {
       this.db.prepare(`DELETE FROM upload_sessions WHERE ${where}`).run(...videoIds);
       this.db.prepare(`DELETE FROM upload_links WHERE ${where}`).run(...videoIds);
     })();
-  }
-
-  /** Counts bytes that reached a storage path (a fault took them): the session's key, or the link's video. */
-  countFor(pathname: string, n: number): void {
-    const key = CHUNK_PATH.exec(pathname)?.[1];
-    const linkId = LINK_PATH.exec(pathname)?.[1];
-    const link = linkId
-      ? (this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as
-          { video_id: string } | undefined)
-      : undefined;
-    const id = key ?? link?.video_id;
-    if (id) this.count(id, n);
-  }
-
-  private count(id: string, n: number): void {
-    this.received.set(id, (this.received.get(id) ?? 0) + n);
   }
 
   private sessionRow(key: string): SessionRow | undefined {

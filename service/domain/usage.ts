@@ -5,7 +5,7 @@ import { PLAN_GRACE_MS } from '../../src/api/limits.js';
 import type { Files } from '../storage/files.js';
 import type { Accounts, Caller } from './accounts.js';
 import { ServiceError } from './errors.js';
-import type { Recordings } from './live.js';
+import type { Recordings } from './recordings.js';
 import type { Videos } from './videos.js';
 
 /** What the organization's files are, for a purge: each module deletes its own rows (and files). */
@@ -16,6 +16,17 @@ export interface Holdings {
   purgeVideos(videoIds: string[]): Promise<void>;
   /** Bytes of the chunks in open multipart sessions (domain/uploads.ts). */
   chunkBytes(organizationId: string): number;
+}
+
+export interface UsageOptions {
+  clock: Clock;
+  files: Files;
+  accounts: Accounts;
+  videos: Videos;
+  recordings: Recordings;
+  holdings: Holdings;
+  /** For organizations without a storage quota of their own (`plan --quota-bytes`); null: unlimited. */
+  defaultQuotaBytes?: number | null;
 }
 
 /**
@@ -31,16 +42,25 @@ export interface Holdings {
  * refuses new bytes past it with 403 `storage_quota_exceeded`: the organization's limit, not the disk's (507).
  */
 export class Usage {
-  constructor(
-    private readonly clock: Clock,
-    private readonly files: Files,
-    private readonly accounts: Accounts,
-    private readonly videos: Videos,
-    private readonly recordings: Recordings,
-    private readonly holdings: Holdings,
-    /** For organizations without a storage quota of their own (`plan --quota-bytes`); null: unlimited. */
-    private readonly defaultQuotaBytes: number | null = null,
-  ) {}
+  private readonly clock: Clock;
+  private readonly files: Files;
+  private readonly accounts: Accounts;
+  private readonly videos: Videos;
+  private readonly recordings: Recordings;
+  private readonly holdings: Holdings;
+  private readonly defaultQuotaBytes: number | null;
+
+  constructor(options: UsageOptions) {
+    ({
+      clock: this.clock,
+      files: this.files,
+      accounts: this.accounts,
+      videos: this.videos,
+      recordings: this.recordings,
+      holdings: this.holdings,
+      defaultQuotaBytes: this.defaultQuotaBytes = null,
+    } = options);
+  }
 
   minutesUsed(organizationId: string): number {
     return (this.videos.readySeconds(organizationId) + this.holdings.pendingSeconds(organizationId)) / 60;

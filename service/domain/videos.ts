@@ -38,6 +38,12 @@ export interface VideoRow {
 }
 
 export const PROCESS_VIDEO = 'process-video';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [PROCESS_VIDEO]: { videoId: string };
+  }
+}
 
 /**
  * Decisions (docs/security.md): how many videos may be processing (their file accepted and queued or being
@@ -60,19 +66,41 @@ const RENDITION_FILE = /^(stream\.m3u8|seg\d{4,6}\.ts)$/;
 /** A video waiting for its file counts against the caps for a day after it was made (domain/open-uploads.ts). */
 const WAITING_COUNTS_FOR_MS = 24 * 60 * 60 * 1000;
 
+export interface VideosOptions {
+  db: Db;
+  clock: Clock;
+  jobs: Jobs;
+  apiOrigin: () => string;
+  files: Files;
+  /** An import's progress (domain/imports.ts), for #8. */
+  importOf: (id: string) => ImportProgress | null;
+  caps: OpenUploadCaps;
+  queueCaps?: QueueCaps;
+}
+
 /** Video objects (#1, #8) and their life: waiting → processing → ready | failed. */
 export class Videos {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly jobs: Jobs,
-    private readonly apiOrigin: () => string,
-    private readonly files: Files,
-    /** An import's progress (domain/imports.ts), for #8. */
-    private readonly importOf: (id: string) => ImportProgress | null,
-    private readonly caps: OpenUploadCaps,
-    private readonly queueCaps: QueueCaps = DEFAULT_QUEUE_CAPS,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly jobs: Jobs;
+  private readonly apiOrigin: () => string;
+  private readonly files: Files;
+  private readonly importOf: (id: string) => ImportProgress | null;
+  private readonly caps: OpenUploadCaps;
+  private readonly queueCaps: QueueCaps;
+
+  constructor(options: VideosOptions) {
+    ({
+      db: this.db,
+      clock: this.clock,
+      jobs: this.jobs,
+      apiOrigin: this.apiOrigin,
+      files: this.files,
+      importOf: this.importOf,
+      caps: this.caps,
+      queueCaps: this.queueCaps = DEFAULT_QUEUE_CAPS,
+    } = options);
+  }
 
   /**
    * The path of a playback file (no token: the ids are unguessable). 404 until the video is ready, and for
@@ -244,6 +272,16 @@ export class Videos {
   /** The processed MP4; null until the video is ready. */
   downloadUrl(row: VideoRow): string | null {
     return row.status === 'ready' ? `${this.apiOrigin()}/media/${row.id}/download.mp4` : null;
+  }
+
+  /** Which of these videos are the organization's (a few at a time: conversions under way, domain/exports.ts). */
+  ofOrganization(organizationId: string, ids: string[]): string[] {
+    if (ids.length === 0) return [];
+    return (
+      this.db
+        .prepare(`SELECT id FROM videos WHERE organization_id = ? AND id IN (${ids.map(() => '?').join(', ')})`)
+        .all(organizationId, ...ids) as { id: string }[]
+    ).map((r) => r.id);
   }
 
   /** The source is complete on disk: queue its processing. Call inside the transaction that accepts the upload. */

@@ -12,6 +12,12 @@ import { badField, ServiceError, show } from './errors.js';
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const DELIVER_WEBHOOK = 'deliver-webhook';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [DELIVER_WEBHOOK]: { deliveryId: string };
+  }
+}
 
 /**
  * Decision (spec, Events 5: "Signing, retries and delivery guarantees: not shown"): at least once,
@@ -40,14 +46,23 @@ interface WebhookRow {
   created_at: number;
 }
 
+export interface WebhooksOptions {
+  db: Db;
+  clock: Clock;
+  jobs: Jobs;
+  outbound: OutboundPolicy;
+}
+
 /** Webhook endpoints (decision: POST/GET/DELETE /webhooks) and the durable delivery of events to them. */
 export class Webhooks {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly jobs: Jobs,
-    private readonly outbound: OutboundPolicy,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly jobs: Jobs;
+  private readonly outbound: OutboundPolicy;
+
+  constructor(options: WebhooksOptions) {
+    ({ db: this.db, clock: this.clock, jobs: this.jobs, outbound: this.outbound } = options);
+  }
 
   /** The receiver's URL must be http(s) and reach no internal address (net/outbound.ts): checked now and at each delivery. */
   async create(caller: Caller, { url, events = [...WEBHOOK_EVENTS] }: CreateWebhookRequest): Promise<Webhook> {

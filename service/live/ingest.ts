@@ -1,7 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../clock.js';
-import type { LiveStreams, Recordings } from '../domain/live.js';
+import type { LiveStreams } from '../domain/live-streams.js';
+import type { Recordings } from '../domain/recordings.js';
 import type { FromWorker, ToWorker, WorkerOptions } from './rtmp-worker.js';
 
 /** Decisions (docs/service.md, docs/security.md): how the ingest holds against strangers (live/rtmp-worker.ts). */
@@ -58,7 +59,7 @@ const STORYBOARD_EVERY_MS = 4_000;
  * (live/rtmp-worker.ts), which this class forks, restarts with back-off when it dies, and answers: a key no live
  * stream has is refused, and so is a second publisher on a live key; a known key starts (or, inside the merge
  * window, continues) a temporary recording at once. The merge window is the service's rule, on its clock
- * (domain/live.ts); node-media-server's own reconnect grace is off. When the process dies, its publishes
+ * (domain/recordings.ts); node-media-server's own reconnect grace is off. When the process dies, its publishes
  * end there and then, and their publishers may come back.
  */
 export class Ingest {

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import type { Accounts } from '../domain/accounts.js';
-import type { Uploads } from '../domain/uploads.js';
 import { FAULT_ACTIONS, type Faults } from '../faults.js';
 import { op, params, type Api } from '../http/api.js';
 import type { Jobs } from '../jobs.js';
@@ -34,12 +33,13 @@ export function testHookRoutes(
   deps: {
     clock: Clock;
     accounts: Accounts;
-    uploads: Uploads;
+    /** Bytes the storage origin received per video and per session (storage/server.ts). */
+    received: ReadonlyMap<string, number>;
     jobs: Jobs;
     storageRequests: StorageRequest[];
     faults: Faults;
     sweep: () => Promise<void>;
-    /** What the recording routes did on disk and with ffmpeg (domain/live.ts). */
+    /** What the recording routes did on disk and with ffmpeg (processing/recording-media.ts). */
     recordingWork: RecordingWork;
   },
 ): void {
@@ -67,7 +67,7 @@ export function testHookRoutes(
       params: params('id'),
       ok: Type.Object({ bytes: Type.Integer() }),
     }),
-    (req) => ({ bytes: deps.uploads.received.get(req.params.id) ?? 0 }),
+    (req) => ({ bytes: deps.received.get(req.params.id) ?? 0 }),
   );
 
   app.post(

@@ -2,7 +2,7 @@ import * as C from '../../src/api/contract.js';
 import { MAX_PART_BYTES, MAX_REDIRECTS, UPLOAD_TTL_MS } from '../../src/api/limits.js';
 import type { Accounts } from '../domain/accounts.js';
 import type { Imports } from '../domain/imports.js';
-import type { LiveStreams } from '../domain/live.js';
+import type { LiveStreams } from '../domain/live-streams.js';
 import type { Uploads } from '../domain/uploads.js';
 import { QUEUE_RETRY_AFTER_SECONDS, type Videos } from '../domain/videos.js';
 import { op, params, ref, type Api } from '../http/api.js';

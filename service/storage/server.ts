@@ -1,9 +1,17 @@
+import { renameSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ServiceError } from '../domain/errors.js';
+import { MAX_PART_BYTES } from '../../src/api/limits.js';
+import type { Clock } from '../clock.js';
+import { notFound, ServiceError } from '../domain/errors.js';
 import type { Uploads } from '../domain/uploads.js';
 import type { Faults } from '../faults.js';
 import { sendError } from '../http/errors.js';
 import { requestUrl } from '../http/url.js';
+import { newId } from '../ids.js';
+import { TEMP_MARK, writeBody } from './files.js';
+import { CHUNK_PATH, LINK_PATH, type LocalStore } from './local.js';
+import type { UrlSigner } from './signing.js';
 
 /**
  * The storage origin ({upload_url}), #5. Its own port, so the browser meets real cross-origin rules:
@@ -22,8 +30,99 @@ export interface StorageRequest {
   status?: number;
 }
 
+/**
+ * #5 on the local store (storage/local.ts): the bytes of a PUT, written to disk, then handed to the domain
+ * (domain/uploads.ts) as plain values, which decides whether they are accepted and commits them.
+ */
+export class UploadOrigin {
+  /** Bodies being written: one PUT at a time per video (signed link) and per chunk of a session. */
+  private readonly writing = new Set<string>();
+  /** Bytes received per video and per session, failed attempts included (read through test hooks). */
+  readonly received = new Map<string, number>();
+
+  constructor(
+    private readonly uploads: Uploads,
+    private readonly store: LocalStore,
+    private readonly signer: UrlSigner,
+    private readonly clock: Clock,
+  ) {}
+
+  // #5 for a signed link: the whole file. A failed PUT leaves nothing; the next one starts over.
+  async receiveSingle(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
+    const [, linkId] = url.pathname.match(LINK_PATH) ?? [];
+    if (!linkId) throw notFound('This upload URL');
+    this.signer.verify(url, this.clock.now());
+    const { videoId, storageCheck } = this.uploads.acceptLink(linkId);
+    const source = this.store.files.source(videoId);
+    const written = await this.exclusively(`video:${videoId}`, async () => {
+      const temp = `${source}${TEMP_MARK}${newId()}`;
+      const body = await writeBody(req, temp, MAX_PART_BYTES, this.store.files.disk, (n) => this.count(videoId, n), {
+        corrupt,
+        check: storageCheck,
+      });
+      try {
+        this.uploads.fileStored(videoId, body.size, () => renameSync(temp, source));
+      } finally {
+        await rm(temp, { force: true });
+      }
+      return body;
+    });
+    return { etag: `"${written.md5}"` };
+  }
+
+  // #5 for a chunk: stored under a unique name; the database row says which file is the chunk.
+  async receiveChunk(url: URL, req: IncomingMessage, corrupt = false): Promise<{ etag: string }> {
+    const [, key, id] = url.pathname.match(CHUNK_PATH) ?? [];
+    if (!key || !id) throw notFound('This upload URL');
+    this.signer.verify(url, this.clock.now());
+    const chunkId = Number(id);
+    const { storageCheck } = this.uploads.acceptChunk(key);
+    const file = `${chunkId}-${newId()}`;
+    const path = this.store.files.chunk(key, file);
+    const written = await this.exclusively(`chunk:${key}/${chunkId}`, () =>
+      writeBody(req, path, MAX_PART_BYTES, this.store.files.disk, (n) => this.count(key, n), {
+        corrupt,
+        check: storageCheck,
+      }),
+    ).catch(async (err: unknown) => {
+      await this.uploads.dropIfClosed(key, file);
+      throw err;
+    });
+    await this.uploads.chunkStored(key, chunkId, { ...written, file });
+    return { etag: `"${written.md5}"` };
+  }
+
+  /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */
+  private async exclusively<T>(target: string, write: () => Promise<T>): Promise<T> {
+    if (this.writing.has(target)) {
+      throw new ServiceError(
+        'upload_in_progress',
+        'Another PUT to this URL is still sending its body; wait for it to end, or cancel it, then send again.',
+      );
+    }
+    this.writing.add(target);
+    try {
+      return await write();
+    } finally {
+      this.writing.delete(target);
+    }
+  }
+
+  /** Counts bytes that reached a storage path (a fault took them): the session's key, or the link's video. */
+  countFor(pathname: string, n: number): void {
+    const key = CHUNK_PATH.exec(pathname)?.[1];
+    const linkId = LINK_PATH.exec(pathname)?.[1];
+    const id = key ?? (linkId ? this.uploads.videoOfLink(linkId) : undefined);
+    if (id) this.count(id, n);
+  }
+
+  private count(id: string, n: number): void {
+    this.received.set(id, (this.received.get(id) ?? 0) + n);
+  }
+}
+
 export function storageHandler(
-  uploads: Uploads,
+  uploads: UploadOrigin,
   hooks: { log?: (entry: StorageRequest) => void; faults?: Faults } = {},
 ) {
   const { log, faults } = hooks;

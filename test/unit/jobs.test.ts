@@ -4,6 +4,13 @@ import type { Clock } from '../../service/clock.js';
 import { openDatabase, type Db } from '../../service/db.js';
 import { Jobs, RetryAt } from '../../service/jobs.js';
 
+declare module '../../service/jobs.js' {
+  interface JobPayloads {
+    /** The test's own kind: a job named for the order it started in. */
+    work: { name: string };
+  }
+}
+
 /** The service clock, moved by the test only. */
 function testClock(start = 1_000_000): Clock {
   let now = start;
@@ -17,9 +24,8 @@ function testClock(start = 1_000_000): Clock {
 function heldJobs() {
   const started: string[] = [];
   const finishers = new Map<string, (outcome?: Error) => void>();
-  const handler = (payload: Record<string, unknown>, signal: AbortSignal) =>
+  const handler = ({ name }: { name: string }, signal: AbortSignal) =>
     new Promise<void>((resolve, reject) => {
-      const name = payload.name as string;
       started.push(name);
       finishers.set(name, (err) => (err ? reject(err) : resolve()));
       signal.addEventListener('abort', () => reject(new Error('stopped')));
@@ -46,13 +52,13 @@ describe('the job queue picks fairly (service/jobs.ts)', () => {
     db.close();
   });
 
-  const enqueue = (group: string | null, count: number, kind = 'work') => {
+  const enqueue = (group: string | null, count: number, kind = 'work' as const) => {
     for (let i = 1; i <= count; i++) jobs.enqueue(kind, { name: `${group ?? 'none'}${i}` }, undefined, group);
   };
 
   it("starts another organization's single job in the first pick, behind 150 of one organization", () => {
     const held = heldJobs();
-    jobs.register('work', held.handler, 2, 1);
+    jobs.register('work', held.handler, { concurrency: 2, perGroup: 1 });
     enqueue('A', 150);
     enqueue('B', 1);
     jobs.start();
@@ -61,7 +67,7 @@ describe('the job queue picks fairly (service/jobs.ts)', () => {
 
   it('takes turns between organizations, whatever their backlog, each in its own order', async () => {
     const held = heldJobs();
-    jobs.register('work', held.handler, 1, 1);
+    jobs.register('work', held.handler, { concurrency: 1, perGroup: 1 });
     enqueue('A', 4);
     enqueue('B', 3);
     enqueue('C', 2);
@@ -72,7 +78,7 @@ describe('the job queue picks fairly (service/jobs.ts)', () => {
 
   it('gives a free slot to the group that runs the fewest, never more than its limit per group', async () => {
     const held = heldJobs();
-    jobs.register('work', held.handler, 4, 3);
+    jobs.register('work', held.handler, { concurrency: 4, perGroup: 3 });
     enqueue('A', 5);
     jobs.start();
     assert.deepEqual(
@@ -90,7 +96,7 @@ describe('the job queue picks fairly (service/jobs.ts)', () => {
 
   it('puts jobs without a group in one group of their own', () => {
     const held = heldJobs();
-    jobs.register('work', held.handler, 3, 1);
+    jobs.register('work', held.handler, { concurrency: 3, perGroup: 1 });
     enqueue(null, 3);
     enqueue('A', 1);
     jobs.start();
@@ -99,14 +105,14 @@ describe('the job queue picks fairly (service/jobs.ts)', () => {
 
   it('runs a job again after a crash, and a job that asks to retry at its time, then in its turn', async () => {
     const held = heldJobs();
-    jobs.register('work', held.handler, 1, 1);
+    jobs.register('work', held.handler, { concurrency: 1, perGroup: 1 });
     enqueue('A', 2);
     jobs.start();
     assert.deepEqual(held.started, ['A1']);
     // A crash: this runner is gone without stopping; the job it ran is still marked running.
     const again = new Jobs(db, clock);
     const after = heldJobs();
-    again.register('work', after.handler, 1, 1);
+    again.register('work', after.handler, { concurrency: 1, perGroup: 1 });
     again.start();
     assert.deepEqual(after.started, ['A1'], 'the interrupted job runs first, being the oldest');
     await after.finish('A1', new RetryAt(clock.now() + 60_000, 'later'));

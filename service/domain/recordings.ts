@@ -1,36 +1,18 @@
-import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExportEntry, LiveStream, TemporaryRecording, VideoDetails } from '../../src/api/types.js';
+import type { ExportEntry, TemporaryRecording } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
 import type { Db } from '../db.js';
-import { isId, newId, newSecret } from '../ids.js';
+import { isId, newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
-import { CACHED_RECORDINGS, Storyboards, type RecordingWork } from '../live/storyboard.js';
-import {
-  composePlaylist,
-  partSeconds,
-  partStarts,
-  playlistSegments,
-  type Part,
-  type Segment,
-} from '../live/playlist.js';
+import { CACHED_RECORDINGS, Storyboards } from '../live/storyboard.js';
+import { composePlaylist, partSeconds, partStarts, type Part, type Segment } from '../live/playlist.js';
 import { Recent } from '../live/recent.js';
-import { probe, run } from '../processing/ffmpeg.js';
+import type { RecordingMedia } from '../processing/recording-media.js';
 import type { Files } from '../storage/files.js';
-import { owned, type Caller } from './accounts.js';
+import type { Caller } from './accounts.js';
 import { notFound } from './errors.js';
+import { shownKey, type StreamRow } from './live-streams.js';
 import { waitForRoom } from './ready.js';
-import type { Videos } from './videos.js';
-
-export interface StreamRow {
-  id: string;
-  organization_id: string;
-  environment: string;
-  user_id: string;
-  name: string | null;
-  stream_key: string;
-  created_at: number;
-}
 
 export interface RecordingRow {
   id: string;
@@ -53,6 +35,12 @@ interface KnownPart {
 }
 
 export const FINISH_RECORDING = 'finish-recording';
+// What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
+declare module '../jobs.js' {
+  interface JobPayloads {
+    [FINISH_RECORDING]: { recordingId: string };
+  }
+}
 /** A recording's part folder and segment file names. */
 const RECORDING_PART = /^part\d{1,6}$/;
 const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
@@ -61,111 +49,21 @@ export const RECORDING_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
 /** Spec, timed rule 3: a stream that resumes within 1 minute continues its recording. */
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
 
-/**
- * A stream's publish key as the caller may see it (decision, issue 28): whole for an organization's key; for any
- * other token (a clip token reads #9) masked, `lv_…` and its last four characters, enough to tell keys apart.
- */
-export const shownKey = (caller: Caller, key: string): string =>
-  caller.scope === 'key' ? key : `lv_…${key.slice(-4)}`;
-
-/** Live streams (decision: POST/GET/DELETE /live_streams; the spec shows none of their endpoints), and #11. */
-export class LiveStreams {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly rtmpOrigin: () => string,
-    private readonly recordings: Recordings,
-    private readonly videos: Videos,
-    /** Ends the stream's publish, if one is on (live/ingest.ts). */
-    private readonly disconnect: (streamId: string) => Promise<void>,
-  ) {}
-
-  create(caller: Caller, name: string | null): LiveStream {
-    const id = newId();
-    this.db
-      .prepare(
-        `INSERT INTO live_streams (id, organization_id, environment, user_id, name, stream_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(id, caller.organizationId, caller.environment, caller.userId, name, newSecret('lv_', 18), this.clock.now());
-    return this.object(this.find(caller, id), caller);
-  }
-
-  list(caller: Caller): LiveStream[] {
-    const rows = this.db
-      .prepare('SELECT * FROM live_streams WHERE organization_id = ? AND environment = ? ORDER BY created_at, id')
-      .all(caller.organizationId, caller.environment) as StreamRow[];
-    return rows.map((r) => this.object(r, caller));
-  }
-
-  /** A stream the caller may see; another organization's (or environment's), or for a clip token another stream, is a 404. */
-  find(caller: Caller, id: string): StreamRow {
-    const row = isId(id)
-      ? (this.db.prepare('SELECT * FROM live_streams WHERE id = ?').get(id) as StreamRow | undefined)
-      : undefined;
-    return owned(
-      caller,
-      caller.scope === 'clip' && row?.id !== caller.liveStreamId ? undefined : row,
-      `Live stream ${JSON.stringify(id)}`,
-    );
-  }
-
-  get(caller: Caller, id: string): LiveStream {
-    return this.object(this.find(caller, id), caller);
-  }
-
+export interface RecordingsOptions {
+  db: Db;
+  clock: Clock;
+  jobs: Jobs;
+  files: Files;
+  /** ffprobe and ffmpeg on the recording's files (processing/recording-media.ts). */
+  media: RecordingMedia;
+  /** A publisher back within this many ms continues its recording (spec, timed rule 3). */
+  mergeWindowMs: number;
+  apiOrigin: () => string;
   /**
-   * POST /live_streams/{id}/stream-key: a new key, at once; the publish under way (with the old key) is cut, and
-   * the old key is refused from now on (Ingest looks keys up at each publish). Every recording stays: a publisher
-   * back with the new key within the merge window continues its recording.
+   * A recording's conversions (domain/exports.ts, which owns them): for #9's export_data, and forgotten (inside
+   * the transaction that deletes the recording) when it goes. Called only once both modules exist (app.ts).
    */
-  async newKey(caller: Caller, id: string): Promise<LiveStream> {
-    const stream = this.find(caller, id);
-    this.db.prepare('UPDATE live_streams SET stream_key = ? WHERE id = ?').run(newSecret('lv_', 18), stream.id);
-    await this.disconnect(stream.id);
-    return this.get(caller, stream.id);
-  }
-
-  byKey(key: string): StreamRow | undefined {
-    return this.db.prepare('SELECT * FROM live_streams WHERE stream_key = ?').get(key) as StreamRow | undefined;
-  }
-
-  /**
-   * Decision: deleting a stream ends its publish and deletes its temporary recordings; converted videos stay.
-   * The row goes first (no new publish can start with its key), then the publish, then the recordings.
-   */
-  async delete(caller: Caller, id: string): Promise<void> {
-    const stream = this.find(caller, id);
-    this.db.prepare('DELETE FROM live_streams WHERE id = ?').run(stream.id);
-    await this.disconnect(stream.id);
-    for (const r of this.recordings.list(stream)) await this.recordings.remove(r.id);
-  }
-
-  /** #11. Decision: the permanent videos converted from the stream, as #8 shows them, oldest first, whatever their status. */
-  convertedVideos(caller: Caller, id: string): VideoDetails[] {
-    return this.videos.convertedFrom(this.find(caller, id).id);
-  }
-
-  /** #9: the stream's temporary recordings, oldest first, each with its conversions. */
-  async temporaryRecordings(caller: Caller, id: string): Promise<TemporaryRecording[]> {
-    const stream = this.find(caller, id);
-    return Promise.all(this.recordings.list(stream).map((r) => this.recordings.wire(r, stream, caller)));
-  }
-
-  /** Decision: only keys reach these routes today; should another scope ever get one, its key and url are masked. */
-  private object(row: StreamRow, caller: Caller): LiveStream {
-    const server = `${this.rtmpOrigin()}/live`;
-    const key = shownKey(caller, row.stream_key);
-    return {
-      _id: row.id,
-      name: row.name,
-      stream_key: key,
-      ingest: { server, url: `${server}/${key}` },
-      status: this.db.prepare(`SELECT 1 FROM recordings WHERE live_stream_id = ? AND state = 'live'`).get(row.id)
-        ? 'live'
-        : 'idle',
-      creation_time: iso(row.created_at),
-    };
-  }
+  conversions: { entries(recordingId: string): ExportEntry[]; forget(recordingId: string): void };
 }
 
 /** Temporary recordings (#9): one per broadcast, publishes within the merge window joined as parts. */
@@ -173,14 +71,8 @@ export class Recordings {
   private readonly removing = new Set<string>();
   /** By `recording/part`: firstFrameAt. */
   private readonly firstFrames = new Map<string, number>();
-  /** What the recording routes did on disk and with ffmpeg (read by the test hooks). */
-  readonly work: RecordingWork = { fileCalls: 0, ffmpegRuns: 0 };
   /** Thumbnails of each recording's segments, in sprite sheets, and their WebVTT (live/storyboard.ts). */
-  readonly storyboards = new Storyboards(
-    (id) => this.files.recordingDir(id),
-    (id) => this.parts(id),
-    this.work,
-  );
+  readonly storyboards: Storyboards;
   /**
    * What is known of the recordings asked for last (item 7 of issue 28): each part's segments as its playlist
    * last listed them (with that playlist's size, and whether it has its end, after which it never changes), and
@@ -191,16 +83,37 @@ export class Recordings {
     playlist?: { segments: number; complete: boolean; text: string };
   }>(CACHED_RECORDINGS, () => ({ parts: new Map() }));
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly jobs: Jobs,
-    private readonly files: Files,
-    readonly mergeWindowMs: number,
-    private readonly apiOrigin: () => string,
-    /** A recording's conversions, for #9's export_data (domain/exports.ts). */
-    private readonly exportData: (recordingId: string) => ExportEntry[],
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly jobs: Jobs;
+  private readonly files: Files;
+  private readonly media: RecordingMedia;
+  readonly mergeWindowMs: number;
+  private readonly apiOrigin: () => string;
+  private readonly conversions: RecordingsOptions['conversions'];
+
+  constructor(options: RecordingsOptions) {
+    ({
+      db: this.db,
+      clock: this.clock,
+      jobs: this.jobs,
+      files: this.files,
+      media: this.media,
+      mergeWindowMs: this.mergeWindowMs,
+      apiOrigin: this.apiOrigin,
+      conversions: this.conversions,
+    } = options);
+    this.storyboards = new Storyboards(
+      (id) => this.files.recordingDir(id),
+      (id) => this.parts(id),
+      this.media.work,
+    );
+  }
+
+  /** Whether a publish of the stream is on now (a recording of it is live). */
+  isLive(streamId: string): boolean {
+    return !!this.db.prepare(`SELECT 1 FROM recordings WHERE live_stream_id = ? AND state = 'live'`).get(streamId);
+  }
 
   /**
    * A publish began: it continues the stream's last recording when that one stopped no more than the
@@ -342,16 +255,9 @@ export class Recordings {
     const last = known.get(seq);
     if (last?.ended) return last.segments;
     const file = join(this.files.recordingDir(id), `part${seq}`, 'stream.m3u8');
-    this.work.fileCalls++;
-    const size = await stat(file).then(
-      (s) => s.size,
-      () => 0,
-    );
-    if (last?.size === size) return last.segments;
-    this.work.fileCalls++;
-    const text = await readFile(file, 'utf8').catch(() => '');
-    const read = { segments: playlistSegments(text), size, ended: /#EXT-X-ENDLIST/.test(text) };
-    known.set(seq, read);
+    const { size, read } = await this.media.partPlaylist(file, last?.size);
+    if (!read) return last!.segments;
+    known.set(seq, { ...read, size });
     return read.segments;
   }
 
@@ -364,10 +270,7 @@ export class Recordings {
   async liveSource(id: string, at: number): Promise<{ playlist: string; offset: number } | undefined> {
     for (const part of await this.parts(id)) {
       if (at < part.startedAt || at >= part.startedAt + partSeconds(part) * 1000) continue;
-      const dir = join(this.files.recordingDir(id), `part${part.seq}`);
-      const playlist = join(dir, `snapshot-${newId()}.m3u8`);
-      const text = await readFile(join(dir, 'stream.m3u8'), 'utf8');
-      await writeFile(playlist, /#EXT-X-ENDLIST/.test(text) ? text : `${text.trimEnd()}\n#EXT-X-ENDLIST\n`);
+      const playlist = await this.media.snapshot(join(this.files.recordingDir(id), `part${part.seq}`));
       return { playlist, offset: (at - part.startedAt) / 1000 + (await this.firstFrameAt(id, part.seq)) };
     }
     return undefined;
@@ -382,18 +285,9 @@ export class Recordings {
     const key = `${id}/${seq}`;
     const known = this.firstFrames.get(key);
     if (known !== undefined) return known;
-    const out = await run('ffprobe', [
-      ...['-v', 'error', '-show_entries', 'stream=codec_type,start_time', '-of', 'csv=p=0'],
-      join(this.files.recordingDir(id), `part${seq}`, 'seg00000.ts'),
-    ]).catch(() => '');
-    const starts = out
-      .split('\n')
-      .map((line) => line.split(','))
-      .filter(([, t]) => t && Number.isFinite(Number(t)));
-    const video = starts.find(([type]) => type === 'video');
-    const shift = video ? Math.max(0, Number(video[1]) - Math.min(...starts.map(([, t]) => Number(t)))) : 0;
-    if (out) this.firstFrames.set(key, shift);
-    return shift;
+    const shift = await this.media.firstFrameOffset(join(this.files.recordingDir(id), `part${seq}`, 'seg00000.ts'));
+    if (shift !== undefined) this.firstFrames.set(key, shift);
+    return shift ?? 0;
   }
 
   /** temporary_playback: composed again only when a segment was added or the recording became complete. */
@@ -417,7 +311,7 @@ export class Recordings {
       stream_key: shownKey(caller, stream.stream_key),
       start_time: iso(row.start_at),
       end_time: complete ? iso(row.end_at!) : null,
-      export_data: this.exportData(row.id),
+      export_data: this.conversions.entries(row.id),
       duration: complete ? Math.round(seconds) : Math.floor(seconds),
       playback: { temporary_playback: `${base}/index.m3u8`, storyboard: `${base}/storyboard.vtt` },
       download_url: complete ? `${base}/download.mp4` : null,
@@ -461,53 +355,24 @@ export class Recordings {
     const dir = this.files.recordingDir(id);
     const parts = (await this.parts(id)).filter((p) => p.segments.length > 0);
     const mp4 = join(dir, 'recording.mp4');
-    let duration = 0;
-    let size = 0;
+    const segmentFiles = parts.flatMap((p) => p.segments.map((segment) => join(dir, `part${p.seq}`, segment.file)));
     // The MP4 is its segments copied: below the disk's reserve the recording waits to complete (domain/ready.ts).
-    await waitForRoom(this.files, await segmentBytes(dir, parts), this.clock);
+    await waitForRoom(this.files, await this.media.bytes(segmentFiles), this.clock);
+    let made = { duration: 0, size: 0 };
     if (parts.length > 0) {
-      const list = join(dir, 'concat.txt');
       const starts = partStarts(parts);
       const length = (p: Part, i: number) => (starts[i + 1] ?? starts[i]! + partSeconds(p)) - starts[i]!;
-      await writeFile(
-        list,
-        parts
-          .map((p, i) => `file '${join(dir, `part${p.seq}`, 'stream.m3u8')}'\nduration ${length(p, i).toFixed(6)}`)
-          .join('\n'),
-      );
-      await run(
-        'ffmpeg',
-        [
-          '-v',
-          'error',
-          '-f',
-          'concat',
-          '-safe',
-          '0',
-          '-i',
-          list,
-          '-map',
-          '0:v?',
-          '-map',
-          '0:a?',
-          '-c',
-          'copy',
-          '-movflags',
-          '+faststart',
-          '-y',
-          `${mp4}.tmp.mp4`,
-        ],
-        signal,
-      );
-      await rename(`${mp4}.tmp.mp4`, mp4);
-      duration = Number((await probe(mp4, signal)).format.duration ?? 0);
-      size = (await stat(mp4)).size;
+      const inputs = parts.map((p, i) => ({
+        playlist: join(dir, `part${p.seq}`, 'stream.m3u8'),
+        seconds: length(p, i),
+      }));
+      made = await this.media.joinPlaylists(dir, inputs, mp4, signal);
     }
     this.db
       .prepare(
         `UPDATE recordings SET state = 'complete', end_at = stopped_at, duration = ?, size = ? WHERE id = ? AND state = 'finishing'`,
       )
-      .run(duration, size, id);
+      .run(made.duration, made.size, id);
   }
 
   /**
@@ -519,11 +384,9 @@ export class Recordings {
     this.removing.add(id);
     try {
       await this.storyboards.idle(id);
-      // A publish just ended may still write its last segment and thumbnails meanwhile (rmdir: ENOTEMPTY, a 500
-      // to DELETE /live_streams/{id} seen once in four e2e runs): Node retries the removal.
-      await rm(this.files.recordingDir(id), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      await this.media.remove(this.files.recordingDir(id));
       this.db.transaction(() => {
-        this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(id);
+        this.conversions.forget(id);
         this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);
         this.db.prepare('DELETE FROM recordings WHERE id = ?').run(id);
       })();
@@ -533,13 +396,4 @@ export class Recordings {
       this.removing.delete(id);
     }
   }
-}
-
-/** The bytes of the parts' segments on disk (a recording's MP4 is about as large: its streams copied). */
-async function segmentBytes(dir: string, parts: Part[]): Promise<number> {
-  let bytes = 0;
-  for (const part of parts)
-    for (const segment of part.segments)
-      bytes += (await stat(join(dir, `part${part.seq}`, segment.file)).catch(() => ({ size: 0 }))).size;
-  return bytes;
 }
