@@ -134,15 +134,14 @@ export class S3Store {
   }
 
   // #2: a link for one PUT of the whole file to `key`. Decision: signed as of `signedAt` (the link's creation, so every
-  // API process signs the same URL) and valid until `expiresAt`. With `size` known the Content-Length is signed and
-  // the store refuses any other; otherwise (the spec's #2 has no size) the size is checked when the upload is seen,
-  // by `head`, as S3 offers no limit on a presigned PUT (the store itself refuses a PUT over 5 GiB).
+  // API process signs the same URL) and valid until `expiresAt`. With `size` known the Content-Length is signed (as
+  // every header the command sets) and the store refuses any other; otherwise (the spec's #2 has no size) the size is
+  // checked when the upload is seen, by `head`: S3 has no limit on a presigned PUT but its own 5 GiB.
   async putUrl(key: string, { signedAt, expiresAt, size }: { signedAt: number; expiresAt: number; size?: number }) {
     return this.presign(
       new PutObjectCommand({ Bucket: this.bucket, Key: key, ...(size === undefined ? {} : { ContentLength: size }) }),
       signedAt,
       expiresAt,
-      size === undefined ? undefined : new Set(['content-length']),
     );
   }
 
@@ -501,14 +500,12 @@ export class S3Store {
     command: PutObjectCommand | UploadPartCommand | GetObjectCommand,
     signedAt: number,
     expiresAt: number,
-    signableHeaders?: Set<string>,
   ) {
     try {
       // getSignedUrl's generic signature takes one command type at a time: each of the three is one.
       return await getSignedUrl(this.client, command as GetObjectCommand, {
         signingDate: new Date(signedAt),
         expiresIn: Math.max(1, Math.round((expiresAt - signedAt) / 1000)),
-        ...(signableHeaders ? { signableHeaders } : {}),
       });
     } catch (err) {
       // Presigning reads no network, but it resolves credentials (the SDK's chain may find none).
