@@ -5,7 +5,7 @@ import { ServiceError } from '../../service/domain/errors.js';
 import { describeStore, storageOptions, type S3Options } from '../../service/storage/options.js';
 import { matchParts } from '../../service/storage/parts.js';
 import { keyBeside, signPlaylist } from '../../service/storage/playlist-links.js';
-import { Keys } from '../../service/storage/s3.js';
+import { Keys, PLAYBACK_LINK_MS, S3Store } from '../../service/storage/s3.js';
 
 const s3 = (flags: Parameters<typeof storageOptions>[0], env: Record<string, string> = {}): S3Options => {
   const options = storageOptions(flags, env);
@@ -215,5 +215,55 @@ describe('playlists with signed segment links (service/storage/playlist-links.ts
     assert.equal(keyBeside(`${root}index.m3u8`, '360p/stream.m3u8', root), `${root}360p/stream.m3u8`);
     assert.equal(keyBeside(`${root}main/stream.m3u8`, '../../../w/media/x.ts', root), null);
     assert.equal(keyBeside(`${root}main/stream.m3u8`, '//evil/x.ts', root), null);
+  });
+});
+
+describe('playback links (service/storage/s3.ts, getUrl; presigning reads no network)', () => {
+  const options = {
+    bucket: 'media',
+    prefix: '',
+    endpoint: 'http://127.0.0.1:9',
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI' },
+  };
+  const at = (iso: string) => () => Date.parse(iso);
+
+  it('are the same from every process within the hour, valid 6 to 7 hours, and new the next hour', async () => {
+    const key = 'orgs/o/videos/v/media/download.mp4';
+    const one = new S3Store({ ...options, now: at('2026-11-26T03:00:01Z') });
+    const two = new S3Store({ ...options, now: at('2026-11-26T03:59:59Z') });
+    const next = new S3Store({ ...options, now: at('2026-11-26T04:00:00Z') });
+    const url = new URL(await one.getUrl(key));
+    assert.equal(url.toString(), await two.getUrl(key));
+    assert.notEqual(url.toString(), await next.getUrl(key));
+    assert.equal(url.pathname, `/media/${key}`);
+    assert.equal(url.searchParams.get('X-Amz-Date'), '20261126T030000Z');
+    assert.equal(Number(url.searchParams.get('X-Amz-Expires')) * 1000, PLAYBACK_LINK_MS);
+    assert.doesNotMatch(url.toString(), /wJalrXUtnFEMI/);
+    for (const store of [one, two, next]) store.destroy();
+  });
+
+  it('are the public base and the key when --media-base-url is set: no signature, relative playlist URIs resolve beside it', async () => {
+    const store = new S3Store({ ...options, mediaBaseUrl: 'https://cdn.example.com/v' });
+    const master = await store.getUrl('prod/orgs/o/videos/v1/media/index.m3u8');
+    assert.equal(master, 'https://cdn.example.com/v/prod/orgs/o/videos/v1/media/index.m3u8');
+    assert.equal(new URL('main/stream.m3u8', master).pathname, '/v/prod/orgs/o/videos/v1/media/main/stream.m3u8');
+    store.destroy();
+  });
+
+  it('for #4 are the same from every process: signed as of the session, valid until it expires', async () => {
+    const signedAt = Date.parse('2026-11-26T01:00:00Z');
+    const window = { signedAt, expiresAt: signedAt + 6 * 60 * 60 * 1000 };
+    const [a, b] = [new S3Store(options), new S3Store(options)];
+    const url = await a.partUrl('orgs/o/videos/v/source', 'upload-1', 3, window);
+    assert.equal(url, await b.partUrl('orgs/o/videos/v/source', 'upload-1', 3, window));
+    const params = new URL(url).searchParams;
+    assert.equal(params.get('partNumber'), '3');
+    assert.equal(params.get('uploadId'), 'upload-1');
+    assert.equal(params.get('X-Amz-Expires'), String(6 * 60 * 60));
+    assert.equal(params.get('x-amz-checksum-crc32'), null, 'no checksum of an empty body in the link');
+    a.destroy();
+    b.destroy();
   });
 });
