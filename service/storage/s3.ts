@@ -99,6 +99,8 @@ export interface S3StoreOptions extends S3Options {
   corsOrigins?: string[];
   /** Outputs this large or larger are uploaded in parts (tests lower it). */
   multipartFrom?: number;
+  /** Keys or parts per list request: S3's 1,000 (tests lower it, to read every page of a short list). */
+  pageSize?: number;
 }
 
 export class S3Store {
@@ -107,12 +109,14 @@ export class S3Store {
   readonly bucket: string;
   private readonly now: () => number;
   private readonly where: string;
+  private readonly page: number;
 
   constructor(private readonly options: S3StoreOptions) {
     this.bucket = options.bucket;
     this.keys = new Keys(options.prefix);
     this.now = options.now ?? Date.now;
     this.where = describeStore(options);
+    this.page = options.pageSize ?? PAGE;
     this.client = new S3Client({
       region: options.region,
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
@@ -194,7 +198,7 @@ export class S3Store {
             Bucket: this.bucket,
             Key: key,
             UploadId: uploadId,
-            MaxParts: PAGE,
+            MaxParts: this.page,
             PartNumberMarker: marker,
           }),
         );
@@ -363,7 +367,12 @@ export class S3Store {
       let token: string | undefined;
       do {
         const page = await this.client.send(
-          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: PAGE, ContinuationToken: token }),
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: prefix,
+            MaxKeys: this.page,
+            ContinuationToken: token,
+          }),
         );
         const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
         if (keys.length > 0) {
@@ -387,6 +396,7 @@ export class S3Store {
           new ListMultipartUploadsCommand({
             Bucket: this.bucket,
             Prefix: prefix,
+            MaxUploads: this.page,
             KeyMarker: keyMarker,
             UploadIdMarker: idMarker,
           }),
@@ -415,7 +425,12 @@ export class S3Store {
     try {
       do {
         const page = await this.client.send(
-          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: PAGE, ContinuationToken: token }),
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: prefix,
+            MaxKeys: this.page,
+            ContinuationToken: token,
+          }),
         );
         for (const o of page.Contents ?? []) {
           objects++;

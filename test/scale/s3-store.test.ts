@@ -99,6 +99,19 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     assert.deepEqual(await store.head(key), { size: body.length, etag: md5(body) });
   });
 
+  it("lets PUT and GET from the configured origins only, when the bucket's CORS names them", async () => {
+    const store = await storeOn({ corsOrigins: [ORIGIN] });
+    const now = Date.now();
+    const url = await store.putUrl(store.keys.source('org-1', 'v0'), { signedAt: now, expiresAt: now + HOUR });
+    const preflight = (origin: string) =>
+      fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT' } });
+    const allowed = await preflight(ORIGIN);
+    assert.equal(allowed.status, 200);
+    assert.equal(allowed.headers.get('access-control-allow-origin'), ORIGIN);
+    const other = await preflight('https://elsewhere.example');
+    assert.equal(other.headers.get('access-control-allow-origin'), null, `status ${other.status}`);
+  });
+
   it('#2: a link signed with a size takes that many bytes only, and no link works after its expiry', async () => {
     const store = await storeOn();
     const key = store.keys.source('org-1', 'v2');
@@ -155,6 +168,21 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     const file = join(await tempDir('s3-store-'), 'source');
     assert.equal(await store.download(key, file, done.etag), size);
     assert.ok((await readFile(file)).equals(Buffer.concat(chunks)), 'the stored bytes are the chunks, in order');
+  });
+
+  it('#6: ListParts reads every page of a long list', async () => {
+    const store = await storeOn({ pageSize: 2 });
+    const key = store.keys.source('org-1', 'v10');
+    const uploadId = await store.createMultipart(key);
+    const now = Date.now();
+    const chunks = [1, 2, 3, 4, 5].map((n) => randomBytes(n * 10));
+    for (const [i, chunk] of chunks.entries())
+      await put(await store.partUrl(key, uploadId, i + 1, { signedAt: now, expiresAt: now + HOUR }), chunk);
+    assert.deepEqual(
+      (await store.listParts(key, uploadId)).map((p) => p.size),
+      [10, 20, 30, 40, 50],
+    );
+    await store.abortMultipart(key, uploadId);
   });
 
   it('#6: a chunk sent again after the list is refused by the store at completion, as a bad chunk list', async () => {
@@ -252,7 +280,8 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
   });
 
   it("deletes everything under a video's prefix, uploads not completed too, and nothing of another video", async () => {
-    const store = await storeOn();
+    // Two keys per list: every page of each list is read.
+    const store = await storeOn({ pageSize: 2 });
     const out = await tempDir('s3-delete-');
     for (let i = 0; i < 5; i++) await writeFile(join(out, `seg000${i}.ts`), randomBytes(1000 + i));
     const gone = store.keys.video('org-1', 'v8');
@@ -260,6 +289,8 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     await store.uploadFolder(out, `${gone}media/`);
     await store.uploadFolder(out, `${kept}media/`);
     await store.createMultipart(`${gone}source`);
+    await store.createMultipart(`${gone}source`);
+    await store.createMultipart(`${gone}media/download.mp4`);
 
     assert.equal(await store.deletePrefix(gone), 5);
     assert.deepEqual(await store.bytesUnder(gone), { objects: 0, bytes: 0 });
