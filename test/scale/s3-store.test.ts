@@ -168,6 +168,9 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     const file = join(await tempDir('s3-store-'), 'source');
     assert.equal(await store.download(key, file, done.etag), size);
     assert.ok((await readFile(file)).equals(Buffer.concat(chunks)), 'the stored bytes are the chunks, in order');
+    // Processing reads the version the upload was accepted with, never one a later PUT put in its place.
+    const replaced = await refusal(store.download(key, `${file}-2`, md5(chunks[0]!)));
+    assert.match(replaced.message, /could not download .*source: it answered PreconditionFailed \(HTTP 412\)/);
   });
 
   it('#6: ListParts reads every page of a long list', async () => {
