@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
@@ -14,7 +15,7 @@ import { ServiceError } from '../../service/domain/errors.js';
 import { matchParts } from '../../service/storage/parts.js';
 import { keyBeside, signPlaylist } from '../../service/storage/playlist-links.js';
 import { MIN_PART_BYTES, S3Store, type S3StoreOptions } from '../../service/storage/s3.js';
-import { freePort, startCeph, type CephStore } from '../helpers/engines/ceph.js';
+import { startCeph, type CephStore } from '../helpers/engines/ceph.js';
 import { tempDir } from '../helpers/temp.js';
 
 const ORIGIN = 'https://app.example';
@@ -52,6 +53,15 @@ async function refusal(promise: Promise<unknown>): Promise<ServiceError> {
   assert.doesNotMatch(err.message, /<\?xml|<Error>/);
   assert.ok(!err.message.includes(ceph.secretAccessKey) && !err.message.includes(ceph.accessKeyId), err.message);
   return err;
+}
+
+/** A port nothing listens on: one the system just gave and took back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 const put = (url: string, body: Buffer, headers: Record<string, string> = {}) =>
@@ -316,7 +326,7 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     });
     assert.match((await refusal(wrongKey.ensureBucket())).message, /refused the service's credentials \(\w+\)/);
 
-    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const nowhere = `http://127.0.0.1:${await closedPort()}`;
     const down = await storeOn({ bucket: 'media', endpoint: nowhere });
     const unreachable = await refusal(down.head('orgs/o/videos/v/source'));
     assert.match(unreachable.message, new RegExp(`s3://media/prod/ at ${nowhere.replace(/[.:/]/g, '\\$&')}`));
