@@ -33,12 +33,11 @@ import { describeStore, type S3Options } from './options.js';
  * PUTs go straight to the store by presigned links (#2, #4), so no byte of an upload passes through the service; the
  * store's ETag of a part is the chunk's eTag (#5, #6). Key layout (docs/scale-storage.md), under the `s3://` prefix:
  *
- *   orgs/<organization>/videos/<video>/source               the uploaded file (#2's PUT, or #6's completed multipart)
- *   orgs/<organization>/videos/<video>/media/index.m3u8     what processing delivers, as processing/pipeline.ts
- *                                           /download.mp4   names it under its output folder; the playlists' relative
- *                                           /poster.jpg     URIs resolve beside them, so a public base URL plays
- *                                           /main/stream.m3u8, /main/seg0000.ts, /360p/…   as it is
- *   orgs/<organization>/recordings/<recording>/…            a live recording's segments, as the ingest writes them
+ *   orgs/<organization id>/videos/<video id>/source          the uploaded file (#2's PUT, or #6's joined parts)
+ *   orgs/<organization id>/videos/<video id>/media/…         what processing delivers, named as processing/pipeline.ts
+ *       index.m3u8, download.mp4, poster.jpg,                names it in its output folder: the playlists' relative
+ *       main/stream.m3u8, main/seg0000.ts, 360p/…            URIs resolve beside them, under a public base URL too
+ *   orgs/<organization id>/recordings/<recording id>/…       a live recording's segments, as the ingest writes them
  *
  * The organization comes first so that its bytes (its quota, a purge after its plan ended) are one prefix.
  * Every failure of the store becomes a ServiceError with a sentence naming the bucket and endpoint (never the SDK's
@@ -536,7 +535,7 @@ export class S3Store {
     if (err instanceof ServiceError) return err;
     const code = name(err);
     const why =
-      code === 'NoSuchBucket' || (doing === 'reach the bucket' && status(err) === 404)
+      code === 'NoSuchBucket'
         ? `the bucket ${JSON.stringify(this.bucket)} does not exist`
         : ['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'Forbidden'].includes(code) ||
             status(err) === 403
