@@ -23,10 +23,11 @@ import { extname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HOUR_MS, MiB } from '../../src/api/limits.js';
-import { badField, ServiceError } from '../domain/errors.js';
+import { badField, notFound, ServiceError } from '../domain/errors.js';
 import { newId } from '../ids.js';
 import { TEMP_MARK } from './files.js';
 import { describeStore, type S3Options } from './options.js';
+import { keyBeside, signPlaylist } from './playlist-links.js';
 
 /**
  * Media on an S3-compatible store (AWS S3, Cloudflare R2, MinIO, Ceph's RADOS Gateway), issue 30. The browser's
@@ -446,7 +447,7 @@ export class S3Store {
   /**
    * Playback and download: `--media-base-url` + key when a CDN or public bucket serves the media (a playlist's relative
    * URIs then resolve under the same base, untouched), else a presigned GET (see PLAYBACK_LINK_MS; playlists are then
-   * served by the API with their URIs signed, storage/playlist-links.ts).
+   * served by the API with their URIs signed: signedPlaylist).
    */
   async getUrl(key: string): Promise<string> {
     const base = this.options.mediaBaseUrl;
@@ -455,14 +456,26 @@ export class S3Store {
     return this.presign(new GetObjectCommand({ Bucket: this.bucket, Key: key }), signedAt, signedAt + PLAYBACK_LINK_MS);
   }
 
-  /** The text of an object (a playlist the API signs before serving it). */
-  async getText(key: string): Promise<string> {
+  /**
+   * A rendition playlist as the API serves it from a private bucket: each segment's URI its presigned GET
+   * (storage/playlist-links.ts says why). A URI that would leave `root` (the video's media folder) is refused, so a
+   * playlist can never hand out a link to another video's objects. A playlist not written yet: 404.
+   */
+  async signedPlaylist(key: string, root: string): Promise<string> {
+    let text: string;
     try {
       const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      return await got.Body!.transformToString('utf-8');
+      text = await got.Body!.transformToString('utf-8');
     } catch (err) {
+      if (status(err) === 404) throw notFound(`The file ${JSON.stringify(key.slice(root.length))}`);
       throw this.failure(err, `read ${key}`);
     }
+    return signPlaylist(text, async (uri) => {
+      const target = keyBeside(key, uri, root);
+      // Not the store's failure nor the client's: a playlist in the bucket was altered. A 500, logged.
+      if (target === null) throw new Error(`The playlist ${key} names ${JSON.stringify(uri)}, outside its video.`);
+      return this.getUrl(target);
+    });
   }
 
   /**

@@ -13,7 +13,6 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { MiB } from '../../src/api/limits.js';
 import { ServiceError } from '../../service/domain/errors.js';
 import { matchParts } from '../../service/storage/parts.js';
-import { keyBeside, signPlaylist } from '../../service/storage/playlist-links.js';
 import { MIN_PART_BYTES, S3Store, type S3StoreOptions } from '../../service/storage/s3.js';
 import { startCeph, type CephStore } from '../helpers/engines/ceph.js';
 import { tempDir } from '../helpers/temp.js';
@@ -276,10 +275,7 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     assert.equal(ranged.status, 206);
     assert.ok(Buffer.from(await ranged.arrayBuffer()).equals(files['download.mp4']!.subarray(100, 200)));
 
-    const playlistKey = `${media}main/stream.m3u8`;
-    const signed = await signPlaylist(await store.getText(playlistKey), async (uri) =>
-      store.getUrl(keyBeside(playlistKey, uri, media)!),
-    );
+    const signed = await store.signedPlaylist(`${media}main/stream.m3u8`, media);
     const segments = signed.split('\n').filter((l) => l.startsWith('http'));
     assert.equal(segments.length, 2);
     for (const [i, url] of segments.entries()) {
@@ -290,6 +286,17 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     const unsigned = new URL(segments[0]!);
     unsigned.search = '';
     assert.equal((await fetch(unsigned)).status, 403, 'the bucket is private: only signed links read it');
+
+    // A playlist not written yet is the API's 404; one naming an object outside its video is refused.
+    const missing = await store.signedPlaylist(`${media}360p/stream.m3u8`, media).catch((e: unknown) => e);
+    assert.equal((missing as ServiceError).code, 'not_found');
+    const other = await tempDir('s3-other-');
+    await writeFile(join(other, 'stream.m3u8'), '#EXTM3U\n#EXTINF:4.0,\n../../../v1/media/main/seg0000.ts\n');
+    await store.uploadFolder(other, `${media}x/`);
+    await assert.rejects(
+      store.signedPlaylist(`${media}x/stream.m3u8`, media),
+      /names "(\.\.\/){3}v1\/media\/main\/seg0000\.ts", outside its video/,
+    );
   });
 
   it("deletes everything under a video's prefix, uploads not completed too, and nothing of another video", async () => {
