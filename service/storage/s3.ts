@@ -207,6 +207,7 @@ export class S3Store {
         marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
       } while (marker);
     } catch (err) {
+      if (noUpload(err)) throw uploadGone();
       throw this.failure(err, `list the parts of ${key}`);
     }
     return parts;
@@ -239,6 +240,7 @@ export class S3Store {
           'chunks',
           'A listed chunk was sent again meanwhile, or is no longer stored; complete with the eTags the chunks have now.',
         );
+      if (noUpload(err)) throw uploadGone();
       if (code === 'EntityTooSmall')
         throw badField('chunks', `Every chunk but the last must have at least ${MIN_PART_BYTES} bytes on this store.`);
       throw this.failure(err, `complete the multipart upload to ${key}`);
@@ -250,7 +252,7 @@ export class S3Store {
     try {
       await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
     } catch (err) {
-      if (name(err) === 'NoSuchUpload' || status(err) === 404) return;
+      if (noUpload(err)) return;
       throw this.failure(err, `abort the multipart upload to ${key}`);
     }
   }
@@ -562,6 +564,16 @@ export class S3Store {
     );
   }
 }
+
+/** The store has no such multipart upload: AWS says NoSuchUpload, Ceph Pacific NoSuchKey (a missing bucket is not that). */
+const noUpload = (err: unknown) => status(err) === 404 && name(err) !== 'NoSuchBucket';
+
+/** #6 of an upload the store no longer has: aborted (by #7, the sweeper, a lifecycle rule) or completed. */
+const uploadGone = () =>
+  new ServiceError(
+    'session_closed',
+    'The store no longer has the parts of this multipart session (it was aborted or completed); begin a new one.',
+  );
 
 /** #6's comparison: an ETag without its quotes, lowercase (the spec's example sends it quoted). */
 export const bare = (etag: string | undefined) => (etag ?? '').replace(/^"|"$/g, '').toLowerCase();
