@@ -108,6 +108,10 @@ export const ERRORS = {
   ],
   internal: [500, 'The service failed; it was logged.'],
   insufficient_storage: [507, 'Storage: the data volume would keep less than its reserve free.'],
+  storage_unavailable: [
+    503,
+    'The object store (`--storage s3://…`) did not answer or refused the service; try again later.',
+  ],
 } as const satisfies Record<string, readonly [number, string]>;
 export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];

@@ -1,0 +1,133 @@
+/**
+ * Where media lives, from the command line and the environment: the data directory (the default, nothing new to run)
+ * or an S3-compatible object store (`--storage s3://bucket[/prefix]`, issue 30). Validated here, at the edge, with
+ * messages that name the flag and the bad value; credentials are never taken from flags (argv is visible to every
+ * user of the machine) and never shown.
+ */
+
+/** The flags of the store, as `parseArgs` gives them (flags.ts). */
+export interface StorageFlags {
+  storage?: string;
+  's3-endpoint'?: string;
+  's3-region'?: string;
+  's3-path-style'?: boolean;
+  'media-base-url'?: string;
+}
+
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+export interface S3Options {
+  bucket: string;
+  /** Prepended to every key: '' or a folder ending in `/` (from `s3://bucket/prefix`). */
+  prefix: string;
+  /** The store's address; undefined: AWS S3 for `region`. */
+  endpoint?: string;
+  region: string;
+  /** `http://host/bucket/key` instead of `http://bucket.host/key` (MinIO, Ceph, most stores without wildcard DNS). */
+  forcePathStyle: boolean;
+  /** From AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY[/AWS_SESSION_TOKEN]; undefined: the SDK's default chain. */
+  credentials?: S3Credentials;
+  /** Playback under a public base (a CDN, a public bucket) instead of presigned GETs: `${mediaBaseUrl}/${key}`. */
+  mediaBaseUrl?: string;
+}
+
+export type StorageOptions = { kind: 'disk' } | { kind: 's3'; s3: S3Options };
+
+/** Decision: the region when neither --s3-region nor AWS_REGION/AWS_DEFAULT_REGION names one (what MinIO and Ceph answer to). */
+export const DEFAULT_S3_REGION = 'us-east-1';
+
+/** S3's bucket naming rules (AWS, R2, MinIO agree): 3–63 lowercase letters, digits, dots and hyphens. */
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const REGION = /^[a-z0-9-]{1,32}$/;
+
+export class StorageOptionError extends Error {}
+
+const fail = (message: string): never => {
+  throw new StorageOptionError(message);
+};
+const shown = (value: string) => JSON.stringify(value);
+
+function httpUrl(flag: string, value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    /* said below */
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password)
+    fail(
+      `${flag} must be an http(s) address without query or credentials, e.g. https://host:port; got ${shown(value)}.`,
+    );
+  return url!.href.replace(/\/+$/, '');
+}
+
+/**
+ * The store the service runs on. `flags` win over `env` (the usual AWS variables: AWS_ENDPOINT_URL_S3,
+ * AWS_ENDPOINT_URL, AWS_REGION, AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).
+ * Throws StorageOptionError naming the flag (or variable) and the bad value.
+ */
+export function storageOptions(flags: StorageFlags, env: Record<string, string | undefined> = {}): StorageOptions {
+  const s3Flags = (['s3-endpoint', 's3-region', 'media-base-url'] as const).filter((f) => flags[f] !== undefined);
+  if (flags.storage === undefined || flags.storage === 'disk') {
+    const stray = [...s3Flags, ...(flags['s3-path-style'] ? ['s3-path-style'] : [])];
+    if (stray.length > 0) fail(`--${stray[0]} applies to an object store only; add --storage s3://BUCKET.`);
+    return { kind: 'disk' };
+  }
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(flags.storage);
+  if (!match) fail(`--storage must be "disk" or s3://BUCKET[/PREFIX]; got ${shown(flags.storage)}.`);
+  const [, bucket, rawPrefix = ''] = match!;
+  if (!BUCKET.test(bucket!) || bucket!.includes('..'))
+    fail(
+      `--storage names the bucket ${shown(bucket!)}, which is not a valid S3 bucket name (3 to 63 lowercase letters, digits, dots and hyphens).`,
+    );
+  const folders = rawPrefix.split('/').filter((p) => p !== '');
+  if (folders.some((p) => p === '.' || p === '..'))
+    fail(`--storage's prefix must not contain "." or ".." folders; got ${shown(rawPrefix)}.`);
+  const prefix = folders.length > 0 ? `${folders.join('/')}/` : '';
+
+  const endpointValue = flags['s3-endpoint'] ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
+  const endpointFrom =
+    flags['s3-endpoint'] !== undefined
+      ? '--s3-endpoint'
+      : env.AWS_ENDPOINT_URL_S3
+        ? 'AWS_ENDPOINT_URL_S3'
+        : 'AWS_ENDPOINT_URL';
+  const endpoint = endpointValue ? httpUrl(endpointFrom, endpointValue) : undefined;
+
+  const region = flags['s3-region'] ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || DEFAULT_S3_REGION);
+  if (!REGION.test(region)) fail(`--s3-region must be a region name such as us-east-1 or auto; got ${shown(region)}.`);
+
+  const mediaBaseUrl =
+    flags['media-base-url'] === undefined ? undefined : httpUrl('--media-base-url', flags['media-base-url']);
+
+  // Both halves or neither: one without the other is a mistake the SDK's chain would hide behind another profile.
+  const { AWS_ACCESS_KEY_ID: id, AWS_SECRET_ACCESS_KEY: secret, AWS_SESSION_TOKEN: token } = env;
+  if (!!id !== !!secret)
+    fail(
+      `${id ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID'} is not set while ${id ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY'} is; set both, or neither (the SDK's default chain: profiles, SSO, instance roles).`,
+    );
+  const credentials =
+    id && secret ? { accessKeyId: id, secretAccessKey: secret, ...(token ? { sessionToken: token } : {}) } : undefined;
+
+  return {
+    kind: 's3',
+    s3: {
+      bucket: bucket!,
+      prefix,
+      ...(endpoint ? { endpoint } : {}),
+      region,
+      forcePathStyle: flags['s3-path-style'] ?? false,
+      ...(credentials ? { credentials } : {}),
+      ...(mediaBaseUrl ? { mediaBaseUrl } : {}),
+    },
+  };
+}
+
+/** The store for messages and logs: bucket, prefix and endpoint, never a credential. */
+export function describeStore({ bucket, prefix, endpoint, region }: S3Options): string {
+  return `s3://${bucket}/${prefix} at ${endpoint ?? `AWS S3 (${region})`}`;
+}
