@@ -15,6 +15,10 @@ import { IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
 import type { OpenUploadCaps } from './domain/open-uploads.js';
 import { createApi, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
+import { dataDirectoryCheck, Health, healthRoutes, sqliteCheck } from './http/health.js';
+import type { LogLevel } from './log.js';
+import { Metrics } from './metrics.js';
+import { queueStats, storedSourceBytes } from './queue-stats.js';
 import { Jobs } from './jobs.js';
 import { Ingest, type IngestLimits } from './live/ingest.js';
 import type { CutStrategy } from './processing/cut.js';
@@ -71,6 +75,10 @@ export interface ServiceOptions {
   /** Requests a minute per token (http/api.ts, DEFAULT_RATE_LIMITS). */
   rateLimits?: Partial<RateLimits>;
   clock?: Clock;
+  /** JSON log lines on stderr from this level up (log.ts); default `warn`: a service started inside another program (npm start, a test) writes only what goes wrong. The command line's `--log-level` defaults to `info`. */
+  logLevel?: LogLevel;
+  /** With it, GET /metrics takes it as a bearer token (http/health.ts). */
+  metricsToken?: string;
 }
 
 export interface Service {
@@ -82,6 +90,8 @@ export interface Service {
   db: Db;
   accounts: Accounts;
   api: Api;
+  /** What /readyz checks: a role adds its own (`health.addCheck(name, check)`). */
+  health: Health;
   close(): Promise<void>;
 }
 
@@ -101,7 +111,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const db = openDb(options.dataDir);
   const files = new Files(options.dataDir, running.minFreeBytes);
   const origins = { api: '', storage: '', rtmp: '' };
-  const jobs = new Jobs(db, clock);
+  const metrics = new Metrics({
+    queue: () => queueStats(db, clock.now()),
+    now: () => clock.now(),
+    storedBytes: () => storedSourceBytes(db),
+    livePublishing: () => ingest.publishing,
+  });
+  // The log is the API's (made below); a job fails only once the jobs have started, after it exists.
+  const jobs = new Jobs(db, clock, {
+    finished: metrics.jobFinished,
+    failed: (job, err) => app.log.error({ err }, `${job} failed`),
+  });
   const accounts = new Accounts(db, clock);
   const { limits, openUploadCaps } = running;
   const videos = new Videos(
@@ -197,7 +217,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     faults,
     origin: () => origins.api,
     settings: running,
+    metrics,
+    logLevel: options.logLevel ?? 'warn',
   });
+  const health = new Health(app.log);
+  health.addCheck('database', sqliteCheck(db));
+  health.addCheck('storage', dataDirectoryCheck(options.dataDir));
+  healthRoutes(app, { health, metrics, metricsToken: options.metricsToken });
   videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
   mediaRoutes(app, { accounts, videos });
   liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
@@ -250,16 +276,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       try {
         for (const module of [accounts, jobs, webhooks, uploads]) module.prune();
       } catch (err) {
-        console.error('prune:', err);
+        app.log.error({ err }, 'prune failed');
       }
     }
     purging ??= usage
       .sweep()
-      .catch((err) => console.error('plan sweep:', err))
+      .catch((err) => app.log.error({ err }, 'plan sweep failed'))
       .finally(() => (purging = undefined));
     await Promise.all([
-      recordings.sweep().catch((err) => console.error('recording sweep:', err)),
-      uploads.sweepAbandoned().catch((err) => console.error('upload sweep:', err)),
+      recordings.sweep().catch((err) => app.log.error({ err }, 'recording sweep failed')),
+      uploads.sweepAbandoned().catch((err) => app.log.error({ err }, 'upload sweep failed')),
       purging,
     ]);
   };
@@ -274,6 +300,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     db,
     accounts,
     api: app,
+    health,
     async close() {
       clearInterval(sweeper);
       await ingest.close();
