@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
@@ -16,6 +17,10 @@ import { IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
 import type { OpenUploadCaps } from './domain/open-uploads.js';
 import { createApi, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
+import { dataDirectoryCheck, Health, healthRoutes, sqliteCheck } from './http/health.js';
+import type { LogLevel } from './log.js';
+import { Metrics } from './metrics.js';
+import { queueStats, storedSourceBytes } from './queue-stats.js';
 import { Jobs } from './jobs.js';
 import { Ingest, type IngestLimits } from './live/ingest.js';
 import type { OutboundPolicy } from './net/outbound.js';
@@ -75,6 +80,10 @@ export interface ServiceOptions {
   /** Requests a minute per token (http/api.ts, DEFAULT_RATE_LIMITS). */
   rateLimits?: Partial<RateLimits>;
   clock?: Clock;
+  /** JSON log lines on stderr from this level up (log.ts); default `warn`: a service started inside another program (npm start, a test) writes only what goes wrong. The command line's `--log-level` defaults to `info`. */
+  logLevel?: LogLevel;
+  /** With it, GET /metrics takes it as a bearer token (http/health.ts). */
+  metricsToken?: string;
 }
 
 export interface Service {
@@ -86,6 +95,8 @@ export interface Service {
   db: Db;
   accounts: Accounts;
   api: Api;
+  /** What /readyz checks: a role adds its own (`health.addCheck(name, check)`). */
+  health: Health;
   close(): Promise<void>;
 }
 
@@ -111,6 +122,8 @@ export interface Context {
   db: Db;
   settings: Settings;
   files: Files;
+  /** Prometheus metrics of this service (its own registry): /metrics. */
+  metrics: Metrics;
   jobs: Jobs;
   accounts: Accounts;
   signer: UrlSigner;
@@ -140,10 +153,21 @@ export function buildContext(base: {
   settings: Settings;
   origins: Origins;
   outbound: OutboundPolicy;
+  /** The service's log, known once the API is built (jobs log their failures to it). */
+  log: () => Pick<FastifyBaseLogger, 'error'>;
 }): Context {
   const { db, clock, settings: running, origins, outbound } = base;
   const files = new Files(base.dataDir, running.minFreeBytes);
-  const jobs = new Jobs(db, clock);
+  const metrics = new Metrics({
+    queue: () => queueStats(db, clock.now()),
+    now: () => clock.now(),
+    storedBytes: () => storedSourceBytes(db),
+    livePublishing: () => ingest.publishing, // later: ingest
+  });
+  const jobs = new Jobs(db, clock, {
+    finished: metrics.jobFinished,
+    failed: (job, err) => base.log().error({ err }, `${job} failed`), // later: the API's log
+  });
   const accounts = new Accounts({ db, clock });
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
   const store = new LocalStore(files, signer);
@@ -192,7 +216,20 @@ export function buildContext(base: {
     minFreeBytes: files.disk.reserve,
   });
   return {
-    ...{ clock, db, settings: running, files, jobs, accounts, signer, store, videos, recordingMedia, recordings },
+    ...{
+      clock,
+      db,
+      settings: running,
+      files,
+      metrics,
+      jobs,
+      accounts,
+      signer,
+      store,
+      videos,
+      recordingMedia,
+      recordings,
+    },
     ...{ usage, uploads, streams, exports, webhooks, imports, ingest },
   };
 }
@@ -225,15 +262,26 @@ export function registerJobs(context: Context): void {
   });
 }
 
-/** The API (Fastify) with every route of the spec on the context's modules; the test hooks' routes when `testHooks` is given. */
+/**
+ * The API (Fastify) with every route of the spec on the context's modules, /healthz, /readyz and /metrics; the test
+ * hooks' routes when `testHooks` is given.
+ */
 export async function buildApi(
   context: Context,
   origins: Origins,
   testHooks?: Omit<Parameters<typeof testHookRoutes>[1], 'accounts' | 'clock' | 'jobs' | 'recordingWork'>,
-): Promise<Api> {
-  const { accounts, videos, uploads, imports, streams, recordings, exports, webhooks, usage } = context;
+  ops: { logLevel?: LogLevel; metricsToken?: string } = {},
+): Promise<{ app: Api; health: Health }> {
+  const { accounts, videos, uploads, imports, streams, recordings, exports, webhooks, usage, metrics } = context;
   const running = context.settings;
-  const app = await createApi({ accounts, faults: testHooks?.faults, origin: () => origins.api, settings: running });
+  const app = await createApi({
+    ...{ accounts, faults: testHooks?.faults, origin: () => origins.api, settings: running, metrics },
+    logLevel: ops.logLevel ?? 'warn',
+  });
+  const health = new Health(app.log);
+  health.addCheck('database', sqliteCheck(context.db));
+  health.addCheck('storage', dataDirectoryCheck(context.files.root));
+  healthRoutes(app, { health, metrics, metricsToken: ops.metricsToken });
   videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
   mediaRoutes(app, { accounts, videos });
   liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
@@ -244,7 +292,7 @@ export async function buildApi(
       ...{ clock: context.clock, accounts, jobs: context.jobs, recordingWork: context.recordingMedia.work },
     });
   await app.ready();
-  return app;
+  return { app, health };
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
@@ -254,7 +302,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const db = openDb(options.dataDir);
   const origins: Origins = { api: '', storage: '', rtmp: '' };
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
-  const context = buildContext({ db, clock, dataDir: options.dataDir, settings: running, origins, outbound });
+  let log: Pick<FastifyBaseLogger, 'error'> = { error: (...args: unknown[]) => console.error(...args) };
+  const context = buildContext({
+    ...{ db, clock, dataDir: options.dataDir, settings: running, origins, outbound },
+    log: () => log,
+  });
   const { jobs, accounts, signer, store, recordings, usage, uploads, webhooks, ingest } = context;
   registerJobs(context);
 
@@ -262,11 +314,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const storageRequests: StorageRequest[] = [];
   const origin = new UploadOrigin(uploads, store, signer, clock);
   const faults = options.testHooks ? new Faults() : undefined;
-  const app = await buildApi(
+  const { app, health } = await buildApi(
     context,
     origins,
     faults && { received: origin.received, storageRequests, faults, sweep: () => sweep() },
+    { logLevel: options.logLevel, metricsToken: options.metricsToken },
   );
+  log = app.log;
 
   const storage = createServer(
     storageHandler(
@@ -309,16 +363,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       try {
         for (const module of [accounts, jobs, webhooks, uploads]) module.prune();
       } catch (err) {
-        console.error('prune:', err);
+        app.log.error({ err }, 'prune failed');
       }
     }
     purging ??= usage
       .sweep()
-      .catch((err) => console.error('plan sweep:', err))
+      .catch((err) => app.log.error({ err }, 'plan sweep failed'))
       .finally(() => (purging = undefined));
     await Promise.all([
-      recordings.sweep().catch((err) => console.error('recording sweep:', err)),
-      uploads.sweepAbandoned().catch((err) => console.error('upload sweep:', err)),
+      recordings.sweep().catch((err) => app.log.error({ err }, 'recording sweep failed')),
+      uploads.sweepAbandoned().catch((err) => app.log.error({ err }, 'upload sweep failed')),
       purging,
     ]);
   };
@@ -333,6 +387,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     db,
     accounts,
     api: app,
+    health,
     async close() {
       clearInterval(sweeper);
       await ingest.close();

@@ -3,6 +3,7 @@
  * ports.ts): the help, the defaults and a service started without flags never disagree.
  */
 import { MiB } from '../src/api/limits.js';
+import { DEFAULT_LOG_LEVEL } from './log.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORTS } from './ports.js';
 import { DEFAULTS } from './settings.js';
 
@@ -49,6 +50,9 @@ export const SERVICE_FLAGS = {
   'max-open-uploads-per-organization': value(openUploadCaps.perOrganization),
   'rate-limit-per-minute': value(rateLimits.perMinute),
   'chunk-url-rate-limit-per-minute': value(rateLimits.chunkUrlsPerMinute),
+  'log-level': value(DEFAULT_LOG_LEVEL),
+  // "none": /metrics takes no token (http/health.ts).
+  'metrics-token-file': value('none'),
 } as const;
 
 /** What `--help` prints: the service's flags with their defaults, then the account owner's commands. */

@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
 import type { Db } from './db.js';
+import type { JobOutcome } from './metrics.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Thrown by a handler that wants to run again later (a webhook delivery that failed, say). */
@@ -29,6 +30,12 @@ export type JobHandler<K extends JobKind = JobKind> = (payload: JobPayloads[K], 
 export interface JobLimits {
   concurrency: number;
   perGroup?: number;
+}
+
+/** What the job runner tells as each job ends: its kind, outcome and seconds; and a failure for good, with its error. */
+export interface JobEvents {
+  finished(kind: string, outcome: JobOutcome, seconds: number): void;
+  failed(job: string, err: unknown): void;
 }
 
 interface JobRow {
@@ -63,6 +70,11 @@ export class Jobs {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Told of each job as it ends (/metrics), and of each failure for good (the log); app.ts wires them. */
+    private readonly events: JobEvents = {
+      finished: () => {},
+      failed: (job, err) => console.error(`${job} failed:`, err),
+    },
   ) {}
 
   register<K extends JobKind>(kind: K, run: JobHandler<K>, { concurrency, perGroup = concurrency }: JobLimits): void {
@@ -152,6 +164,8 @@ export class Jobs {
       `UPDATE jobs SET state = ?, attempts = ?, run_at = ?, last_error = ?, updated_at = ? WHERE id = ?`,
     );
     const now = this.clock.now();
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     update.run('running', job.attempts + 1, now, null, now, job.id);
     const entry = { kind: job.kind, group: job.grp, abort: new AbortController(), done: Promise.resolve() };
     const abort = entry.abort;
@@ -160,14 +174,17 @@ export class Jobs {
       try {
         await handler(JSON.parse(job.payload) as JobPayloads[JobKind], abort.signal);
         update.run('done', job.attempts + 1, this.clock.now(), null, this.clock.now(), job.id);
+        this.events.finished(job.kind, 'done', seconds());
       } catch (err) {
+        const outcome = abort.signal.aborted ? 'stopped' : err instanceof RetryAt ? 'retry' : 'failed';
+        this.events.finished(job.kind, outcome, seconds());
         const message = err instanceof Error ? err.message : String(err);
         if (abort.signal.aborted)
           update.run('queued', job.attempts, this.clock.now(), 'stopped', this.clock.now(), job.id);
         else if (err instanceof RetryAt)
           update.run('queued', job.attempts + 1, err.at, message, this.clock.now(), job.id);
         else {
-          console.error(`job ${job.kind} #${job.id} failed:`, err);
+          this.events.failed(`job ${job.kind} #${job.id}`, err);
           update.run('failed', job.attempts + 1, this.clock.now(), message, this.clock.now(), job.id);
         }
       } finally {

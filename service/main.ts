@@ -13,6 +13,7 @@ import { systemClock } from './clock.js';
 import { openDb } from './db.js';
 import { Accounts } from './domain/accounts.js';
 import { SERVICE_FLAGS, usage } from './flags.js';
+import { LOG_LEVELS, type LogLevel } from './log.js';
 import { portInUse } from './ports.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
 import type { ProcessingLimits } from './processing/pipeline.js';
@@ -162,6 +163,26 @@ function cut(): CutStrategy {
   return values.cut as CutStrategy;
 }
 
+function logLevel(): LogLevel {
+  if (!(LOG_LEVELS as readonly string[]).includes(values['log-level']))
+    fail(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(values['log-level'])}.`);
+  return values['log-level'] as LogLevel;
+}
+
+/** `--metrics-token-file`: read from a file, as a secret on the command line would show in every `ps` listing. */
+function metricsToken(): string | undefined {
+  const file = values['metrics-token-file'];
+  if (file === 'none') return undefined;
+  let token = '';
+  try {
+    token = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    fail(`--metrics-token-file: cannot read ${JSON.stringify(file)} (${(err as NodeJS.ErrnoException).code}).`);
+  }
+  if (!token) fail(`--metrics-token-file: ${JSON.stringify(file)} is empty.`);
+  return token;
+}
+
 const [command, argument] = positionals;
 if (values.help) {
   console.log(usage());
@@ -241,6 +262,8 @@ if (values.help) {
       perMinute: count('rate-limit-per-minute'),
       chunkUrlsPerMinute: count('chunk-url-rate-limit-per-minute'),
     },
+    logLevel: logLevel(),
+    metricsToken: metricsToken(),
   }).catch((err: unknown) =>
     fail(
       portInUse(err, { port: port('port'), 'storage-port': port('storage-port'), 'rtmp-port': port('rtmp-port') }) ??

@@ -10,10 +10,13 @@ import type { Accounts, Caller, Scope } from '../domain/accounts.js';
 import { bareToken, hashToken, outOfScope } from '../domain/accounts.js';
 import { ServiceError, show } from '../domain/errors.js';
 import type { Faults } from '../faults.js';
+import { loggerOptions, type LogLevel } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import { clientAddress } from '../net/client-address.js';
 import type { Settings } from '../settings.js';
 import { document } from './document.js';
 import { errorAnswer } from './errors.js';
+import { observe } from './observe.js';
 import { requestUrl } from './url.js';
 
 /**
@@ -257,15 +260,18 @@ export interface ApiOptions {
   /** With test hooks: faults on demand, applied to each API route before its handler. */
   faults?: Faults;
   origin: () => string;
+  /** Each request observed (http/observe.ts) and logged at this level (log.ts). */
+  metrics: Metrics;
+  logLevel: LogLevel;
 }
 
 /** The Fastify instance with its shared rules; the route modules add their operations to it. */
-export async function createApi({ faults, origin, settings }: ApiOptions): Promise<Api> {
+export async function createApi({ faults, origin, settings, metrics, logLevel }: ApiOptions): Promise<Api> {
   const { rateLimits } = settings;
   const { head, securitySchemes, extensions } = document(settings);
   const routes: { method: string; pattern: RegExp }[] = [];
   const app = Fastify({
-    logger: false,
+    ...loggerOptions(logLevel),
     // Node's own limits, as the service had on plain node:http: a request has 5 min, an idle keep-alive 5 s.
     requestTimeout: 300_000,
     keepAliveTimeout: 5_000,
@@ -283,6 +289,7 @@ export async function createApi({ faults, origin, settings }: ApiOptions): Promi
       );
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  observe(app, metrics);
 
   await app.register(swagger, {
     // The head is plain JSON of OpenAPI 3.1; the plugin's types know 3.0 shapes better than 3.1 webhooks.

@@ -92,6 +92,11 @@ export class Ingest {
     return this.origin;
   }
 
+  /** Streams an encoder publishes to now (/metrics). */
+  get publishing(): number {
+    return [...this.publishes.values()].filter((p) => p.endedAt === undefined).length;
+  }
+
   /** Ends the stream's publish, if any (the stream is being deleted); resolves once its recording is on disk. */
   async disconnect(streamId: string): Promise<void> {
     if (![...this.publishes.values()].some((p) => p.streamId === streamId && p.endedAt === undefined) || !this.worker)

@@ -37,8 +37,9 @@ export async function domainUnderTest(
     ...{ db, clock: testClock(), dataDir, origins },
     settings: settings({ ...options, dataDir }),
     outbound: { allowPrivateNetwork: false },
+    log: () => ({ error: (...args: unknown[]) => console.error(...args) }),
   });
-  const app = await buildApi(context, origins);
+  const { app } = await buildApi(context, origins);
   return {
     context,
     key: context.accounts.createToken('acme'),

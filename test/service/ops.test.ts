@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { stat, rename, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startService as startInProcess, type Service } from '../../service/app.js';
+import { media } from '../helpers/media.js';
+import { startWithToken, tempData, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+
+/**
+ * GET as a load balancer or Prometheus asks: plain node:http, as these three endpoints are not in /openapi.json
+ * (the helpers' fetch checks every JSON answer against it).
+ */
+function get(url: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** The value of one series of a Prometheus text answer (labels in the order the registry writes them), or undefined. */
+function sample(metrics: string, series: string): number | undefined {
+  const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('health, readiness, metrics and logs (docs/operations.md)', () => {
+  let service: RunningService;
+  let token: string;
+  /** The service's standard error: its JSON log lines. */
+  let log = '';
+  /** The log line of the request with this id, once written (after the answer). */
+  const logLine = (id: string) =>
+    until(`the log line of request ${id}`, async () =>
+      log
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.requestId === id && l.msg === 'request'),
+    );
+
+  before(async () => {
+    ({ service, token } = await startWithToken('ops'));
+    service.process.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  });
+  after(() => service.stop());
+
+  it('answers /healthz and /readyz without a token, and keeps them out of the API document', async () => {
+    const health = await get(`${service.api}/healthz`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(JSON.parse(health.text), { status: 'ok' });
+    const ready = await get(`${service.api}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(JSON.parse(ready.text), {
+      status: 'ok',
+      checks: [
+        { name: 'database', ok: true },
+        { name: 'storage', ok: true },
+      ],
+    });
+    const { body: doc } = await service.call('GET', '/openapi.json');
+    for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal(doc.paths[path], undefined, path);
+  });
+
+  it('is not ready (503, naming the storage) while the data directory is gone, and says nothing of where it is', async () => {
+    const away = `${service.data}-away`;
+    await rename(service.data, away);
+    // A volume unmounted and something else in its place.
+    await writeFile(service.data, '');
+    let ready;
+    try {
+      ready = await get(`${service.api}/readyz`);
+    } finally {
+      await rm(service.data);
+      await rename(away, service.data);
+    }
+    assert.equal(ready.status, 503);
+    const body = JSON.parse(ready.text);
+    assert.equal(body.status, 'failed');
+    assert.deepEqual(
+      body.checks.find((c: { name: string }) => c.name === 'storage'),
+      { name: 'storage', ok: false, reason: 'ENOTDIR' },
+    );
+    assert.ok(!ready.text.includes(service.data), ready.text);
+    assert.equal((await get(`${service.api}/readyz`)).status, 200, 'ready again once the directory is back');
+  });
+
+  it('is not ready (503, naming the database) while the database file is not the one it opened', async () => {
+    const file = join(service.data, 'service.db');
+    await rename(file, `${file}-moved`);
+    let ready;
+    try {
+      ready = await get(`${service.api}/readyz`);
+    } finally {
+      await rename(`${file}-moved`, file);
+    }
+    assert.equal(ready.status, 503);
+    assert.deepEqual(JSON.parse(ready.text).checks, [
+      { name: 'database', ok: false, reason: 'the database file is no longer where the service opened it' },
+      { name: 'storage', ok: true },
+    ]);
+    assert.equal((await get(`${service.api}/readyz`)).status, 200);
+  });
+
+  it('counts requests by route template and status class, never by their ids or tokens', async () => {
+    const { body: video } = await service.call('POST', '/videos', { token });
+    assert.equal((await service.call('GET', `/videos/${video._id}`, { token })).status, 200);
+    assert.equal((await service.call('GET', `/videos/${video._id}`, { token })).status, 200);
+    assert.equal((await service.call('GET', `/no-such-thing/${video._id}-unmatched?sig=QUERYSECRET`)).status, 404);
+    const { status, headers, text } = await get(`${service.api}/metrics`);
+    assert.equal(status, 200);
+    assert.match(String(headers['content-type']), /^text\/plain; version=0\.0\.4/);
+    assert.equal(
+      sample(text, 'video_http_request_duration_seconds_count{method="GET",route="/videos/{id}",status_class="2xx"}'),
+      2,
+    );
+    assert.equal(
+      sample(text, 'video_http_request_duration_seconds_count{method="GET",route="unmatched",status_class="4xx"}'),
+      1,
+    );
+    for (const secret of [video._id, token, 'QUERYSECRET']) assert.ok(!text.includes(secret), secret);
+    // Node's own: CPU, memory, event loop lag.
+    assert.ok(sample(text, 'process_cpu_user_seconds_total')! > 0);
+    assert.ok(text.includes('nodejs_eventloop_lag_p99_seconds'));
+  });
+
+  it("times a processed upload's job by kind and outcome, and reads its queue and stored bytes", async () => {
+    const file = await media('h264-aac-320p-4s.mp4');
+    const id = await upload(service, token, file);
+    assert.equal((await waitForVideo(service, token, id)).status, 'ready');
+    await service.idle();
+    const { text } = await get(`${service.api}/metrics`);
+    assert.equal(sample(text, 'video_job_duration_seconds_count{kind="process-video",outcome="done"}'), 1);
+    assert.ok(sample(text, 'video_job_duration_seconds_sum{kind="process-video",outcome="done"}')! > 0);
+    // Its kind is known from the queue now, and nothing of it waits.
+    assert.equal(sample(text, 'video_jobs_due{kind="process-video"}'), 0);
+    assert.equal(sample(text, 'video_jobs_oldest_due_age_seconds{kind="process-video"}'), 0);
+    assert.equal(sample(text, 'video_stored_source_bytes'), (await stat(file)).size);
+    assert.equal(sample(text, 'video_live_streams_publishing'), 0);
+  });
+
+  it("takes a load balancer's request id, answers it and logs it; a malformed one is replaced", async () => {
+    const given = await get(`${service.api}/videos/nope`, { 'x-request-id': 'lb-7f3a.91:c' });
+    assert.equal(given.headers['x-request-id'], 'lb-7f3a.91:c');
+    const line = await logLine('lb-7f3a.91:c');
+    assert.equal(line.level, 'info');
+    assert.equal(line.route, '/videos/{id}');
+    assert.equal(line.status, 401);
+    for (const bad of ['two words', 'x'.repeat(65), 'quote"d']) {
+      const { headers } = await get(`${service.api}/healthz`, { 'x-request-id': bad });
+      assert.match(String(headers['x-request-id']), /^[0-9a-f-]{36}$/, bad);
+      await logLine(String(headers['x-request-id']));
+    }
+    assert.ok(!log.includes('two words'));
+  });
+
+  it('never logs a token, an Authorization header, a cookie or a query string', async () => {
+    const { body: video } = await service.call('POST', '/videos', { token });
+    const answers = await Promise.all([
+      get(`${service.api}/videos/${video._id}?X-Amz-Signature=SIGSECRET&token=QUERYTOKEN`, {
+        authorization: `Bearer ${token}`,
+        cookie: 'session=COOKIESECRET',
+      }),
+      get(`${service.api}/videos/${video._id}`, { authorization: 'Bearer vt_UNKNOWNSECRET' }),
+    ]);
+    for (const { headers } of answers) await logLine(String(headers['x-request-id']));
+    const line = await logLine(String(answers[0]!.headers['x-request-id']));
+    assert.equal(line.path, `/videos/${video._id}`);
+    for (const secret of [token, 'SIGSECRET', 'QUERYTOKEN', 'COOKIESECRET', 'UNKNOWNSECRET', 'Bearer'])
+      assert.ok(!log.includes(secret), `${secret} in the log`);
+  });
+});
+
+describe('metrics of services in one process', () => {
+  const services: Service[] = [];
+  after(() => Promise.all(services.map((s) => s.close())));
+
+  it('keeps a registry per service, and takes the metrics token when it has one', async () => {
+    for (const metricsToken of [undefined, 'metrics-secret'])
+      services.push(await startInProcess({ dataDir: await tempData(), metricsToken, logLevel: 'silent' }));
+    const [open, guarded] = services as [Service, Service];
+    for (let i = 0; i < 3; i++) assert.equal((await get(`${open.apiOrigin}/healthz`)).status, 200);
+    const healthz = 'video_http_request_duration_seconds_count{method="GET",route="/healthz",status_class="2xx"}';
+    assert.equal(sample((await get(`${open.apiOrigin}/metrics`)).text, healthz), 3);
+
+    const refused = await get(`${guarded.apiOrigin}/metrics`);
+    assert.equal(refused.status, 401);
+    assert.equal(JSON.parse(refused.text).error.code, 'unauthorized');
+    assert.equal((await get(`${guarded.apiOrigin}/metrics`, { authorization: 'Bearer metrics-wrong' })).status, 401);
+    const scraped = await get(`${guarded.apiOrigin}/metrics`, { authorization: 'Bearer metrics-secret' });
+    assert.equal(scraped.status, 200);
+    assert.equal(sample(scraped.text, healthz), undefined, "the other service's requests are not counted here");
+  });
+});
