@@ -1,0 +1,43 @@
+/**
+ * One service process's share of the database, for the tests that run two at once (test/unit/processes.test.ts):
+ * opens the database named in its argument and either works the queue's 'work' jobs, saying on standard output
+ * (one JSON line each) when each starts and ends, or, with `secret`, asks for the signing secret and says it.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock } from '../../../service/clock.js';
+import { openDatabase, setting } from '../../../service/db/index.js';
+import { Jobs } from '../../../service/jobs.js';
+
+export interface QueueProcessOptions {
+  location: string;
+  mode: 'work' | 'secret';
+  concurrency?: number;
+  perGroup?: number;
+  leaseMs?: number;
+}
+
+const options = JSON.parse(process.argv[2]!) as QueueProcessOptions;
+const say = (event: Record<string, unknown>) =>
+  process.stdout.write(`${JSON.stringify({ ...event, pid: process.pid, at: Date.now() })}\n`);
+
+const db = await openDatabase(options.location);
+if (options.mode === 'secret') {
+  say({ event: 'secret', value: await setting(db, 'signing_secret', () => `made by ${process.pid}`) });
+  await db.destroy();
+} else {
+  const jobs = new Jobs(db, systemClock(), { leaseMs: options.leaseMs, pollMs: 50 });
+  jobs.register(
+    'work',
+    async (payload) => {
+      say({ event: 'start', name: payload.name });
+      // Not cut short by the signal: a worker that lost its lease may well finish its handler; what it must not
+      // do is record the end.
+      await sleep(payload.holdMs as number);
+      say({ event: 'end', name: payload.name });
+    },
+    { concurrency: options.concurrency ?? 1, perGroup: options.perGroup },
+  );
+  await jobs.start();
+  say({ event: 'ready' });
+  process.once('SIGTERM', () => void jobs.stop().then(() => db.destroy()));
+}
