@@ -52,6 +52,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let db: Db;
     let clock: Clock;
     let jobs: Jobs;
+    /** Runners a case adds to `jobs`, stopped however the case ends (a runner left looking keeps the file running). */
+    let others: Jobs[] = [];
     before(async () => {
       if (engine === 'postgres') postgres = await startPostgres();
     });
@@ -62,7 +64,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       jobs = new Jobs(db, clock, { leaseMs: LEASE_MS });
     });
     afterEach(async () => {
-      await jobs.stop();
+      await Promise.all([jobs, ...others].map((runner) => runner.stop()));
+      others = [];
       await db.destroy();
     });
 
@@ -130,6 +133,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const dead = jobs;
       (dead as unknown as { timers: NodeJS.Timeout[] }).timers.forEach(clearInterval);
       const again = new Jobs(db, clock, { leaseMs: LEASE_MS });
+      others.push(again);
       const after = heldJobs();
       again.register('work', after.handler, { concurrency: 1, perGroup: 1 });
       await again.start();

@@ -31,7 +31,7 @@ const children = new Set<ChildProcess>();
 
 function startProcess(options: QueueProcessOptions): QueueProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify(options)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -42,7 +42,7 @@ function startProcess(options: QueueProcessOptions): QueueProcess {
 }
 
 /** Resolves once `ready()` holds; the limit is far above what the test needs on a busy 2-core machine. */
-async function until(ready: () => boolean | Promise<boolean>, what: string, seconds = 60): Promise<void> {
+async function until(ready: () => boolean | Promise<boolean>, what: string, seconds = 30): Promise<void> {
   for (let i = 0; i < seconds * 20; i++) {
     if (await ready()) return;
     await new Promise((r) => setTimeout(r, 50));
@@ -72,7 +72,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     };
     afterEach(async () => {
       for (const child of children) child.kill('SIGKILL');
-      await db.destroy();
+      await db?.destroy();
+      db = undefined!;
     });
 
     /** Two workers started at once, both ready to take jobs. */
@@ -130,16 +131,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       first.child.kill('SIGSTOP');
       await until(allDone, 'the other worker to take the job and finish it');
       assert.ok(other.events.some((e) => e.event === 'end'));
+      const second = await rows();
       first.child.kill('SIGCONT');
-      await until(
-        () => first.warnings.some((w) => w.includes('lease lost')),
-        'the first worker to find its lease lost',
-      );
-      assert.deepEqual(
-        await rows(),
-        [{ state: 'done', attempts: 2, worker: null }],
-        "the row is the second run's end, not the first one's",
-      );
+      await until(() => first.events.some((e) => e.event === 'end'), 'the first worker to end its handler too');
+      const lost = () => first.warnings.some((w) => w.includes('lease lost'));
+      const changed = async () => JSON.stringify(await rows()) !== JSON.stringify(second);
+      await until(async () => lost() || (await changed()), 'the first worker to find its lease lost');
+      assert.deepEqual(second, [{ state: 'done', attempts: 2, worker: null }]);
+      assert.deepEqual(await rows(), second, "the row is the second run's end, not the first one's");
+      assert.ok(lost());
     });
 
     it('keeps each organization to its limit across both processes, and takes turns between organizations', async () => {
@@ -163,10 +163,13 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     it('ends with one signing secret when both start at once', async () => {
       await fresh();
       const procs = [0, 1].map(() => startProcess({ location, mode: 'secret' }));
+      await until(() => said(procs, 'ready').length === 2, 'both processes');
+      for (const proc of procs) proc.child.stdin!.write('go\n');
       await until(() => said(procs, 'secret').length === 2, 'both secrets');
-      const [a, b] = said(procs, 'secret');
-      assert.equal(a!.value, b!.value);
-      assert.deepEqual(await db.selectFrom('settings').select('value').execute(), [{ value: a!.value }]);
+      const [a, b] = said(procs, 'secret').map((e) => JSON.parse(e.value!) as string[]);
+      assert.deepEqual(a, b, 'both processes use the same settings');
+      const stored = await db.selectFrom('settings').select('value').where('name', '=', 'signing_secret').execute();
+      assert.deepEqual(stored, [{ value: a![0] }]);
     });
   });
 }

@@ -1,7 +1,8 @@
 /**
  * One service process's share of the database, for the tests that run two at once (test/unit/processes.test.ts):
  * opens the database named in its argument and either works the queue's 'work' jobs, saying on standard output
- * (one JSON line each) when each starts and ends, or, with `secret`, asks for the signing secret and says it.
+ * (one JSON line each) when each starts and ends, or, with `secret`, asks for the signing secret (and more settings)
+ * once told to on standard input, and says them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from '../../../service/clock.js';
@@ -22,7 +23,14 @@ const say = (event: Record<string, unknown>) =>
 
 const db = await openDatabase(options.location);
 if (options.mode === 'secret') {
-  say({ event: 'secret', value: await setting(db, 'signing_secret', () => `made by ${process.pid}`) });
+  // Both processes are told to go at the same moment, and race for twenty settings in a row, the signing secret
+  // first: a race lost by luck in one round is lost in another.
+  say({ event: 'ready' });
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  const names = ['signing_secret', ...Array.from({ length: 19 }, (_, i) => `race_${i}`)];
+  const values: string[] = [];
+  for (const name of names) values.push(await setting(db, name, () => `made by ${process.pid}`));
+  say({ event: 'secret', value: JSON.stringify(values) });
   await db.destroy();
 } else {
   const jobs = new Jobs(db, systemClock(), { leaseMs: options.leaseMs, pollMs: 50 });
