@@ -48,6 +48,8 @@ export interface JobsOptions {
   leaseMs?: number;
   /** How often the queue looks for due jobs besides when one is enqueued here or a slot frees up. */
   pollMs?: number;
+  /** The machine's name in the worker id (default: the host name); tests give two processes a machine each. */
+  machine?: string;
 }
 
 const PRUNE_JOBS_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
@@ -87,7 +89,8 @@ export class Jobs {
     { kind: string; group: string | null; abort: AbortController; done: Promise<void> }
   >();
   /** This worker's name in the rows it holds: host and process for a person reading them, random to be unique. */
-  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly workerId: string;
+  private readonly machine: string;
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private timers: NodeJS.Timeout[] = [];
@@ -105,6 +108,8 @@ export class Jobs {
     options: JobsOptions = {},
   ) {
     this.db = db instanceof Kysely ? db : new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
+    this.machine = options.machine ?? hostname();
+    this.workerId = `${this.machine}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = options.pollMs ?? 250;
   }
@@ -233,7 +238,7 @@ export class Jobs {
   private async claim(kind: string): Promise<void> {
     const handler = this.handlers.get(kind)!;
     let free = handler.concurrency - [...this.running.values()].filter((j) => j.kind === kind).length;
-    if (free <= 0) return;
+    if (free <= 0 || !(await this.anythingToClaim(kind))) return;
     const claimed = await this.db.transaction().execute(async (trx) => {
       if (!(await this.lockKind(trx, kind))) return [];
       const now = this.clock.now();
@@ -247,6 +252,7 @@ export class Jobs {
         .where('lease_until', '<=', now)
         .where('worker', '<>', this.workerId)
         .execute();
+      await this.requeueDeadNeighbours(trx, kind);
       const busy = new Map<string, number>();
       const counts = await trx
         .selectFrom('jobs')
@@ -300,6 +306,60 @@ export class Jobs {
       return taken;
     });
     for (const job of claimed) this.run(job, handler.run);
+  }
+
+  /**
+   * Whether a claim of `kind` may find work: a due job, or a job of another worker whose lease has passed or that
+   * may be a dead process of this machine. Read without a lock, so that an idle queue's polls write nothing (on
+   * SQLite a claim holds the file's one write lock, which the service's other processes wait for).
+   */
+  private async anythingToClaim(kind: string): Promise<boolean> {
+    const now = this.clock.now();
+    const found = await this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', kind)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
+          eb.and([
+            eb('state', '=', 'running'),
+            eb('worker', '<>', this.workerId),
+            eb.or([eb('lease_until', '<=', now), eb('worker', 'like', `${this.machine}:%`)]),
+          ]),
+        ]),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return found !== undefined;
+  }
+
+  /**
+   * Queues again at once the jobs of workers of this machine whose process is gone (the service restarted after a
+   * crash, say): they need not wait for their lease, as a single process's jobs never did. Another machine's
+   * workers cannot be seen from here and wait for their lease. (Machines are told apart by host name: two that
+   * share one would take each other's live jobs here; the finishing check keeps one run's end.)
+   */
+  private async requeueDeadNeighbours(trx: Transaction<Database>, kind: string): Promise<void> {
+    const workers = await trx
+      .selectFrom('jobs')
+      .select('worker')
+      .distinct()
+      .where('kind', '=', kind)
+      .where('state', '=', 'running')
+      .where('worker', '<>', this.workerId)
+      .execute();
+    const dead = workers
+      .map((w) => w.worker!)
+      .filter((worker) => worker.startsWith(`${this.machine}:`) && !processAlive(Number(worker.split(':').at(-2))));
+    if (dead.length === 0) return;
+    await trx
+      .updateTable('jobs')
+      .set({ state: 'queued', worker: null, lease_until: null, last_error: 'worker gone' })
+      .where('kind', '=', kind)
+      .where('state', '=', 'running')
+      .where('worker', 'in', dead)
+      .execute();
   }
 
   /**
@@ -424,5 +484,15 @@ export class Jobs {
     } catch (err) {
       console.error('job queue: could not renew leases:', err);
     }
+  }
+}
+
+/** Whether a process of this machine runs under `pid` (signal 0 only asks). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { Clock } from '../../service/clock.js';
 import { openDatabase, type Db } from '../../service/db/index.js';
@@ -154,6 +156,35 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         { state: 'queued', attempts: 2 },
         { state: 'done', attempts: 1 },
       ]);
+    });
+
+    it('runs at once the job of a process of this machine that is gone, without waiting for its lease', async () => {
+      const held = heldJobs();
+      jobs.register('work', held.handler, { concurrency: 1, perGroup: 1 });
+      await enqueue('A', 1);
+      // The job as a service process killed here left it: running, its lease far from over, its process gone.
+      const gone = spawnSync(process.execPath, ['-e', '']).pid;
+      await db
+        .updateTable('jobs')
+        .set({ state: 'running', worker: `${hostname()}:${gone}:dead`, lease_until: clock.now() + LEASE_MS })
+        .execute();
+      await jobs.start();
+      assert.deepEqual(held.started, ['A1']);
+    });
+
+    it('leaves alone the job of a process of this machine that still runs, until its lease has passed', async () => {
+      const held = heldJobs();
+      jobs.register('work', held.handler, { concurrency: 1, perGroup: 1 });
+      await enqueue('A', 1);
+      await db
+        .updateTable('jobs')
+        .set({ state: 'running', worker: `${hostname()}:${process.ppid}:alive`, lease_until: clock.now() + LEASE_MS })
+        .execute();
+      await jobs.start();
+      await settle();
+      assert.deepEqual(held.started, []);
+      clock.advance(LEASE_MS);
+      await until(() => held.started.length === 1, 'the job once its lease has passed');
     });
   });
 }

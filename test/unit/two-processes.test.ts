@@ -78,7 +78,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     /** Two workers started at once, both ready to take jobs. */
     const twoWorkers = async (options: Omit<QueueProcessOptions, 'location' | 'mode'>) => {
-      const procs = [0, 1].map(() => startProcess({ location, mode: 'work', ...options }));
+      const procs = [0, 1].map((i) => startProcess({ location, mode: 'work', machine: `machine-${i}`, ...options }));
       await until(() => said(procs, 'ready').length === 2, 'both workers');
       return procs;
     };

@@ -15,6 +15,8 @@ export interface QueueProcessOptions {
   concurrency?: number;
   perGroup?: number;
   leaseMs?: number;
+  /** The machine this process stands for: each its own, so that one finds the other's death only by its lease. */
+  machine?: string;
 }
 
 const options = JSON.parse(process.argv[2]!) as QueueProcessOptions;
@@ -33,7 +35,7 @@ if (options.mode === 'secret') {
   say({ event: 'secret', value: JSON.stringify(values) });
   await db.destroy();
 } else {
-  const jobs = new Jobs(db, systemClock(), { leaseMs: options.leaseMs, pollMs: 50 });
+  const jobs = new Jobs(db, systemClock(), { leaseMs: options.leaseMs, pollMs: 50, machine: options.machine });
   jobs.register(
     'work',
     async (payload) => {
