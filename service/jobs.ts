@@ -134,9 +134,10 @@ export class Jobs {
   async enqueue<K extends JobKind>(
     kind: K,
     payload: JobPayloads[K],
-    options: EnqueueOptions | number | undefined = {},
+    options?: EnqueueOptions | number,
     group: string | null = null,
   ): Promise<number> {
+    // Positional calls pass `undefined` for runAt: their group is the fourth argument.
     const {
       runAt,
       group: grp = null,
