@@ -165,8 +165,10 @@ export function buildContext(base: {
     livePublishing: () => ingest.publishing, // later: ingest
   });
   const jobs = new Jobs(db, clock, {
-    finished: metrics.jobFinished,
-    failed: (job, err) => base.log().error({ err }, `${job} failed`), // later: the API's log
+    events: {
+      finished: metrics.jobFinished,
+      failed: (job, err) => base.log().error({ err }, `${job} failed`), // later: the API's log
+    },
   });
   const accounts = new Accounts({ db, clock });
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);

@@ -122,6 +122,15 @@ const MIGRATIONS = [
   ALTER TABLE videos ADD COLUMN token_hash TEXT;
   ALTER TABLE organizations ADD COLUMN quota_bytes INTEGER;
   `,
+  // The queue's leases and its fair pick's state (jobs.ts). The same step as service/db/migrations.ts's
+  // '0002-job-leases', written twice only until the domain opens its database there (issue 30, item 2).
+  `
+  ALTER TABLE jobs ADD COLUMN worker TEXT;
+  ALTER TABLE jobs ADD COLUMN lease_until INTEGER;
+  CREATE TABLE job_kinds (kind TEXT PRIMARY KEY, picks INTEGER NOT NULL DEFAULT 0);
+  CREATE TABLE job_groups (kind TEXT NOT NULL, grp TEXT NOT NULL, last_pick INTEGER NOT NULL,
+    PRIMARY KEY (kind, grp));
+  `,
 ];
 
 /**

@@ -1,7 +1,12 @@
-import type { Clock } from './clock.js';
-import type { Db } from './db.js';
 import type { JobOutcome } from './metrics.js';
+import type BetterSqlite from 'better-sqlite3';
+import { Kysely, SqliteDialect, type Transaction } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from './clock.js';
+import { engineOf } from './db/index.js';
+import type { Database } from './db/schema.js';
 
 /** Thrown by a handler that wants to run again later (a webhook delivery that failed, say). */
 export class RetryAt extends Error {
@@ -13,23 +18,34 @@ export class RetryAt extends Error {
   }
 }
 
-const PRUNE_JOBS_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
-
 /**
- * What each kind of job carries (kind → payload). Empty here: the module that enqueues a kind declares it next to
- * the kind's name (`declare module '../jobs.js' { interface JobPayloads { [PROCESS_VIDEO]: { videoId: string } } }`),
- * so `enqueue` and the handler `register` takes are checked against the same type.
+ * What each kind of job carries (kind → payload, kept as JSON in the job's row). Empty here: the module that enqueues
+ * a kind declares it next to the kind's name (`declare module '../jobs.js' { interface JobPayloads {
+ * [PROCESS_VIDEO]: { videoId: string } } }`), so `enqueue` and the handler `register` takes are checked against the
+ * same type.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
 export interface JobPayloads {}
 export type JobKind = keyof JobPayloads & string;
-
 export type JobHandler<K extends JobKind = JobKind> = (payload: JobPayloads[K], signal: AbortSignal) => Promise<void>;
 
-/** How many jobs of a kind run at once, and how many of one group (default: no limit but `concurrency`). */
+/**
+ * `concurrency`: how many jobs of the kind one process runs at once (its share of this machine's cores).
+ * `perGroup`: how many jobs of one group (an organization) run at once in all processes together (default:
+ * `concurrency`).
+ */
 export interface JobLimits {
   concurrency: number;
   perGroup?: number;
+}
+
+export interface EnqueueOptions {
+  /** When the job is due (service clock; default now). */
+  runAt?: number;
+  /** The organization the job counts against in the fair pick (none: the jobs without one share a group). */
+  group?: string | null;
+  /** A transaction, so that a row and the job that works on it commit together (default: the queue's database). */
+  db?: Kysely<Database>;
 }
 
 /** What the job runner tells as each job ends: its kind, outcome and seconds; and a failure for good, with its error. */
@@ -37,6 +53,22 @@ export interface JobEvents {
   finished(kind: string, outcome: JobOutcome, seconds: number): void;
   failed(job: string, err: unknown): void;
 }
+
+export interface JobsOptions {
+  /** Told of each job as it ends (/metrics), and of each failure for good (the log); app.ts wires them. */
+  events?: JobEvents;
+  /** How long a claimed job is this worker's without renewing; renewed every third of it while the handler runs. */
+  leaseMs?: number;
+  /** How often the queue looks for due jobs besides when one is enqueued here or a slot frees up. */
+  pollMs?: number;
+  /** The machine's name in the worker id (default: the host name); tests give two processes a machine each. */
+  machine?: string;
+}
+
+const PRUNE_JOBS_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+const DEFAULT_LEASE_MS = 30_000;
+/** The job_groups key of jobs without a group (organization ids are never empty). */
+const NO_GROUP = '';
 
 interface JobRow {
   id: number;
@@ -47,150 +79,441 @@ interface JobRow {
 }
 
 /**
- * Durable jobs in SQLite. A job that was running when the service stopped (or was killed) runs again
- * at the next start, so handlers must be idempotent. Each kind has its own concurrency, so a long
- * encode never holds up a short delivery, and a limit per group (an organization; jobs without one
- * share the group "none"). The queue is fair: each free slot goes to the group under its limit that runs
- * the fewest jobs of the kind and, among those, started one the longest ago (round robin), and takes that
- * group's oldest due job. However long one organization's backlog, another's job waits for one free slot
- * only, not behind the backlog. Due times are on the service clock.
+ * Durable jobs in the database, shared by any number of worker processes (SQLite's one file, or PostgreSQL).
+ *
+ * A worker claims a job by marking it running under its own id with a lease, which it renews while the handler runs.
+ * A job whose lease passed (its worker died or was cut off) is queued again by the next claim of another worker,
+ * so a job may run more than once: handlers must be idempotent. Its end is recorded only by the worker that still
+ * holds it; one that lost its lease has its handler aborted and records nothing.
+ *
+ * Each kind has its own concurrency per process, so a long encode never holds up a short delivery, and a limit per
+ * group (an organization; jobs without one share a group) across all processes. The queue is fair: each free slot
+ * goes to the group under its limit that runs the fewest jobs of the kind and, among those, started one the longest
+ * ago (round robin), and takes that group's oldest due job. However long one organization's backlog, another's job
+ * waits for one free slot only. The counts come from the running rows and the turns from `job_groups`, and a claim
+ * holds its kind's `job_kinds` row locked (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: the one writer), so two
+ * processes never decide on the same counts. Due times and leases are on the service clock.
  */
 export class Jobs {
+  private readonly db: Kysely<Database>;
   private readonly handlers = new Map<string, { run: JobHandler; concurrency: number; perGroup: number }>();
   private readonly running = new Map<
     number,
     { kind: string; group: string | null; abort: AbortController; done: Promise<void> }
   >();
-  /** When each group of each kind last started a job (`kind group` → pick number): the round robin's turn. */
-  private readonly lastStart = new Map<string, number>();
-  private picks = 0;
-  private timer: NodeJS.Timeout | undefined;
+  /** This worker's name in the rows it holds: host and process for a person reading them, random to be unique. */
+  readonly workerId: string;
+  private readonly machine: string;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private timers: NodeJS.Timeout[] = [];
   private stopped = true;
+  private ticking: Promise<void> | undefined;
+  private tickAgain = false;
+  private readonly events: JobEvents;
 
+  /**
+   * `db` may still be a better-sqlite3 handle (service/db.ts) until the domain opens its database through
+   * service/db (issue 30, item 2): it is wrapped, on the same connection.
+   */
   constructor(
-    private readonly db: Db,
+    db: Kysely<Database> | BetterSqlite.Database,
     private readonly clock: Clock,
-    /** Told of each job as it ends (/metrics), and of each failure for good (the log); app.ts wires them. */
-    private readonly events: JobEvents = {
-      finished: () => {},
-      failed: (job, err) => console.error(`${job} failed:`, err),
-    },
-  ) {}
-
-  register<K extends JobKind>(kind: K, run: JobHandler<K>, { concurrency, perGroup = concurrency }: JobLimits): void {
-    this.handlers.set(kind, { run: run as JobHandler, concurrency, perGroup });
+    options: JobsOptions = {},
+  ) {
+    this.db = db instanceof Kysely ? db : new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
+    this.machine = options.machine ?? hostname();
+    this.workerId = `${this.machine}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.pollMs = options.pollMs ?? 250;
+    this.events = options.events ?? { finished: () => {}, failed: (job, err) => console.error(`${job} failed:`, err) };
   }
 
+  register<K extends JobKind>(kind: K, run: JobHandler<K>, limits: JobLimits): void;
+  /** Positional limits: the domain's calls until it moves onto service/db (issue 30, item 2). */
+  register<K extends JobKind>(kind: K, run: JobHandler<K>, concurrency: number, perGroup?: number): void;
+  register<K extends JobKind>(kind: K, run: JobHandler<K>, limits: JobLimits | number, perGroup?: number): void {
+    const { concurrency, perGroup: limit = concurrency } =
+      typeof limits === 'number' ? { concurrency: limits, perGroup } : limits;
+    this.handlers.set(kind, { run: run as JobHandler, concurrency, perGroup: limit });
+  }
+
+  enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], options?: EnqueueOptions): Promise<number>;
+  /** Positional runAt and group: the domain's calls until it moves onto service/db (issue 30, item 2). */
   enqueue<K extends JobKind>(
     kind: K,
     payload: JobPayloads[K],
-    runAt = this.clock.now(),
+    runAt: number | undefined,
+    group: string | null,
+  ): Promise<number>;
+  async enqueue<K extends JobKind>(
+    kind: K,
+    payload: JobPayloads[K],
+    options?: EnqueueOptions | number,
     group: string | null = null,
-  ): number {
+  ): Promise<number> {
+    // Positional calls pass `undefined` for runAt: their group is the fourth argument.
+    const {
+      runAt,
+      group: grp = null,
+      db = this.db,
+    } = typeof options === 'object' ? options : { runAt: options, group };
     const now = this.clock.now();
-    const r = this.db
-      .prepare(
-        `INSERT INTO jobs (kind, payload, state, run_at, created_at, updated_at, grp) VALUES (?, ?, 'queued', ?, ?, ?, ?)`,
-      )
-      .run(kind, JSON.stringify(payload), runAt, now, now, group);
+    const { id } = await db
+      .insertInto('jobs')
+      .values({
+        kind,
+        payload: JSON.stringify(payload),
+        state: 'queued',
+        run_at: runAt ?? now,
+        created_at: now,
+        updated_at: now,
+        grp,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // Inside a transaction the job is not visible until it commits: the next poll takes it then.
     setImmediate(() => this.tick());
-    return Number(r.lastInsertRowid);
+    return id;
   }
 
-  start(): void {
-    this.db.prepare(`UPDATE jobs SET state = 'queued' WHERE state = 'running'`).run();
+  /**
+   * Takes jobs from now on; resolves once the first look is done. Jobs another process left running are not
+   * touched: they are taken again when their lease has passed (a worker restarted under a new id waits for them).
+   */
+  async start(): Promise<void> {
+    for (const kind of this.handlers.keys())
+      await this.db
+        .insertInto('job_kinds')
+        .values({ kind })
+        .onConflict((c) => c.column('kind').doNothing())
+        .execute();
     this.stopped = false;
-    this.timer = setInterval(() => this.tick(), 250);
+    this.timers = [
+      setInterval(() => this.tick(), this.pollMs),
+      setInterval(() => void this.renewLeases(), this.leaseMs / 3),
+    ];
     this.tick();
+    await this.ticking;
   }
 
-  /** Stops taking jobs and aborts the running ones; they are queued again for the next start. */
+  /** Stops taking jobs and aborts the running ones; they are queued again at once, for any worker. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    this.timers.forEach(clearInterval);
+    await this.ticking;
     for (const job of this.running.values()) job.abort.abort();
     await Promise.all([...this.running.values()].map((j) => j.done));
   }
 
-  /** Resolves when no job is queued for now or running (tests and benchmarks wait on it). */
+  /** Resolves when no job is queued for now or running here (tests and benchmarks wait on it). */
   async idle(): Promise<void> {
-    const due = this.db.prepare(`SELECT 1 FROM jobs WHERE state = 'queued' AND run_at <= ? LIMIT 1`);
-    while (this.running.size > 0 || due.get(this.clock.now())) await sleep(50);
+    const due = () =>
+      this.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('state', '=', 'queued')
+        .where('run_at', '<=', this.clock.now())
+        .limit(1)
+        .executeTakeFirst();
+    while (this.running.size > 0 || this.ticking || (await due())) await sleep(50);
   }
 
   /** By the sweeper: jobs done or failed over a week ago (their row is history; a week leaves time to look into a failure). */
-  prune(): void {
-    this.db
-      .prepare(`DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?`)
-      .run(this.clock.now() - PRUNE_JOBS_AFTER_MS);
+  async prune(): Promise<void> {
+    await this.db
+      .deleteFrom('jobs')
+      .where('state', 'in', ['done', 'failed'])
+      .where('updated_at', '<', this.clock.now() - PRUNE_JOBS_AFTER_MS)
+      .execute();
+  }
+
+  /** Looks for work for every free slot; one look at a time in this process (a look asked for meanwhile follows it). */
+  private tick(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = (async () => {
+      try {
+        do {
+          this.tickAgain = false;
+          for (const kind of this.handlers.keys()) if (!this.stopped) await this.claim(kind);
+        } while (this.tickAgain && !this.stopped);
+      } catch (err) {
+        // The database away (PostgreSQL restarting, say): the next poll looks again.
+        console.error('job queue: could not claim jobs:', err);
+      } finally {
+        this.ticking = undefined;
+      }
+    })();
+  }
+
+  /** Claims a job of `kind` for each free slot of this process, in one transaction, then runs them. */
+  private async claim(kind: string): Promise<void> {
+    const handler = this.handlers.get(kind)!;
+    let free = handler.concurrency - [...this.running.values()].filter((j) => j.kind === kind).length;
+    if (free <= 0 || !(await this.anythingToClaim(kind))) return;
+    const claimed = await this.db.transaction().execute(async (trx) => {
+      if (!(await this.lockKind(trx, kind))) return [];
+      const now = this.clock.now();
+      // A job whose lease passed has lost its worker: it is due again, in its place by its start time. This
+      // process's own jobs are alive whatever the clock says (a test may move the clock past their lease).
+      await trx
+        .updateTable('jobs')
+        .set({ state: 'queued', worker: null, lease_until: null, last_error: 'lease expired' })
+        .where('kind', '=', kind)
+        .where('state', '=', 'running')
+        .where('lease_until', '<=', now)
+        .where('worker', '<>', this.workerId)
+        .execute();
+      await this.requeueDeadNeighbours(trx, kind);
+      const busy = new Map<string, number>();
+      const counts = await trx
+        .selectFrom('jobs')
+        .select(['grp', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('kind', '=', kind)
+        .where('state', '=', 'running')
+        .groupBy('grp')
+        .execute();
+      for (const { grp, n } of counts) busy.set(grp ?? NO_GROUP, Number(n));
+      const turns = new Map<string, number>();
+      const groups = await trx.selectFrom('job_groups').select(['grp', 'last_pick']).where('kind', '=', kind).execute();
+      for (const { grp, last_pick } of groups) turns.set(grp, last_pick);
+      let { picks } = await trx
+        .selectFrom('job_kinds')
+        .select('picks')
+        .where('kind', '=', kind)
+        .executeTakeFirstOrThrow();
+      const running = (job: JobRow) => busy.get(job.grp ?? NO_GROUP) ?? 0;
+      const turn = (job: JobRow) => turns.get(job.grp ?? NO_GROUP) ?? -1;
+      const taken: JobRow[] = [];
+      // One job per free slot; the heads are read again after each, as the group that started has a new one.
+      while (free-- > 0) {
+        const [job] = (await this.heads(trx, kind, now))
+          .filter((j) => running(j) < handler.perGroup)
+          .sort((a, b) => running(a) - running(b) || turn(a) - turn(b));
+        if (!job) break;
+        const group = job.grp ?? NO_GROUP;
+        await trx
+          .updateTable('jobs')
+          .set({
+            state: 'running',
+            attempts: job.attempts + 1,
+            run_at: now,
+            last_error: null,
+            updated_at: now,
+            worker: this.workerId,
+            lease_until: now + this.leaseMs,
+          })
+          .where('id', '=', job.id)
+          .execute();
+        await trx
+          .insertInto('job_groups')
+          .values({ kind, grp: group, last_pick: picks })
+          .onConflict((c) => c.columns(['kind', 'grp']).doUpdateSet({ last_pick: picks }))
+          .execute();
+        busy.set(group, running(job) + 1);
+        turns.set(group, picks++);
+        taken.push(job);
+      }
+      await trx.updateTable('job_kinds').set({ picks }).where('kind', '=', kind).execute();
+      return taken;
+    });
+    for (const job of claimed) this.run(job, handler.run);
+  }
+
+  /**
+   * Whether a claim of `kind` may find work: a due job, or a job of another worker whose lease has passed or that
+   * may be a dead process of this machine. Read without a lock, so that an idle queue's polls write nothing (on
+   * SQLite a claim holds the file's one write lock, which the service's other processes wait for).
+   */
+  private async anythingToClaim(kind: string): Promise<boolean> {
+    const now = this.clock.now();
+    const found = await this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', kind)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
+          eb.and([
+            eb('state', '=', 'running'),
+            eb('worker', '<>', this.workerId),
+            eb.or([eb('lease_until', '<=', now), eb('worker', 'like', `${this.machine}:%`)]),
+          ]),
+        ]),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return found !== undefined;
+  }
+
+  /**
+   * Queues again at once the jobs of workers of this machine whose process is gone (the service restarted after a
+   * crash, say): they need not wait for their lease, as a single process's jobs never did. Another machine's
+   * workers cannot be seen from here and wait for their lease. (Machines are told apart by host name: two that
+   * share one would take each other's live jobs here; the finishing check keeps one run's end.)
+   */
+  private async requeueDeadNeighbours(trx: Transaction<Database>, kind: string): Promise<void> {
+    const workers = await trx
+      .selectFrom('jobs')
+      .select('worker')
+      .distinct()
+      .where('kind', '=', kind)
+      .where('state', '=', 'running')
+      .where('worker', '<>', this.workerId)
+      .execute();
+    const dead = workers
+      .map((w) => w.worker!)
+      .filter((worker) => worker.startsWith(`${this.machine}:`) && !processAlive(Number(worker.split(':').at(-2))));
+    if (dead.length === 0) return;
+    await trx
+      .updateTable('jobs')
+      .set({ state: 'queued', worker: null, lease_until: null, last_error: 'worker gone' })
+      .where('kind', '=', kind)
+      .where('state', '=', 'running')
+      .where('worker', 'in', dead)
+      .execute();
+  }
+
+  /**
+   * Makes this transaction the only claim of `kind` until it ends, so that it counts every process's running jobs
+   * and turns as they are. PostgreSQL: the kind's row, locked; a worker that finds it locked leaves the claim to
+   * the one holding it and looks again at its next poll (SKIP LOCKED: no connection waits on another). SQLite: a
+   * write first, so the transaction holds the file's one write lock from its start (a read first could not
+   * become a write once another process had written: SQLITE_BUSY).
+   */
+  private async lockKind(trx: Transaction<Database>, kind: string): Promise<boolean> {
+    if (engineOf(trx) === 'postgres') {
+      const row = await trx
+        .selectFrom('job_kinds')
+        .select('kind')
+        .where('kind', '=', kind)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      return row !== undefined;
+    }
+    await trx
+      .updateTable('job_kinds')
+      .set((eb) => ({ picks: eb.ref('picks') }))
+      .where('kind', '=', kind)
+      .execute();
+    return true;
   }
 
   /** The oldest due job (by run_at, then id) of each group of `kind`: one index seek per group (jobs_pick). */
-  private heads(kind: string): JobRow[] {
-    const now = this.clock.now();
-    return this.db
-      .prepare(
-        `SELECT j.id, j.kind, j.payload, j.attempts, j.grp
-         FROM (SELECT grp FROM jobs WHERE kind = ? AND state = 'queued' AND run_at <= ? GROUP BY grp) AS g
-         JOIN jobs AS j ON j.id = (SELECT id FROM jobs WHERE kind = ? AND state = 'queued' AND grp IS g.grp
-           AND run_at <= ? ORDER BY run_at, id LIMIT 1)
-         ORDER BY j.run_at, j.id`,
+  private heads(trx: Transaction<Database>, kind: string, now: number): Promise<JobRow[]> {
+    return trx
+      .selectFrom(
+        trx
+          .selectFrom('jobs')
+          .select('grp')
+          .where('kind', '=', kind)
+          .where('state', '=', 'queued')
+          .where('run_at', '<=', now)
+          .groupBy('grp')
+          .as('g'),
       )
-      .all(kind, now, kind, now) as JobRow[];
-  }
-
-  private tick(): void {
-    if (this.stopped) return;
-    for (const [kind, handler] of this.handlers) {
-      const busy = new Map<string | null, number>();
-      for (const j of this.running.values()) if (j.kind === kind) busy.set(j.group, (busy.get(j.group) ?? 0) + 1);
-      const turn = (grp: string | null) => this.lastStart.get(`${kind} ${grp}`) ?? -1;
-      let free = handler.concurrency - [...busy.values()].reduce((a, b) => a + b, 0);
-      // One job per free slot; the heads are read again after each, as the group that started has a new one.
-      while (free-- > 0) {
-        const [job] = this.heads(kind)
-          .filter((j) => (busy.get(j.grp) ?? 0) < handler.perGroup)
-          .sort((a, b) => (busy.get(a.grp) ?? 0) - (busy.get(b.grp) ?? 0) || turn(a.grp) - turn(b.grp));
-        if (!job) break;
-        busy.set(job.grp, (busy.get(job.grp) ?? 0) + 1);
-        this.lastStart.set(`${kind} ${job.grp}`, this.picks++);
-        this.run(job, handler.run);
-      }
-    }
+      .innerJoin('jobs as j', (join) =>
+        join.on((eb) =>
+          eb(
+            'j.id',
+            '=',
+            eb
+              .selectFrom('jobs as h')
+              .select('h.id')
+              .where('h.kind', '=', kind)
+              .where('h.state', '=', 'queued')
+              .where('h.run_at', '<=', now)
+              .where((eb) => eb('h.grp', '=', eb.ref('g.grp')).or(eb('h.grp', 'is', null).and('g.grp', 'is', null)))
+              .orderBy('h.run_at')
+              .orderBy('h.id')
+              .limit(1),
+          ),
+        ),
+      )
+      .select(['j.id', 'j.kind', 'j.payload', 'j.attempts', 'j.grp'])
+      .orderBy('j.run_at')
+      .orderBy('j.id')
+      .execute();
   }
 
   private run(job: JobRow, handler: JobHandler): void {
-    const update = this.db.prepare(
-      `UPDATE jobs SET state = ?, attempts = ?, run_at = ?, last_error = ?, updated_at = ? WHERE id = ?`,
-    );
-    const now = this.clock.now();
+    const abort = new AbortController();
+    const entry = { kind: job.kind, group: job.grp, abort, done: Promise.resolve() };
+    this.running.set(job.id, entry);
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
-    update.run('running', job.attempts + 1, now, null, now, job.id);
-    const entry = { kind: job.kind, group: job.grp, abort: new AbortController(), done: Promise.resolve() };
-    const abort = entry.abort;
-    this.running.set(job.id, entry);
     entry.done = (async () => {
+      let end: { state: string; attempts: number; run_at: number; last_error: string | null };
       try {
         await handler(JSON.parse(job.payload) as JobPayloads[JobKind], abort.signal);
-        update.run('done', job.attempts + 1, this.clock.now(), null, this.clock.now(), job.id);
+        end = { state: 'done', attempts: job.attempts + 1, run_at: this.clock.now(), last_error: null };
         this.events.finished(job.kind, 'done', seconds());
       } catch (err) {
         const outcome = abort.signal.aborted ? 'stopped' : err instanceof RetryAt ? 'retry' : 'failed';
         this.events.finished(job.kind, outcome, seconds());
         const message = err instanceof Error ? err.message : String(err);
         if (abort.signal.aborted)
-          update.run('queued', job.attempts, this.clock.now(), 'stopped', this.clock.now(), job.id);
+          end = { state: 'queued', attempts: job.attempts, run_at: this.clock.now(), last_error: 'stopped' };
         else if (err instanceof RetryAt)
-          update.run('queued', job.attempts + 1, err.at, message, this.clock.now(), job.id);
+          end = { state: 'queued', attempts: job.attempts + 1, run_at: err.at, last_error: message };
         else {
           this.events.failed(`job ${job.kind} #${job.id}`, err);
-          update.run('failed', job.attempts + 1, this.clock.now(), message, this.clock.now(), job.id);
+          end = { state: 'failed', attempts: job.attempts + 1, run_at: this.clock.now(), last_error: message };
         }
+      }
+      try {
+        // Only the worker that still holds the job records its end: one whose lease passed and whose job another
+        // worker took changes nothing (that worker's run is the one that counts).
+        const { numUpdatedRows } = await this.db
+          .updateTable('jobs')
+          .set({ ...end, worker: null, lease_until: null, updated_at: this.clock.now() })
+          .where('id', '=', job.id)
+          .where('state', '=', 'running')
+          .where('worker', '=', this.workerId)
+          .executeTakeFirst();
+        if (numUpdatedRows === 0n) console.warn(`job ${job.kind} #${job.id}: lease lost, another worker took it`);
+      } catch (err) {
+        // The database away: the lease runs out and another worker (or this one) runs the job again.
+        console.error(`job ${job.kind} #${job.id}: could not record its end:`, err);
       } finally {
         this.running.delete(job.id);
         setImmediate(() => this.tick());
       }
     })();
+  }
+
+  /** Extends the lease of every job running here; a job no longer held (its lease passed, another took it) is aborted. */
+  private async renewLeases(): Promise<void> {
+    const ids = [...this.running.keys()];
+    if (ids.length === 0) return;
+    try {
+      const held = await this.db
+        .updateTable('jobs')
+        .set({ lease_until: this.clock.now() + this.leaseMs })
+        .where('id', 'in', ids)
+        .where('state', '=', 'running')
+        .where('worker', '=', this.workerId)
+        .returning('id')
+        .execute();
+      const still = new Set(held.map((r) => r.id));
+      for (const id of ids) if (!still.has(id)) this.running.get(id)?.abort.abort(new Error('lease lost'));
+    } catch (err) {
+      console.error('job queue: could not renew leases:', err);
+    }
+  }
+}
+
+/** Whether a process of this machine runs under `pid` (signal 0 only asks). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,0 +1,93 @@
+import BetterSqlite from 'better-sqlite3';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { MIGRATIONS } from './migrations.js';
+import type { Database } from './schema.js';
+
+export type { Database } from './schema.js';
+export type Db = Kysely<Database>;
+export type Engine = 'sqlite' | 'postgres';
+
+/**
+ * The service's database, migrated: PostgreSQL for a `postgres://` (or `postgresql://`) URL, else SQLite at that
+ * path (`:memory:` for a rule's unit test). One typed query layer (Kysely) speaks both, so the domain's statements
+ * are written once.
+ */
+export async function openDatabase(location: string): Promise<Db> {
+  const db = new Kysely<Database>({ dialect: isPostgresUrl(location) ? postgres(location) : sqlite(location) });
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return db;
+}
+
+/**
+ * Where `--database` and `--data` put the database: the PostgreSQL server named, else `service.db` in the data
+ * directory, which is made and kept the service's alone (0700): it holds the signing secret, token hashes, webhook
+ * secrets and every uploaded byte.
+ */
+export function databaseLocation(options: { database?: string; data: string }): string {
+  if (options.database) return options.database;
+  mkdirSync(options.data, { recursive: true, mode: 0o700 });
+  chmodSync(options.data, 0o700);
+  return join(options.data, 'service.db');
+}
+
+/** The engine behind a database or a transaction of it. */
+export function engineOf(db: { getExecutor(): { readonly adapter: object } }): Engine {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/** Runs the migrations not yet run (Kysely keeps them in `kysely_migration`; on PostgreSQL under a lock, so any number of processes may start at once). */
+export async function migrate(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(MIGRATIONS) } });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}
+
+/**
+ * A setting of this database, made by `make` the first time it is asked for. Two processes starting at once may
+ * both make one: the first insert wins (the name is the primary key, the other insert does nothing), and both read
+ * back the one that won.
+ */
+export async function setting(db: Kysely<Database>, name: string, make: () => string): Promise<string> {
+  const read = () => db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst();
+  const row = await read();
+  if (row) return row.value;
+  await db
+    .insertInto('settings')
+    .values({ name, value: make() })
+    .onConflict((c) => c.column('name').doNothing())
+    .execute();
+  return (await read())!.value;
+}
+
+function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//.test(location);
+}
+
+function postgres(url: string): PostgresDialect {
+  // BIGINT (times in milliseconds, sizes, counts) comes back as a number, not pg's default string: every value
+  // the service keeps is far below 2^53.
+  const types = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+  return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, types }) });
+}
+
+function sqlite(path: string): SqliteDialect {
+  const database = new BetterSqlite(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  // Another process writing (a second worker on the same file) is waited for, not an error.
+  database.pragma('busy_timeout = 5000');
+  return new SqliteDialect({ database });
+}
