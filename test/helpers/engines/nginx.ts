@@ -9,13 +9,17 @@
  *   limit), responses to the client as they come (`proxy_buffering off`).
  * - Tells the origin who asked: `X-Forwarded-For`, `X-Forwarded-Proto`, the client's `Host`, and an `X-Request-Id`
  *   (the client's own, or one nginx makes), which the access log records too.
- * - Fails over, passively (`proxy_next_upstream error timeout non_idempotent`, 2 tries): a request whose origin
- *   cannot be connected to, or fails before it answered (the connection refused or reset, as when the process was
- *   SIGKILLed, or no connection within 2 s), goes to the other origin — a POST or PATCH as well as a GET, as a real
- *   balancer does; and that origin is left out for 10 s (`max_fails=1 fail_timeout=10s`). Not retried: a request
- *   whose body nginx had started passing on (with request buffering off, the body is gone: the client gets the
- *   502 and retries, as the widget does for a chunk), and a request the origin answered, whatever the status.
- *   An origin that stops answering without closing (SIGSTOP) is only given up after `proxy_read_timeout`, 300 s.
+ * - Fails over, passively (`proxy_next_upstream error timeout`, at most 2 tries), as nginx does by default:
+ *   - a request nginx could not pass to its origin (connection refused or reset, as when the process was
+ *     SIGKILLed; no connection within 2 s) goes to the other one, whatever its method: the origin saw nothing;
+ *   - a request the origin got and then failed on before answering (it died, or 300 s without a response
+ *     header) goes to the other one only if its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS); a POST,
+ *     PATCH or LOCK is not sent twice (no `non_idempotent`): the dead process may have acted on it, and the
+ *     client gets the 502 and decides (the widget retries a chunk, whose PUT is idempotent);
+ *   - not retried either: a request whose body nginx had started passing on (with request buffering off the
+ *     body is gone), and a request the origin answered, whatever the status;
+ *   - an origin that failed is left out for 10 s (`max_fails=1 fail_timeout=10s`), then tried again.
+ *   An origin that stops answering without closing (SIGSTOP) is given up only after `proxy_read_timeout`, 300 s.
  */
 import { type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -42,8 +46,13 @@ export interface Balancer {
   /** `http://127.0.0.1:PORT`: the one address clients use. */
   url: string;
   dir: string;
-  /** Every request answered so far, oldest first (nginx writes its access line when the response is done). */
+  /** Every request answered so far, oldest first. */
   requests(): Promise<BalancedRequest[]>;
+  /**
+   * The requests answered once `match` holds for them: nginx writes a request's access line just after the last
+   * byte of its response went out, which the client may have read a moment before.
+   */
+  waitForRequests(match: (requests: BalancedRequest[]) => boolean, timeoutMs?: number): Promise<BalancedRequest[]>;
   /** Fast shutdown (SIGTERM): open connections are closed, not waited for. Removes the folder. */
   stop(): Promise<void>;
 }
@@ -62,10 +71,19 @@ export async function startNginx(origins: string[]): Promise<Balancer> {
     const nginx = await spawnDaemon(dir, 'nginx', NGINX, ['-p', dir, '-e', join(dir, 'log', 'error.log'), '-c', conf]);
     const url = `http://127.0.0.1:${port}`;
     await ready(url, nginx);
+    const requests = () => readRequests(join(dir, 'log', 'access.log'));
     return {
       url,
       dir,
-      requests: () => readRequests(join(dir, 'log', 'access.log')),
+      requests,
+      async waitForRequests(match, timeoutMs = 10_000) {
+        const giveUpAt = Date.now() + timeoutMs;
+        for (;;) {
+          const seen = await requests();
+          if (match(seen) || Date.now() > giveUpAt) return seen;
+          await sleep(50);
+        }
+      },
       stop: () => stopNginx(dir),
     };
   } catch (error) {
@@ -147,7 +165,7 @@ ${servers.join('\n')}
       proxy_set_header X-Request-Id $request_id_out;
       proxy_request_buffering off;
       proxy_buffering off;
-      proxy_next_upstream error timeout non_idempotent;
+      proxy_next_upstream error timeout;
       proxy_next_upstream_tries 2;
       proxy_connect_timeout 2s;
       proxy_send_timeout 300s;
