@@ -10,11 +10,15 @@
  * SIGHUP: passed on to the command, whose end is waited for), or starting them failed. It exits with the command's
  * status (128 + the signal's number when a signal ended it). Killed with SIGKILL, it leaves them running: the
  * next start stops a store whose owner is gone (test/helpers/engines/processes.ts).
+ *
+ * SCALE_ENGINES=reuse keeps the Ceph store (the slow one: about 20 s to start here) running after the run, for the
+ * next run with SCALE_ENGINES=reuse to use at once; a run without it stops a kept store first. PostgreSQL (about
+ * 2 s) is a fresh one each run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { constants } from 'node:os';
-import { startCeph, type CephStore } from '../test/helpers/engines/ceph.js';
+import { keptCeph, startCeph, type CephStore } from '../test/helpers/engines/ceph.js';
 import { engineVariables } from '../test/helpers/engines/environment.js';
 import { startPostgres } from '../test/helpers/engines/postgres.js';
 
@@ -72,7 +76,7 @@ try {
     return engine;
   };
   const postgres = startPostgres().then((engine) => started('PostgreSQL', engine));
-  const store = startCeph().then((engine) => started('the Ceph store', engine));
+  const store = process.env.SCALE_ENGINES === 'reuse' ? reuseCeph() : startOwnCeph();
   starting = Promise.allSettled([postgres, store]);
   await starting;
   // A signal that came meanwhile: the engines are being stopped, the command must not start.
@@ -102,11 +106,28 @@ try {
   await end(1);
 }
 
+/** A store kept by an earlier run, or a new one kept for the next: neither is stopped at the end of this run. */
+async function reuseCeph(): Promise<CephStore> {
+  const kept = await keptCeph();
+  if (kept) console.error(`with-engines: SCALE_ENGINES=reuse: the Ceph store kept in ${kept.dir}`);
+  return kept ?? startCeph({ keep: true });
+}
+
+async function startOwnCeph(): Promise<CephStore> {
+  await (await keptCeph())?.stop();
+  const store = await startCeph();
+  running.push({ name: 'the Ceph store', stop: () => store.stop() });
+  return store;
+}
+
 async function createBucket(store: Pick<CephStore, 'endpoint' | 'region' | 'accessKeyId' | 'secretAccessKey'>) {
   const { endpoint, region, accessKeyId, secretAccessKey } = store;
   const s3 = new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
   try {
-    await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    // A kept store has it from an earlier run.
+    await s3.send(new CreateBucketCommand({ Bucket: BUCKET })).catch((error: Error) => {
+      if (error.name !== 'BucketAlreadyOwnedByYou') throw error;
+    });
   } finally {
     s3.destroy();
   }

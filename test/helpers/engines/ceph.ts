@@ -10,10 +10,20 @@
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { checkRunning, engineFolder, freePort, logTails, sleep, spawnDaemon, stopDaemons } from './processes.js';
+import {
+  ENGINES_ROOT,
+  checkRunning,
+  engineFolder,
+  freePort,
+  keep,
+  logTails,
+  sleep,
+  spawnDaemon,
+  stopDaemons,
+} from './processes.js';
 
 const run = promisify(execFile);
 
@@ -46,7 +56,13 @@ export interface CephStore {
   stop(): Promise<void>;
 }
 
-export async function startCeph(): Promise<CephStore> {
+/** The details of a store kept between runs (`SCALE_ENGINES=reuse`), written into its folder. */
+type KeptStore = Omit<CephStore, 'stop'>;
+
+/**
+ * Starts a store; `keep` leaves it to later runs (see `keptCeph`): no later start takes it for stale.
+ */
+export async function startCeph(options: { keep?: boolean } = {}): Promise<CephStore> {
   const dir = await engineFolder('ceph', stopCluster);
   const children = new Map<string, ChildProcess>();
   try {
@@ -90,13 +106,56 @@ export async function startCeph(): Promise<CephStore> {
     const user = ['user', 'create', '--uid', 'scale', '--display-name', 'scale suite'];
     await run('radosgw-admin', ['-c', conf, ...user, '--access-key', accessKeyId, '--secret', secretAccessKey]);
 
-    const log = join(dir, 'log', 'client.rgw.log');
-    return { endpoint, region: 'us-east-1', accessKeyId, secretAccessKey, log, dir, stop: () => stopCluster(dir) };
+    const store: KeptStore = {
+      endpoint,
+      region: 'us-east-1',
+      accessKeyId,
+      secretAccessKey,
+      log: join(dir, 'log', 'client.rgw.log'),
+      dir,
+    };
+    if (options.keep) {
+      await writeFile(join(dir, 'store.json'), JSON.stringify(store));
+      await keep(dir);
+    }
+    return { ...store, stop: () => stopCluster(dir) };
   } catch (error) {
     const logs = await logTails(dir);
     await stopCluster(dir);
     throw new Error(`the Ceph store did not start: ${(error as Error).message}\n${logs}`, { cause: error });
   }
+}
+
+/**
+ * A store a run with `SCALE_ENGINES=reuse` left running, if one still answers (one that does not, after a reboot
+ * say, is removed). Its `stop` stops it for good.
+ */
+export async function keptCeph(): Promise<CephStore | undefined> {
+  const entries = await readdir(ENGINES_ROOT).catch(() => [] as string[]);
+  for (const entry of entries.filter((name) => name.startsWith('ceph-'))) {
+    const dir = join(ENGINES_ROOT, entry);
+    const kept = await readFile(join(dir, 'store.json'), 'utf8').then(
+      (text) => JSON.parse(text) as KeptStore,
+      () => undefined,
+    );
+    if (
+      !kept ||
+      !(await readFile(join(dir, 'keep')).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
+    if (
+      await fetch(kept.endpoint).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return { ...kept, stop: () => stopCluster(dir) };
+    await stopCluster(dir);
+  }
+  return undefined;
 }
 
 /** Stops the daemons in the order rgw, osd, mon (each needs the next to shut down cleanly) and removes the folder. */

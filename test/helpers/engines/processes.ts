@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,12 +30,8 @@ export async function engineFolder(kind: string, stop: (dir: string) => Promise<
   return dir;
 }
 
-/**
- * Marks a folder as kept on purpose after its owner ends (`SCALE_ENGINES=reuse`): no later start removes it.
- * `release` takes the mark away again, so that the next start (or `stop`) cleans it up.
- */
+/** Marks a folder as kept on purpose after its owner ends (`SCALE_ENGINES=reuse`): no later start removes it. */
 export const keep = (dir: string) => writeFile(join(dir, 'keep'), '');
-export const release = (dir: string) => rm(join(dir, 'keep'), { force: true });
 
 /**
  * Stops and removes each folder of `kind` whose owner process is gone (a run killed with SIGKILL, a machine that
