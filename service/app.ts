@@ -17,7 +17,12 @@ import { IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
 import type { OpenUploadCaps } from './domain/open-uploads.js';
 import { createApi, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
-import { dataDirectoryCheck, Health, healthRoutes, sqliteCheck } from './http/health.js';
+import { dataDirectoryCheck, Health, healthRoutes, jobLoopCheck, listensCheck, sqliteCheck } from './http/health.js';
+import { RateLimitCounts } from './http/rate-limit-store.js';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from './db/schema.js';
+import { Leases } from './leases.js';
+import { RUNS, type Role } from './roles.js';
 import type { LogLevel } from './log.js';
 import { Metrics } from './metrics.js';
 import { queueStats, storedSourceBytes } from './queue-stats.js';
@@ -42,8 +47,10 @@ import { DEFAULT_HOST } from './ports.js';
 /** How to start a service; a tunable left out takes its default (settings.ts, DEFAULTS). */
 export interface ServiceOptions {
   dataDir: string;
+  /** What this process runs (roles.ts); default `all`, the one process that does everything. */
+  role?: Role;
   host?: string;
-  /** API port ({base_url}); 0 picks a free one. */
+  /** API port ({base_url}), or the health port of a role without the API; 0 picks a free one. */
   port?: number;
   /** Storage port ({upload_url}); 0 picks a free one. */
   storagePort?: number;
@@ -101,6 +108,9 @@ export interface Service {
 }
 
 const PRUNE_EVERY_MS = 5 * 60_000;
+/** The sweeper's lease (leases.ts): renewed at every pass (4 a second), so it runs out only when its holder is gone. */
+const SWEEPER_LEASE = 'sweeper';
+const SWEEPER_LEASE_MS = 30_000;
 
 /** The data directory's own signing secret, so signed URLs outlive a restart. */
 const signingSecret = (db: Db) =>
@@ -139,6 +149,10 @@ export interface Context {
   webhooks: Webhooks;
   imports: Imports;
   ingest: Ingest;
+  /** The API's rate-limit counts, in the database so that every API process counts against one budget. */
+  rateLimits: RateLimitCounts;
+  /** Leases that let one process of a fleet do a thing at a time (the sweeper). */
+  leases: Leases;
 }
 
 /**
@@ -217,6 +231,10 @@ export function buildContext(base: {
     ...running.ingestLimits,
     minFreeBytes: files.disk.reserve,
   });
+  // The same connection through the typed query layer, until the domain opens its database there (as Jobs does).
+  const shared = new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
+  const rateLimits = new RateLimitCounts(shared);
+  const leases = new Leases(shared);
   return {
     ...{
       clock,
@@ -232,7 +250,7 @@ export function buildContext(base: {
       recordingMedia,
       recordings,
     },
-    ...{ usage, uploads, streams, exports, webhooks, imports, ingest },
+    ...{ usage, uploads, streams, exports, webhooks, imports, ingest, rateLimits, leases },
   };
 }
 
@@ -274,26 +292,42 @@ export async function buildApi(
   testHooks?: Omit<Parameters<typeof testHookRoutes>[1], 'accounts' | 'clock' | 'jobs' | 'recordingWork'>,
   ops: { logLevel?: LogLevel; metricsToken?: string } = {},
 ): Promise<{ app: Api; health: Health }> {
-  const { accounts, videos, uploads, imports, streams, recordings, exports, webhooks, usage, metrics } = context;
+  const { accounts, videos, uploads, imports, streams, recordings, exports, webhooks, usage } = context;
   const running = context.settings;
+  const { app, health } = await buildHealthPort(context, origins, testHooks, ops);
+  videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
+  mediaRoutes(app, { accounts, videos });
+  liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
+  accountRoutes(app, { accounts, webhooks, usage });
+  await app.ready();
+  return { app, health };
+}
+
+/**
+ * What every role answers on its HTTP port: /healthz, /readyz (the database and the data directory; a role adds
+ * its own checks) and /metrics, and the test hooks' routes when `testHooks` is given. A role without the API
+ * (worker, ingest) answers only these; buildApi adds the spec's routes.
+ */
+export async function buildHealthPort(
+  context: Context,
+  origins: Origins,
+  testHooks?: Omit<Parameters<typeof testHookRoutes>[1], 'accounts' | 'clock' | 'jobs' | 'recordingWork'>,
+  ops: { logLevel?: LogLevel; metricsToken?: string } = {},
+): Promise<{ app: Api; health: Health }> {
+  const { accounts, metrics } = context;
   const app = await createApi({
-    ...{ accounts, faults: testHooks?.faults, origin: () => origins.api, settings: running, metrics },
-    logLevel: ops.logLevel ?? 'warn',
+    ...{ accounts, faults: testHooks?.faults, origin: () => origins.api, settings: context.settings, metrics },
+    ...{ logLevel: ops.logLevel ?? 'warn', rateLimitStore: context.rateLimits.store() },
   });
   const health = new Health(app.log);
   health.addCheck('database', sqliteCheck(context.db));
   health.addCheck('storage', dataDirectoryCheck(context.files.root));
   healthRoutes(app, { health, metrics, metricsToken: ops.metricsToken });
-  videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
-  mediaRoutes(app, { accounts, videos });
-  liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
-  accountRoutes(app, { accounts, webhooks, usage });
   if (testHooks)
     testHookRoutes(app, {
       ...testHooks,
       ...{ clock: context.clock, accounts, jobs: context.jobs, recordingWork: context.recordingMedia.work },
     });
-  await app.ready();
   return { app, health };
 }
 
@@ -301,6 +335,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const host = options.host ?? DEFAULT_HOST;
   const clock = options.clock ?? systemClock();
   const running = settings(options);
+  const role = options.role ?? 'all';
+  const runs = RUNS[role];
   const db = openDb(options.dataDir);
   const origins: Origins = { api: '', storage: '', rtmp: '' };
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
@@ -309,31 +345,43 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     ...{ db, clock, dataDir: options.dataDir, settings: running, origins, outbound },
     log: () => log,
   });
-  const { jobs, accounts, signer, store, recordings, usage, uploads, webhooks, ingest } = context;
+  const { jobs, accounts, signer, store, recordings, usage, uploads, webhooks, ingest, leases } = context;
   registerJobs(context);
 
   /** What reached the storage origin (test hooks only; the last 10,000 requests). */
   const storageRequests: StorageRequest[] = [];
   const origin = new UploadOrigin(uploads, store, signer, clock);
   const faults = options.testHooks ? new Faults() : undefined;
-  const { app, health } = await buildApi(
-    context,
-    origins,
-    faults && { received: origin.received, storageRequests, faults, sweep: () => sweep() },
-    { logLevel: options.logLevel, metricsToken: options.metricsToken },
-  );
+  const testHooks = faults && { received: origin.received, storageRequests, faults, sweep: () => sweep() };
+  const ops = { logLevel: options.logLevel, metricsToken: options.metricsToken };
+  const { app, health } = runs.api
+    ? await buildApi(context, origins, testHooks, ops)
+    : await buildHealthPort(context, origins, testHooks, ops);
+  if (!runs.api) await app.ready();
+  // Each role's /readyz checks what it needs besides the database and the data directory (docs/scale.md, Roles).
+  if (runs.jobs) health.addCheck('jobs', jobLoopCheck(jobs));
+  if (runs.ingest)
+    health.addCheck(
+      'rtmp',
+      listensCheck(() => origins.rtmp),
+    );
   log = app.log;
 
-  const storage = createServer(
-    storageHandler(
-      origin,
-      faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() },
-    ),
-  );
-  // Large uploads on slow links take long: no whole-request time limit on the storage origin; but a body
-  // that sends nothing for a while is cut, so a stalled client holds no socket, file or lock for ever.
-  storage.requestTimeout = 0;
-  storage.timeout = running.stallTimeoutMs;
+  const storage = runs.api
+    ? createServer(
+        storageHandler(
+          origin,
+          faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() },
+        ),
+      )
+    : undefined;
+  if (storage) {
+    // Large uploads on slow links take long: no whole-request time limit on the storage origin; but a body
+    // that sends nothing for a while is cut, so a stalled client holds no socket, file or lock for ever.
+    storage.requestTimeout = 0;
+    storage.timeout = running.stallTimeoutMs;
+  }
+  const servers = storage ? [app.server, storage] : [app.server];
 
   const listen = (server: Server, port: number) =>
     new Promise<string>((resolve, reject) => {
@@ -342,23 +390,30 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     });
   try {
     origins.api = await listen(app.server, options.port ?? 0);
-    origins.storage = await listen(storage, options.storagePort ?? 0);
-    origins.rtmp = await ingest.listen(host, options.rtmpPort ?? 0);
+    if (storage) origins.storage = await listen(storage, options.storagePort ?? 0);
+    if (runs.ingest) origins.rtmp = await ingest.listen(host, options.rtmpPort ?? 0);
   } catch (err) {
     // A port was taken: what did open closes, and the caller says which port (ports.ts).
-    for (const server of [app.server, storage]) server.close();
+    for (const server of servers) server.close();
     await ingest.close();
     db.close();
     throw err;
   }
-  await uploads.sweepOrphans();
-  recordings.interrupted();
-  jobs.start();
+  // Temporary files are swept at start only by the one process of `all`: in a fleet sharing a data directory,
+  // another process may be writing them now.
+  if (role === 'all') await uploads.sweepOrphans();
+  // The recordings left live were this ingest's (one ingest node per database: docs/scale.md, Roles).
+  if (runs.ingest) recordings.interrupted();
+  if (runs.jobs) jobs.start();
   // The timed rules of the live half (merge window, 3-day retention, 15 days after a plan ends) on the service clock.
   let purging: Promise<void> | undefined;
   let prunedAt = -Infinity;
-  /** One pass of the sweeper; `POST /__test__/sweep` runs one and waits for it. */
+  /**
+   * One pass of the sweeper; `POST /__test__/sweep` runs one and waits for it. Only the process that holds the
+   * sweeper's lease sweeps (leases.ts): however many workers, each timed rule runs once per fleet at a time.
+   */
   const sweep = async () => {
+    if (!(await leases.take(SWEEPER_LEASE, SWEEPER_LEASE_MS).catch(() => false))) return;
     // Rows nothing reads any more, each module its own table: every few minutes, not on every pass.
     if (clock.now() - prunedAt >= PRUNE_EVERY_MS) {
       prunedAt = clock.now();
@@ -378,11 +433,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       purging,
     ]);
   };
-  const sweeper = setInterval(() => void sweep(), 250);
+  const sweeper = runs.jobs ? setInterval(() => void sweep(), 250) : undefined;
 
+  const testHooksOn = options.testHooks ? ' (test hooks on)' : '';
+  /** `all` keeps the line it always had (npm start and the tests read it); another role names itself and what it serves. */
+  const addresses = {
+    all: () => `API ${origins.api} storage ${origins.storage} rtmp ${origins.rtmp}/live`,
+    api: () => `API ${origins.api} storage ${origins.storage}`,
+    worker: () => `health ${origins.api}`,
+    ingest: () => `rtmp ${origins.rtmp}/live health ${origins.api}`,
+  }[role];
   return {
     readyLine: (dataDir) =>
-      `Video service ready: API ${origins.api} storage ${origins.storage} rtmp ${origins.rtmp}/live data ${dataDir}${options.testHooks ? ' (test hooks on)' : ''}`,
+      role === 'all'
+        ? `Video service ready: ${addresses()} data ${dataDir}${testHooksOn}`
+        : `Video service ready (role ${role}): ${addresses()} data ${dataDir}${testHooksOn}`,
     apiOrigin: origins.api,
     storageOrigin: origins.storage,
     rtmpOrigin: origins.rtmp,
@@ -393,11 +458,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     async close() {
       clearInterval(sweeper);
       await ingest.close();
-      for (const server of [app.server, storage]) {
+      for (const server of servers) {
         server.close();
         server.closeAllConnections();
       }
       await jobs.stop();
+      if (runs.jobs) await leases.release(SWEEPER_LEASE).catch(() => {});
       db.close();
     },
   };

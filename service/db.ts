@@ -131,6 +131,13 @@ const MIGRATIONS = [
   CREATE TABLE job_groups (kind TEXT NOT NULL, grp TEXT NOT NULL, last_pick INTEGER NOT NULL,
     PRIMARY KEY (kind, grp));
   `,
+  // Rate-limit counts and leases shared by the processes of one service: service/db/migrations.ts's
+  // '0003-shared-limits', written twice for the same reason as the step before.
+  `
+  CREATE TABLE rate_limits (key TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at INTEGER NOT NULL);
+  CREATE INDEX rate_limits_reset ON rate_limits (reset_at);
+  CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL);
+  `,
 ];
 
 /**

@@ -5,6 +5,7 @@
 import { MiB } from '../src/api/limits.js';
 import { DEFAULT_LOG_LEVEL } from './log.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORTS } from './ports.js';
+import { ROLES } from './roles.js';
 import { DEFAULTS } from './settings.js';
 
 const { limits, importLimits, queueCaps, ingestLimits, conversionLimits, openUploadCaps, rateLimits } = DEFAULTS;
@@ -13,6 +14,8 @@ const value = (fallback: number | string) => ({ type: 'string', default: String(
 
 /** Each flag of the service itself (not of its account commands), with its default: what `--help` lists. */
 export const SERVICE_FLAGS = {
+  // What this process runs (roles.ts): all, api, worker or ingest.
+  role: value(ROLES[0]),
   port: value(DEFAULT_PORTS.api),
   'storage-port': value(DEFAULT_PORTS.storage),
   'rtmp-port': value(DEFAULT_PORTS.rtmp),
@@ -74,5 +77,8 @@ export function usage(): string {
     '  npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited]',
     '                     [--quota-bytes N|unlimited|default] [--data DIR]',
     `The data directory defaults to ${DEFAULT_DATA}.`,
+    `--role ${ROLES.join('|')}: all runs everything in one process; api, worker and ingest split it into processes`,
+    'that share one database (docs/scale.md, "Roles"); --port is then the HTTP port of the role (for worker and ingest:',
+    '/healthz, /readyz and /metrics).',
   ].join('\n');
 }

@@ -111,6 +111,8 @@ export class Jobs {
   private ticking: Promise<void> | undefined;
   private tickAgain = false;
   private readonly events: JobEvents;
+  /** Wall-clock time of the last look for due jobs that the database answered; 0 before the first (a worker's /readyz). */
+  lookedAt = 0;
 
   /**
    * `db` may still be a better-sqlite3 handle (service/db.ts) until the domain opens its database through
@@ -241,6 +243,7 @@ export class Jobs {
           this.tickAgain = false;
           for (const kind of this.handlers.keys()) if (!this.stopped) await this.claim(kind);
         } while (this.tickAgain && !this.stopped);
+        this.lookedAt = Date.now();
       } catch (err) {
         // The database away (PostgreSQL restarting, say): the next poll looks again.
         console.error('job queue: could not claim jobs:', err);

@@ -16,6 +16,7 @@ import { SERVICE_FLAGS, usage } from './flags.js';
 import { LOG_LEVELS, type LogLevel } from './log.js';
 import { portInUse } from './ports.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
+import { ROLES, type Role } from './roles.js';
 import type { ProcessingLimits } from './processing/pipeline.js';
 
 const { values, positionals } = parseArgs({
@@ -163,6 +164,12 @@ function cut(): CutStrategy {
   return values.cut as CutStrategy;
 }
 
+function role(): Role {
+  if (!(ROLES as readonly string[]).includes(values.role))
+    fail(`--role must be one of ${ROLES.join(', ')}; got ${JSON.stringify(values.role)}.`);
+  return values.role as Role;
+}
+
 function logLevel(): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(values['log-level']))
     fail(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(values['log-level'])}.`);
@@ -219,6 +226,7 @@ if (values.help) {
   }
   const service = await startService({
     dataDir: values.data,
+    role: role(),
     host: values.host,
     port: port('port'),
     storagePort: port('storage-port'),

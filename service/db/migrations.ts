@@ -15,6 +15,7 @@ import type { Migration } from 'kysely/migration';
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-baseline': { up: (db) => upTo(db, 9, baseline) },
   '0002-job-leases': { up: (db) => upTo(db, 10, jobLeases) },
+  '0003-shared-limits': { up: (db) => upTo(db, 11, sharedLimits) },
 };
 
 // Kysely's schema builder takes data types as SQL; these two are the ones the engines spell differently.
@@ -277,5 +278,27 @@ async function jobLeases(db: Db): Promise<void> {
     .addColumn('grp', 'text', (c) => c.notNull())
     .addColumn('last_pick', int, (c) => c.notNull())
     .addPrimaryKeyConstraint('job_groups_pkey', ['kind', 'grp'])
+    .execute();
+}
+
+/**
+ * What the processes of one service share that each kept in memory while it was one process (issue 30, item 4):
+ * the requests each rate-limit key made in its current window (http/rate-limit-store.ts), and named leases that
+ * let one process of many do a thing at a time (leases.ts: the sweeper).
+ */
+async function sharedLimits(db: Db): Promise<void> {
+  const int = int64(db);
+  await db.schema
+    .createTable('rate_limits')
+    .addColumn('key', 'text', (c) => c.primaryKey())
+    .addColumn('count', int, (c) => c.notNull())
+    .addColumn('reset_at', int, (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('rate_limits_reset').on('rate_limits').column('reset_at').execute();
+  await db.schema
+    .createTable('leases')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('holder', 'text', (c) => c.notNull())
+    .addColumn('until', int, (c) => c.notNull())
     .execute();
 }

@@ -24,6 +24,8 @@ export interface Database {
   exports: ExportsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  rate_limits: RateLimitsTable;
+  leases: LeasesTable;
 }
 
 export interface SettingsTable {
@@ -220,4 +222,16 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   created_at: number;
   delivered_at: number | null;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  reset_at: number;
+}
+
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  until: number;
 }

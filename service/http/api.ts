@@ -1,4 +1,4 @@
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -263,10 +263,19 @@ export interface ApiOptions {
   /** Each request observed (http/observe.ts) and logged at this level (log.ts). */
   metrics: Metrics;
   logLevel: LogLevel;
+  /** Where the rate limits count (http/rate-limit-store.ts: in the database, shared by every API process). */
+  rateLimitStore: FastifyRateLimitStoreCtor;
 }
 
 /** The Fastify instance with its shared rules; the route modules add their operations to it. */
-export async function createApi({ faults, origin, settings, metrics, logLevel }: ApiOptions): Promise<Api> {
+export async function createApi({
+  faults,
+  origin,
+  settings,
+  metrics,
+  logLevel,
+  rateLimitStore,
+}: ApiOptions): Promise<Api> {
   const { rateLimits } = settings;
   const { head, securitySchemes, extensions } = document(settings);
   const routes: { method: string; pattern: RegExp }[] = [];
@@ -350,15 +359,12 @@ export async function createApi({ faults, origin, settings, metrics, logLevel }:
   });
 
   // After the CORS headers (a browser reads the 429), before the token is checked or the body read.
-  await app.register(rateLimit, { global: false });
+  await app.register(rateLimit, { global: false, store: rateLimitStore });
   const limiter = (budget: string, max: number) =>
     app.rateLimit({
       max,
       timeWindow: 60_000,
-      // Counts kept in this process for the 100,000 keys seen last (an LRU: more distinct keys than that in a minute
-      // would reset the oldest counts). Without a token, a client is its address (net/client-address.ts: an IPv6
-      // address by its /64).
-      cache: 100_000,
+      // Without a token, a client is its address (net/client-address.ts: an IPv6 address by its /64).
       keyGenerator: (req) => {
         const token = bareToken(req.headers.authorization);
         return `${budget}:${token ? hashToken(token) : `address ${clientAddress(req.ip)}`}`;

@@ -1,5 +1,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { connect } from 'node:net';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
@@ -92,6 +93,27 @@ export function dataDirectoryCheck(dataDir: string): Check {
     await writeFile(probe, 'ok');
     await rm(probe);
   };
+}
+
+/** A job loop that has not looked for due jobs in this long is stuck (it looks every 250 ms and when a slot frees). */
+const JOB_LOOP_STALE_MS = 10_000;
+
+/** A worker's job loop is alive: it looked for due jobs lately, and the database answered it. */
+export function jobLoopCheck(jobs: { lookedAt: number }): Check {
+  return () => {
+    if (Date.now() - jobs.lookedAt > JOB_LOOP_STALE_MS)
+      throw new CheckFailed(`the job loop has not looked for jobs in ${JOB_LOOP_STALE_MS / 1000} s`);
+  };
+}
+
+/** Something takes connections at `origin` (the ingest's RTMP port): a TCP connection opens, and is closed at once. */
+export function listensCheck(origin: () => string): Check {
+  return () =>
+    new Promise<void>((resolve, reject) => {
+      const { hostname, port } = new URL(origin());
+      const socket = connect({ host: hostname, port: Number(port) }, () => (socket.destroy(), resolve()));
+      socket.once('error', () => reject(new CheckFailed('the port does not take connections')));
+    });
 }
 
 /**

@@ -15,9 +15,11 @@ const TSX = ['--import', 'tsx'];
 const READY_TIMEOUT_MS = 60_000;
 
 export interface RunningService {
+  /** The API origin, or the health port of a role without the API (worker, ingest). */
   api: string;
+  /** The storage origin; empty for a role without one (worker, ingest). */
   storage: string;
-  /** rtmp://127.0.0.1:PORT/live */
+  /** rtmp://127.0.0.1:PORT/live; empty for a role without the ingest (api, worker). */
   rtmp: string;
   data: string;
   process: ChildProcess;
@@ -59,6 +61,8 @@ export async function startService(
     main?: string;
     host?: string;
     netns?: string;
+    /** `--role` (service/roles.ts); default the service's own, `all`. */
+    role?: 'all' | 'api' | 'worker' | 'ingest';
   } = {},
 ): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
@@ -73,6 +77,7 @@ export async function startService(
     '--data',
     data,
     '--test-hooks',
+    ...(options.role ? ['--role', options.role] : []),
     ...(options.host ? ['--host', options.host] : []),
   ];
   const command = [process.execPath, ...TSX, options.main ?? MAIN, ...args, ...(options.args ?? [])];
@@ -97,9 +102,11 @@ export async function startService(
       (code) => (clearTimeout(timer), reject(new Error(`service exited with ${code} before it was ready:\n${stderr}`))),
     );
   });
-  const [, api, storage, rtmp] = /API (\S+) storage (\S+) rtmp (\S+)/.exec(line)!;
-  // Every JSON answer of this service that a test receives is checked against its /openapi.json.
-  checkedOrigins.add(api!);
+  // Each role's line names what it serves (service/app.ts): `all` all three, another role its own.
+  const address = (name: string) => new RegExp(`${name} (\\S+)`).exec(line)?.[1] ?? '';
+  const [api, storage, rtmp] = [address('API') || address('health'), address('storage'), address('rtmp')];
+  // Every JSON answer of this service's API that a test receives is checked against its /openapi.json.
+  if (address('API')) checkedOrigins.add(api);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const service: RunningService = {
     api: api!,

@@ -71,6 +71,8 @@ describe('the OpenAPI document of a service started with other limits', () => {
       `[--port ${DEFAULT_PORTS.api}]`,
       `[--merge-window-seconds ${DEFAULTS.mergeWindowMs / 1000}]`,
       `[--max-open-uploads-per-user ${DEFAULTS.openUploadCaps.perUser}]`,
+      '[--role all]',
+      '--role all|api|worker|ingest',
     ])
       assert.ok(help.includes(shown), `${shown} in:\n${help}`);
   });

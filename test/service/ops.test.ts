@@ -59,9 +59,12 @@ describe('health, readiness, metrics and logs (docs/operations.md)', () => {
     assert.equal(ready.status, 200);
     assert.deepEqual(JSON.parse(ready.text), {
       status: 'ok',
+      // The one process of `all` checks what every role checks (docs/scale.md, Roles).
       checks: [
         { name: 'database', ok: true },
         { name: 'storage', ok: true },
+        { name: 'jobs', ok: true },
+        { name: 'rtmp', ok: true },
       ],
     });
     const { body: doc } = await service.call('GET', '/openapi.json');
@@ -104,6 +107,8 @@ describe('health, readiness, metrics and logs (docs/operations.md)', () => {
     assert.deepEqual(JSON.parse(ready.text).checks, [
       { name: 'database', ok: false, reason: 'the database file is no longer where the service opened it' },
       { name: 'storage', ok: true },
+      { name: 'jobs', ok: true },
+      { name: 'rtmp', ok: true },
     ]);
     assert.equal((await get(`${service.api}/readyz`)).status, 200);
   });
