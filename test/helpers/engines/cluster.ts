@@ -203,7 +203,10 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
   process.once('exit', killAll);
 
   try {
-    await Promise.all((Object.keys(CLUSTER) as ProcessName[]).map(start));
+    // Every start is waited for, failed or not, so that none is left running behind a failure.
+    const starts = await Promise.allSettled((Object.keys(CLUSTER) as ProcessName[]).map(start));
+    const failed = starts.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
     const apis = (['api1', 'api2'] as const).map((name) => running.get(name)!.process.api!);
     balancer = await startNginx(apis);
     checkedOrigins.add(balancer.url);
