@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,40 @@ async function call(origin: string, method: string, path: string, { token, body 
     /* not JSON: keep the text */
   }
   return { status: res.status, body: parsed };
+}
+
+/**
+ * A JSON call on one API process as nginx passes it on: with the Host header the client sent the balancer (fetch
+ * always sends the address it connects to).
+ */
+function callAs(
+  host: string,
+  origin: string,
+  method: string,
+  path: string,
+  { token, body }: { token?: string; body?: unknown },
+) {
+  const headers: Record<string, string> = { host };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const sent = request(origin + path, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        let parsed: any = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          /* not JSON: keep the text */
+        }
+        resolve({ status: res.statusCode!, body: parsed });
+      });
+    });
+    sent.on('error', reject);
+    sent.end(body === undefined ? undefined : JSON.stringify(body));
+  });
 }
 
 /** Waits for #8 to say `ready` (or `failed`, which the caller's assertion then names). */
@@ -508,10 +543,13 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
   it('holds no state in one API process that the other needs: a token, a session and a signed link', async () => {
     const api1 = cluster.process('api1').api!;
     const api2 = cluster.process('api2').api!;
+    // Each asked as nginx asks it, with the Host the client gave the balancer: an answer may name the address the
+    // client used, never the process that happened to answer it.
+    const host = new URL(cluster.url).host;
     const same = async (method: string, path: string, body?: unknown) => {
       const [one, two] = [
-        await call(api1, method, path, { token, body }),
-        await call(api2, method, path, { token, body }),
+        await callAs(host, api1, method, path, { token, body }),
+        await callAs(host, api2, method, path, { token, body }),
       ];
       assert.deepEqual(two, one, `${method} ${path} answers the same from both`);
       return one;
