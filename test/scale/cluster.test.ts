@@ -159,7 +159,7 @@ const pidOf = (worker: string) => Number(worker.split(':').at(-2));
 /** The deliveries of video-ready the receiver got for `videoId`, by their webhook-id (a retry repeats its id). */
 function readyDeliveries(receiver: Receiver, videoId: string): string[] {
   return receiver.received
-    .filter((got) => JSON.parse(got.body).data?._id === videoId)
+    .filter((got) => JSON.parse(got.body).payload?._id === videoId)
     .map((got) => String(got.headers['webhook-id']));
 }
 
