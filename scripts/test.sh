@@ -6,6 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-deps.sh --browser || exit 1
+# PostgreSQL (the queue's and the database layer's tests run on both engines), Ceph's S3 store and nginx (scale).
 bash scripts/system-deps.sh --engines || exit 1
 [[ -d node_modules ]] || npm ci || exit 1
 rm -rf .test-results && mkdir -p .test-results
