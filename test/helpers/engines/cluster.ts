@@ -50,12 +50,12 @@ export interface ReadyLine {
 }
 
 /**
- * The one place that reads a process's ready line. Today's single process prints
- * `Video service ready: API http://… storage http://… rtmp rtmp://…/live data DIR`; with roles (issue 30, item 4)
- * each role prints a ready line naming its role and addresses, whose exact words were not settled when this was
- * written. So this takes the first line that says the service is ready, plain text or a JSON log record
- * (`{"msg": "… ready …", "role": …, "api": …}`), and reads from it every `word URL` pair and the role, in whichever
- * of the likely spellings: `role api`, `role=api`, `(api)`, `api role`.
+ * The one place that reads a process's ready line (docs/scale.md, Roles): `all` prints
+ * `Video service ready: API http://… storage http://… rtmp rtmp://…/live data DIR`, another role
+ * `Video service ready (role worker): health http://… data DIR`. It takes the first line that says the service is
+ * ready and reads from it every `word URL` pair and the role; a JSON log record (`{"msg": "… ready …", "role": …,
+ * "api": …}`) and the spellings `role=api`, `(api)`, `api role` are read too, so that a change of words in the
+ * line does not stop the suite from finding the addresses.
  */
 export function parseReadyLine(line: string): ReadyLine | undefined {
   const record = jsonRecord(line);
