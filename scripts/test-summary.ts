@@ -153,6 +153,7 @@ export const STEPS: { name: string; kind: StepKind; results?: string }[] = [
   { name: 'service', kind: 'tap', results: 'service.tap' },
   { name: 'component', kind: 'component', results: 'component.json' },
   { name: 'e2e', kind: 'playwright', results: 'e2e.json' },
+  { name: 'scale', kind: 'tap', results: 'scale.tap' },
 ];
 
 /**

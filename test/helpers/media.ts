@@ -100,6 +100,12 @@ export const RECIPES = {
     '-c:a',
     'mp2',
   ],
+  // Long enough that its encode (both rungs, from MPEG-2) is still running seconds after a worker took it: the scale
+  // suite SIGKILLs the worker in the middle of it.
+  'mpeg2-mp2-720p-20s.ts': [
+    ...testPattern('1280x720', 25, 'frequency=990'),
+    ...['-t', '20', '-c:v', 'mpeg2video', '-b:v', '4M', '-c:a', 'mp2'],
+  ],
   'audio-only-4s.mp3': [
     '-f',
     'lavfi',

@@ -1,8 +1,8 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 
@@ -69,6 +69,29 @@ export async function startPostgres(): Promise<Postgres> {
       stopNow();
     },
   };
+}
+
+/**
+ * Restarts the server at `url` as an operator would (`pg_ctl restart -m fast`: every connection is cut, then the
+ * server comes back on the same port with the options it had). The server is found by asking it: its data folder,
+ * whose owner runs pg_ctl; its log stays the one `startPostgres` made beside that folder.
+ */
+export async function restartPostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let data: string;
+  try {
+    data = (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0]!.data_directory;
+  } finally {
+    await client.end();
+  }
+  const { uid, gid } = statSync(data);
+  const log = join(dirname(data), 'log');
+  await run(join(postgresBin(), 'pg_ctl'), ['-D', data, 'restart', '-m', 'fast', '-w', '-l', log], {
+    cwd: dirname(data),
+    uid,
+    gid,
+  });
 }
 
 /** The newest PostgreSQL installed (Debian keeps each major version apart). */
