@@ -34,6 +34,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -56,11 +57,20 @@ const BUCKET = 'scale-bench';
 /** It measures processes, not the bounds of the hardening issue: thousands of videos a second from one key pass. */
 const UNBOUNDED = ['--rate-limit-per-minute', '1000000000', '--max-open-uploads-per-organization', '1000000000'];
 
-/** What this checkout's service can be started as, from its `--help`. */
-async function serviceFeatures(): Promise<{ engines: boolean; missing: string[] }> {
+/**
+ * What this checkout's service can be started as, from its `--help`: on the store (`--storage s3://…`), and as a
+ * cluster (roles on PostgreSQL).
+ */
+interface Features {
+  store: boolean;
+  cluster: boolean;
+  missing: string[];
+}
+
+async function serviceFeatures(): Promise<Features> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'service/main.ts', '--help'], { cwd: ROOT });
-  const missing = ['--role', '--database', '--s3-endpoint'].filter((flag) => !stdout.includes(flag));
-  return { engines: missing.length === 0, missing };
+  const missing = ['--s3-endpoint', '--role', '--database'].filter((flag) => !stdout.includes(flag));
+  return { store: !missing.includes('--s3-endpoint'), cluster: missing.length === 0, missing };
 }
 
 /** A way the service runs: one address to call, a token of organization `bench`, its processes. */
@@ -68,6 +78,8 @@ interface Deployment {
   label: string;
   api: string;
   token: string;
+  /** A token of another organization. */
+  tokenOf(org: string): Promise<string>;
   apis: RunningService[];
   workers: RunningService[];
   addWorker(): Promise<RunningService>;
@@ -76,13 +88,14 @@ interface Deployment {
   stop(): Promise<void>;
 }
 
-/** Today's service: one process (`all`), SQLite and the data folder. */
-async function onDisk(): Promise<Deployment> {
-  const service = await startService({ args: [...UNBOUNDED, ...LOCAL_RECEIVERS.args] });
+/** One process (`all`) on SQLite: today's service, or the same with `args` (on the store). */
+async function oneProcess(label: string, args: string[] = []): Promise<Deployment> {
+  const service = await startService({ args: [...UNBOUNDED, ...LOCAL_RECEIVERS.args, ...args] });
   return {
-    label: 'one process, SQLite + data folder (today)',
+    label,
     api: service.api,
     token: await service.token('bench'),
+    tokenOf: (org) => service.token(org),
     apis: [service],
     workers: [service],
     addWorker: () => Promise.reject(new Error('one process has no second worker')),
@@ -94,34 +107,40 @@ async function onDisk(): Promise<Deployment> {
   };
 }
 
+const onDisk = () => oneProcess('one process, SQLite + data folder (today)');
+
 /**
  * The service on PostgreSQL (a database of its own) and the store (a prefix of its own): `apis` API processes
- * behind nginx when more than one, and `workers` workers.
+ * behind nginx when more than one, and `workers` workers. A service without roles runs as one process on SQLite
+ * and the store.
  */
-async function onEngines(engines: ScaleEngines, apis: number, workers: number): Promise<Deployment> {
+async function onEngines(engines: ScaleEngines, features: Features, apis = 1, workers = 1): Promise<Deployment> {
   const name = `bench_${randomBytes(4).toString('hex')}`;
+  const store = ['--storage', `s3://${BUCKET}/${name}`, '--s3-endpoint', engines.s3.endpoint, '--s3-path-style'];
+  if (!features.cluster) {
+    if (apis !== 1 || workers !== 1) throw new Error('a service without roles is one process');
+    return oneProcess('one process, SQLite + store', store);
+  }
   const admin = new pg.Client({ connectionString: engines.databaseUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const database = new URL(engines.databaseUrl);
   database.pathname = `/${name}`;
-  const common = [
-    ...['--database', database.href, '--storage', `s3://${BUCKET}/${name}`],
-    ...['--s3-endpoint', engines.s3.endpoint, '--s3-path-style'],
-    ...UNBOUNDED,
-    ...LOCAL_RECEIVERS.args,
-  ];
+  const common = ['--database', database.href, ...store, ...UNBOUNDED, ...LOCAL_RECEIVERS.args];
   const start = (role: string) => startService({ args: ['--role', role, ...common] });
   const apiProcesses = await Promise.all(Array.from({ length: apis }, () => start('api')));
   const workerProcesses = await Promise.all(Array.from({ length: workers }, () => start('worker')));
   const balancer: Balancer | undefined = apis > 1 ? await startNginx(apiProcesses.map((p) => p.api)) : undefined;
   const first = apiProcesses[0]!;
+  const tokenOf = (org: string) =>
+    first.cli('token', '--org', org, '--environment', 'production', '--database', database.href);
   const all = () => [...apiProcesses, ...workerProcesses];
   return {
     label: `${apis} API + ${workers} worker processes, PostgreSQL + store`,
     api: balancer?.url ?? first.api,
-    token: await first.cli('token', '--org', 'bench', '--environment', 'production', '--database', database.href),
+    token: await tokenOf('bench'),
+    tokenOf,
     apis: apiProcesses,
     workers: workerProcesses,
     async addWorker() {
@@ -137,10 +156,10 @@ async function onEngines(engines: ScaleEngines, apis: number, workers: number): 
   };
 }
 
-const call = async (deployment: Deployment, method: string, path: string, body?: unknown) => {
+const call = async (deployment: Deployment, method: string, path: string, body?: unknown, token = deployment.token) => {
   const res = await fetch(deployment.api + path, {
     method,
-    headers: { authorization: `Bearer ${deployment.token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: body === undefined ? (method === 'POST' ? '{}' : undefined) : JSON.stringify(body),
   });
   const answer = await res.json();
@@ -195,10 +214,10 @@ async function storeClient(engines: ScaleEngines): Promise<S3Client> {
 const mbps = (ms: number) => SIZE / 1e6 / (ms / 1000);
 
 /** 1. The file in Chromium: widget to the store, raw parts to the store, widget to the data folder. */
-async function uploads(engines: ScaleEngines, features: { engines: boolean }): Promise<string[][]> {
+async function uploads(engines: ScaleEngines, features: Features): Promise<string[][]> {
   const s3 = await storeClient(engines);
   const bench = await benchPage(true, SIZE);
-  const store = features.engines ? await onEngines(engines, 1, 1) : undefined;
+  const store = features.store ? await onEngines(engines, features) : undefined;
   // The widget's own plan for the file (its defaults: chunks shrinking with what is left, six at a time), which
   // the raw baseline sends the same way.
   const plan = planUpload(SIZE, 0, null, DEFAULT_PARALLEL_UPLOADS);
@@ -287,9 +306,9 @@ async function uploads(engines: ScaleEngines, features: { engines: boolean }): P
 }
 
 /** 2. #1 and #8 per second: today's process, one API process, two behind nginx, one behind nginx. */
-async function requests(engines: ScaleEngines, features: { engines: boolean }): Promise<string[][]> {
+async function requests(engines: ScaleEngines, features: Features): Promise<string[][]> {
   const disk = await onDisk();
-  const pair = features.engines ? await onEngines(engines, 2, 1) : undefined;
+  const pair = features.cluster ? await onEngines(engines, features, 2, 1) : undefined;
   const oneBehindNginx = pair ? await startNginx([pair.apis[0]!.api]) : undefined;
   const targets: [string, Deployment, string][] = [['one process, SQLite + data folder (today)', disk, disk.api]];
   if (pair) {
@@ -345,29 +364,32 @@ async function readyTimes(): Promise<{ url: string; at: Map<string, number>; clo
 }
 
 /**
- * 8 videos uploaded as one chunk each (#1, #3, #4, #5), then completed at once (#6): from each #6's answer to its
- * `video-ready`, the median and the last (all 8 ready).
+ * 8 videos, one of each organization of `tokens`, uploaded as one chunk each (#1, #3, #4, #5), then completed at
+ * once (#6): from each #6's answer to its `video-ready`, the median and the last (all 8 ready). Eight
+ * organizations, as processing runs one video of an organization at a time across all workers (`perGroup` 1):
+ * one organization's 8 would be one after another however many workers there are.
  */
-async function completeToReady(deployment: Deployment, file: Buffer, hook: Awaited<ReturnType<typeof readyTimes>>) {
+async function completeToReady(
+  deployment: Deployment,
+  tokens: string[],
+  file: Buffer,
+  hook: Awaited<ReturnType<typeof readyTimes>>,
+) {
   const sessions = await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      const video = await call(deployment, 'POST', '/videos', { file_name: 'bench.mp4' });
-      const { key } = await call(deployment, 'POST', `/videos/${video._id}/multipart-upload/begin`);
-      const { url } = await call(deployment, 'POST', `/videos/${video._id}/multipart-upload/get-chunk-upload-url`, {
-        key,
-        chunkId: 1,
-      });
+    tokens.map(async (token) => {
+      const post = (path: string, body?: unknown) => call(deployment, 'POST', path, body, token);
+      const video = await post('/videos', { file_name: 'bench.mp4' });
+      const { key } = await post(`/videos/${video._id}/multipart-upload/begin`);
+      const { url } = await post(`/videos/${video._id}/multipart-upload/get-chunk-upload-url`, { key, chunkId: 1 });
       const res = await fetch(url, { method: 'PUT', body: file, headers: { 'content-type': 'video/mp4' } });
       if (res.status !== 200) throw new Error(`chunk PUT: ${res.status}`);
-      return { id: video._id as string, key: key as string, eTag: res.headers.get('etag')! };
+      return { token, id: video._id as string, key: key as string, eTag: res.headers.get('etag')! };
     }),
   );
   const completed = await Promise.all(
-    sessions.map(async ({ id, key, eTag }) => {
-      await call(deployment, 'POST', `/videos/${id}/multipart-upload/complete`, {
-        key,
-        chunks: [{ chunkId: 1, eTag }],
-      });
+    sessions.map(async ({ token, id, key, eTag }) => {
+      const chunks = [{ chunkId: 1, eTag }];
+      await call(deployment, 'POST', `/videos/${id}/multipart-upload/complete`, { key, chunks }, token);
       return performance.now();
     }),
   );
@@ -381,36 +403,47 @@ async function completeToReady(deployment: Deployment, file: Buffer, hook: Await
 }
 
 /** 3. Complete → ready for 8 uploads: today's process, then one worker, two, and one again (the noise). */
-async function processing(engines: ScaleEngines, features: { engines: boolean }): Promise<string[][]> {
+async function processing(engines: ScaleEngines, features: Features): Promise<string[][]> {
   const file = await readFile(await media('h264-aac-720p-10s.mp4'));
   const hook = await readyTimes();
   const rows: string[][] = [['processes', 'median #6 → video-ready', 'all 8 ready', 'to today']];
-  const register = (d: Deployment) => call(d, 'POST', '/webhooks', { url: hook.url, events: ['video-ready'] });
+  /** Tokens of 8 organizations, each with the webhook. */
+  const organizations = async (d: Deployment) => {
+    const tokens = await Promise.all(Array.from({ length: 8 }, (_, i) => d.tokenOf(`bench-${i + 1}`)));
+    await Promise.all(
+      tokens.map((token) => call(d, 'POST', '/webhooks', { url: hook.url, events: ['video-ready'] }, token)),
+    );
+    return tokens;
+  };
   const disk = await onDisk();
   let today = NaN;
   try {
-    await register(disk);
-    await completeToReady(disk, file, hook); // warm-up
-    const { median: m, last } = await completeToReady(disk, file, hook);
+    const tokens = await organizations(disk);
+    await completeToReady(disk, tokens, file, hook); // warm-up
+    const { median: m, last } = await completeToReady(disk, tokens, file, hook);
     today = last;
     rows.push([disk.label, `${(m / 1000).toFixed(2)} s`, `${(last / 1000).toFixed(2)} s`, '1.00']);
   } finally {
     await disk.stop();
   }
-  if (!features.engines) {
-    rows.push(['one and two workers', 'not measured: the service has no --role yet', '', '']);
+  if (!features.store) {
+    rows.push(['one and two workers', 'not measured: the service has no S3 store yet', '', '']);
     hook.close();
     return rows;
   }
-  const deployment = await onEngines(engines, 1, 1);
+  const deployment = await onEngines(engines, features);
   try {
-    await register(deployment);
-    await completeToReady(deployment, file, hook); // warm-up
+    const tokens = await organizations(deployment);
+    await completeToReady(deployment, tokens, file, hook); // warm-up
     const measure = async (label: string) => {
-      const { median: m, last } = await completeToReady(deployment, file, hook);
+      const { median: m, last } = await completeToReady(deployment, tokens, file, hook);
       rows.push([label, `${(m / 1000).toFixed(2)} s`, `${(last / 1000).toFixed(2)} s`, (last / today).toFixed(2)]);
     };
-    await measure('1 API + 1 worker, PostgreSQL + store');
+    await measure(deployment.label);
+    if (!features.cluster) {
+      rows.push(['two workers', 'not measured: the service has no --role yet', '', '']);
+      return rows;
+    }
     const second = await deployment.addWorker();
     await measure('1 API + 2 workers');
     await second.stop();
@@ -460,7 +493,7 @@ async function latencyUnderUploads(deployment: Deployment): Promise<string[]> {
 }
 
 /** 4. #8 under 48 uploads: on the data folder, on the store. */
-async function latency(engines: ScaleEngines, features: { engines: boolean }): Promise<string[][]> {
+async function latency(engines: ScaleEngines, features: Features): Promise<string[][]> {
   const rows = [
     [
       'where the bytes go',
@@ -476,11 +509,11 @@ async function latency(engines: ScaleEngines, features: { engines: boolean }): P
   } finally {
     await disk.stop();
   }
-  if (!features.engines) {
+  if (!features.store) {
     rows.push(['the store', 'not measured: the service has no S3 store yet', '', '', '']);
     return rows;
   }
-  const store = await onEngines(engines, 1, 1);
+  const store = await onEngines(engines, features);
   try {
     rows.push(await latencyUnderUploads(store));
   } finally {
@@ -495,7 +528,8 @@ export async function main(): Promise<void> {
   const only = process.argv[2];
   const commit = (await run('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT })).stdout.trim();
   console.log(`Scale figures at ${commit}, ${new Date().toISOString().slice(0, 10)}`);
-  if (!features.engines) console.log(`This service lacks ${features.missing.join(', ')}: what needs them is skipped.`);
+  if (features.missing.length > 0)
+    console.log(`This service lacks ${features.missing.join(', ')}: what needs them is skipped.`);
   const sections: [string, string, () => Promise<string[][]>][] = [
     [
       'uploads',
@@ -509,7 +543,7 @@ export async function main(): Promise<void> {
     ],
     [
       'processing',
-      '\n3. 8 uploads (10 s 720p H.264/AAC, one chunk each) completed at once: #6 → video-ready',
+      '\n3. 8 uploads of 8 organizations (10 s 720p H.264/AAC, one chunk each) completed at once: #6 → video-ready',
       () => processing(engines, features),
     ],
     [
@@ -521,7 +555,10 @@ export async function main(): Promise<void> {
   for (const [name, title, measure] of sections) {
     if (only && only !== name) continue;
     console.log(title);
+    const before = loadavg()[0]!;
     console.log(table(await measure()));
+    // The machine is shared: a figure read with the load it was measured under.
+    console.log(`load average (1 min) ${before.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end`);
   }
 }
 
