@@ -29,12 +29,13 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -44,7 +45,7 @@ import { planUpload, shrinkingRange } from '../src/upload/plan.js';
 import { scaleEngines, type ScaleEngines } from '../test/helpers/engines/environment.js';
 import { startNginx, type Balancer } from '../test/helpers/engines/nginx.js';
 import { media } from '../test/helpers/media.js';
-import { LOCAL_RECEIVERS, startService, type RunningService } from '../test/helpers/service.js';
+import { LOCAL_RECEIVERS, startService, tempData } from '../test/helpers/service.js';
 import { interleaved, median, table } from './stats.js';
 import { benchPage } from './widget.bench.js';
 
@@ -63,6 +64,7 @@ const UNBOUNDED = ['--rate-limit-per-minute', '1000000000', '--max-open-uploads-
  */
 interface Features {
   store: boolean;
+  roles: boolean;
   cluster: boolean;
   missing: string[];
 }
@@ -70,7 +72,8 @@ interface Features {
 async function serviceFeatures(): Promise<Features> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'service/main.ts', '--help'], { cwd: ROOT });
   const missing = ['--s3-endpoint', '--role', '--database'].filter((flag) => !stdout.includes(flag));
-  return { store: !missing.includes('--s3-endpoint'), cluster: missing.length === 0, missing };
+  const has = (flag: string) => !missing.includes(flag);
+  return { store: has('--s3-endpoint'), roles: has('--role'), cluster: missing.length === 0, missing };
 }
 
 /** A way the service runs: one address to call, a token of organization `bench`, its processes. */
@@ -80,9 +83,9 @@ interface Deployment {
   token: string;
   /** A token of another organization. */
   tokenOf(org: string): Promise<string>;
-  apis: RunningService[];
-  workers: RunningService[];
-  addWorker(): Promise<RunningService>;
+  apis: RoleProcess[];
+  workers: RoleProcess[];
+  addWorker(): Promise<RoleProcess>;
   /** Waits for the jobs under way to end (best effort: a role without the test hook answers 404). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -109,6 +112,82 @@ async function oneProcess(label: string, args: string[] = []): Promise<Deploymen
 
 const onDisk = () => oneProcess('one process, SQLite + data folder (today)');
 
+/** A process of one role: its API's address (an API process) and how to stop it. */
+interface RoleProcess {
+  api: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `main.ts --role ROLE` and waits for its ready line (`Video service ready (role …): API http://…`). Not
+ * startService (test/helpers/service.ts): its ready line names an API, a storage origin and an RTMP address,
+ * which a worker has none of.
+ */
+async function startRole(role: string, args: string[]): Promise<RoleProcess> {
+  const ports = ['--port', '0', '--storage-port', '0', '--rtmp-port', '0'];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'service/main.ts', '--role', role, ...ports, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (d: Buffer) => (output += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('Video service ready') && resolve(l));
+    void exited.then(() => reject(new Error(`--role ${role} exited before it was ready:\n${output}`)));
+  });
+  return {
+    api: /API (\S+)/.exec(line)?.[1] ?? '',
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * `apis` API processes (behind nginx when more than one) and `workers` workers, started with `args`, sharing one
+ * database: PostgreSQL with the store, or SQLite in one data folder (roles without --database).
+ */
+async function fleet(
+  label: string,
+  args: string[],
+  tokenArgs: string[],
+  apis: number,
+  workers: number,
+  cleanUp: () => Promise<void>,
+): Promise<Deployment> {
+  const common = [...args, ...UNBOUNDED, ...LOCAL_RECEIVERS.args];
+  const start = (role: string) => startRole(role, common);
+  const apiProcesses = await Promise.all(Array.from({ length: apis }, () => start('api')));
+  const workerProcesses = await Promise.all(Array.from({ length: workers }, () => start('worker')));
+  const balancer: Balancer | undefined = apis > 1 ? await startNginx(apiProcesses.map((p) => p.api)) : undefined;
+  const tokenOf = async (org: string) => {
+    const command = ['--import', 'tsx', 'service/main.ts', 'token', '--org', org, '--environment', 'production'];
+    return (await run(process.execPath, [...command, ...tokenArgs], { cwd: ROOT })).stdout.trim();
+  };
+  return {
+    label,
+    api: balancer?.url ?? apiProcesses[0]!.api,
+    token: await tokenOf('bench'),
+    tokenOf,
+    apis: apiProcesses,
+    workers: workerProcesses,
+    async addWorker() {
+      const worker = await start('worker');
+      workerProcesses.push(worker);
+      return worker;
+    },
+    // Roles run without test hooks here, as in production: nothing to wait on but time.
+    idle: () => new Promise((r) => setTimeout(r, 2000)),
+    async stop() {
+      await balancer?.stop();
+      await Promise.all([...apiProcesses, ...workerProcesses].map((p) => p.stop()));
+      await cleanUp();
+    },
+  };
+}
+
 /**
  * The service on PostgreSQL (a database of its own) and the store (a prefix of its own): `apis` API processes
  * behind nginx when more than one, and `workers` workers. A service without roles runs as one process on SQLite
@@ -127,33 +206,28 @@ async function onEngines(engines: ScaleEngines, features: Features, apis = 1, wo
   await admin.end();
   const database = new URL(engines.databaseUrl);
   database.pathname = `/${name}`;
-  const common = ['--database', database.href, ...store, ...UNBOUNDED, ...LOCAL_RECEIVERS.args];
-  const start = (role: string) => startService({ args: ['--role', role, ...common] });
-  const apiProcesses = await Promise.all(Array.from({ length: apis }, () => start('api')));
-  const workerProcesses = await Promise.all(Array.from({ length: workers }, () => start('worker')));
-  const balancer: Balancer | undefined = apis > 1 ? await startNginx(apiProcesses.map((p) => p.api)) : undefined;
-  const first = apiProcesses[0]!;
-  const tokenOf = (org: string) =>
-    first.cli('token', '--org', org, '--environment', 'production', '--database', database.href);
-  const all = () => [...apiProcesses, ...workerProcesses];
-  return {
-    label: `${apis} API + ${workers} worker processes, PostgreSQL + store`,
-    api: balancer?.url ?? first.api,
-    token: await tokenOf('bench'),
-    tokenOf,
-    apis: apiProcesses,
-    workers: workerProcesses,
-    async addWorker() {
-      const worker = await start('worker');
-      workerProcesses.push(worker);
-      return worker;
-    },
-    idle: () => Promise.all(workerProcesses.map((w) => w.idle().catch(() => {}))).then(() => {}),
-    async stop() {
-      await balancer?.stop();
-      await Promise.all(all().map((p) => p.stop().then(() => rm(p.data, { recursive: true, force: true }))));
-    },
-  };
+  const data = await tempData();
+  const label = `${apis} API + ${workers} worker processes, PostgreSQL + store`;
+  const args = ['--database', database.href, '--data', data, ...store];
+  return fleet(label, args, ['--database', database.href, '--data', data], apis, workers, () =>
+    rm(data, { recursive: true, force: true }),
+  );
+}
+
+/** Roles without PostgreSQL (a service with --role but no --database): the processes share SQLite in one folder. */
+async function onSharedFolder(apis: number, workers: number): Promise<Deployment> {
+  const data = await tempData();
+  const label = `${apis} API + ${workers} worker processes, SQLite + data folder shared`;
+  return fleet(label, ['--data', data], ['--data', data], apis, workers, () =>
+    rm(data, { recursive: true, force: true }),
+  );
+}
+
+/** The processes of `apis` API and `workers` worker processes on what this service offers, or undefined. */
+function processes(engines: ScaleEngines, features: Features, apis: number, workers: number) {
+  if (features.cluster) return onEngines(engines, features, apis, workers);
+  if (features.roles) return onSharedFolder(apis, workers);
+  return undefined;
 }
 
 const call = async (deployment: Deployment, method: string, path: string, body?: unknown, token = deployment.token) => {
@@ -308,11 +382,11 @@ async function uploads(engines: ScaleEngines, features: Features): Promise<strin
 /** 2. #1 and #8 per second: today's process, one API process, two behind nginx, one behind nginx. */
 async function requests(engines: ScaleEngines, features: Features): Promise<string[][]> {
   const disk = await onDisk();
-  const pair = features.cluster ? await onEngines(engines, features, 2, 1) : undefined;
+  const pair = await processes(engines, features, 2, 1);
   const oneBehindNginx = pair ? await startNginx([pair.apis[0]!.api]) : undefined;
   const targets: [string, Deployment, string][] = [['one process, SQLite + data folder (today)', disk, disk.api]];
   if (pair) {
-    targets.push(['one API process on PostgreSQL, direct', pair, pair.apis[0]!.api]);
+    targets.push(['one API process of the pair, direct', pair, pair.apis[0]!.api]);
     targets.push(['one API process behind nginx (baseline of the pair)', pair, oneBehindNginx!.url]);
     targets.push(['two API processes behind nginx', pair, pair.api]);
   }
@@ -426,29 +500,36 @@ async function processing(engines: ScaleEngines, features: Features): Promise<st
   } finally {
     await disk.stop();
   }
-  if (!features.store) {
-    rows.push(['one and two workers', 'not measured: the service has no S3 store yet', '', '']);
+  const measure = async (deployment: Deployment, tokens: string[], label = deployment.label) => {
+    const { median: m, last } = await completeToReady(deployment, tokens, file, hook);
+    rows.push([label, `${(m / 1000).toFixed(2)} s`, `${(last / 1000).toFixed(2)} s`, (last / today).toFixed(2)]);
+  };
+  // The one process on the store (a service with the store but no roles): processing reads from it and writes back.
+  if (features.store && !features.cluster) {
+    const store = await onEngines(engines, features);
+    try {
+      const tokens = await organizations(store);
+      await completeToReady(store, tokens, file, hook); // warm-up
+      await measure(store, tokens);
+    } finally {
+      await store.stop();
+    }
+  }
+  const deployment = await processes(engines, features, 1, 1);
+  if (!deployment) {
+    rows.push(['one and two workers', 'not measured: the service has no --role yet', '', '']);
     hook.close();
     return rows;
   }
-  const deployment = await onEngines(engines, features);
   try {
     const tokens = await organizations(deployment);
     await completeToReady(deployment, tokens, file, hook); // warm-up
-    const measure = async (label: string) => {
-      const { median: m, last } = await completeToReady(deployment, tokens, file, hook);
-      rows.push([label, `${(m / 1000).toFixed(2)} s`, `${(last / 1000).toFixed(2)} s`, (last / today).toFixed(2)]);
-    };
-    await measure(deployment.label);
-    if (!features.cluster) {
-      rows.push(['two workers', 'not measured: the service has no --role yet', '', '']);
-      return rows;
-    }
+    await measure(deployment, tokens);
     const second = await deployment.addWorker();
-    await measure('1 API + 2 workers');
+    await measure(deployment, tokens, '  the same with a second worker');
     await second.stop();
     deployment.workers.pop();
-    await measure('1 API + 1 worker again (the noise)');
+    await measure(deployment, tokens, '  the same with one worker again (the noise)');
   } finally {
     await deployment.stop();
     hook.close();
@@ -457,12 +538,12 @@ async function processing(engines: ScaleEngines, features: Features): Promise<st
 }
 
 /**
- * #8's latency at rest, then while 48 single-link uploads of 64 MiB run at once (#1, #2, #5 each, from this
+ * #8's latency at rest, then while 48 single-link uploads of 32 MiB run at once (#1, #2, #5 each, from this
  * process; autocannon in its own). The load starts once every PUT is under way and lasts 5 s, well inside the
- * uploads (3 GiB at this machine's few hundred MB/s); how many were still running at its end is printed.
+ * uploads (1.5 GiB at this machine's few hundred MB/s); how many were still running at its end is printed.
  */
 async function latencyUnderUploads(deployment: Deployment): Promise<string[]> {
-  const body = Buffer.alloc(64 * MiB, 1);
+  const body = Buffer.alloc(32 * MiB, 1);
   const { _id } = await call(deployment, 'POST', '/videos');
   const url = `${deployment.api}/videos/${_id}`;
   const rest = await load(url, 'GET', deployment.token, { connections: 4 });
@@ -482,7 +563,6 @@ async function latencyUnderUploads(deployment: Deployment): Promise<string[]> {
   const loaded = await load(url, 'GET', deployment.token, { connections: 4 });
   const left = running;
   const statuses = await Promise.all(puts);
-  await deployment.idle();
   return [
     deployment.label,
     `${rest.p50} / ${rest.p99} ms`,
@@ -526,8 +606,14 @@ export async function main(): Promise<void> {
   const engines = scaleEngines();
   const features = await serviceFeatures();
   const only = process.argv[2];
-  const commit = (await run('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT })).stdout.trim();
-  console.log(`Scale figures at ${commit}, ${new Date().toISOString().slice(0, 10)}`);
+  const git = async (...args: string[]) => (await run('git', args, { cwd: ROOT }).catch(() => ({ stdout: '' }))).stdout;
+  const commit = (await git('rev-parse', '--short', 'HEAD')).trim();
+  // A trial tree with branches merged but not committed says so: the figures are not of HEAD alone.
+  const merging = (await git('rev-parse', '--short', '-q', '--verify', 'MERGE_HEAD')).trim();
+  const dirty = (await git('status', '--porcelain', '--untracked-files=no')).trim() ? ', with uncommitted changes' : '';
+  console.log(
+    `Scale figures at ${commit}${merging ? ` with ${merging} merged` : ''}${dirty}, ${new Date().toISOString().slice(0, 10)}`,
+  );
   if (features.missing.length > 0)
     console.log(`This service lacks ${features.missing.join(', ')}: what needs them is skipped.`);
   const sections: [string, string, () => Promise<string[][]>][] = [
@@ -548,7 +634,7 @@ export async function main(): Promise<void> {
     ],
     [
       'latency',
-      '\n4. #8 (4 connections, 5 s) at rest and while 48 uploads of 64 MiB run at once',
+      '\n4. #8 (4 connections, 5 s) at rest and while 48 uploads of 32 MiB run at once',
       () => latency(engines, features),
     ],
   ];
