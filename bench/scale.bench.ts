@@ -6,6 +6,8 @@
  *
  *   node --import tsx scripts/with-engines.ts -- node --import tsx bench/scale.bench.ts
  *
+ * A section or several by name: `… bench/scale.bench.ts requests,processing` (uploads, requests, processing, latency).
+ *
  *   1. Upload throughput in Chromium (BENCH_MIB, 256): the widget's multipart straight to the store, against raw
  *      `fetch` PUTs of the same parts (presigned `UploadPart`, six at a time) to the same store, and against the
  *      widget's multipart to today's storage origin (the data folder). BENCH_ROUNDS (3) interleaved rounds.
@@ -605,7 +607,8 @@ async function latency(engines: ScaleEngines, features: Features): Promise<strin
 export async function main(): Promise<void> {
   const engines = scaleEngines();
   const features = await serviceFeatures();
-  const only = process.argv[2];
+  // `uploads,latency`, say: some sections only.
+  const only = process.argv[2]?.split(',');
   const git = async (...args: string[]) => (await run('git', args, { cwd: ROOT }).catch(() => ({ stdout: '' }))).stdout;
   const commit = (await git('rev-parse', '--short', 'HEAD')).trim();
   // A trial tree with branches merged but not committed says so: the figures are not of HEAD alone.
@@ -639,7 +642,7 @@ export async function main(): Promise<void> {
     ],
   ];
   for (const [name, title, measure] of sections) {
-    if (only && only !== name) continue;
+    if (only && !only.includes(name)) continue;
     console.log(title);
     const before = loadavg()[0]!;
     console.log(table(await measure()));
