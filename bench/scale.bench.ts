@@ -457,7 +457,7 @@ async function completeToReady(
       const video = await post('/videos', { file_name: 'bench.mp4' });
       const { key } = await post(`/videos/${video._id}/multipart-upload/begin`);
       const { url } = await post(`/videos/${video._id}/multipart-upload/get-chunk-upload-url`, { key, chunkId: 1 });
-      const res = await fetch(url, { method: 'PUT', body: file, headers: { 'content-type': 'video/mp4' } });
+      const res = await fetch(url, { method: 'PUT', body: file as BodyInit, headers: { 'content-type': 'video/mp4' } });
       if (res.status !== 200) throw new Error(`chunk PUT: ${res.status}`);
       return { token, id: video._id as string, key: key as string, eTag: res.headers.get('etag')! };
     }),
