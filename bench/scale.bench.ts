@@ -132,7 +132,11 @@ async function startRole(role: string, args: string[]): Promise<RoleProcess> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stderr!.on('data', (d: Buffer) => (output += d));
+  child.stderr!.on('data', (d: Buffer) => {
+    output += d;
+    // As test/helpers/service.ts does: SERVICE_LOG=1 shows what the processes say while they run.
+    if (process.env.SERVICE_LOG) process.stderr.write(`[${role}] ${d}`);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('Video service ready') && resolve(l));
