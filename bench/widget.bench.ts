@@ -76,8 +76,11 @@ export async function buildPages(pages: string[], minify = true): Promise<string
   return outDir;
 }
 
-/** The local service, the bench page (built, served as static files) in headless Chromium, and the file picked in it. */
-export async function benchPage(minify = true): Promise<BenchPage> {
+/**
+ * The local service, the bench page (built, served as static files) in headless Chromium, and a file of `size`
+ * bytes picked in it.
+ */
+export async function benchPage(minify = true, size = SIZE): Promise<BenchPage> {
   const service = await startService();
   const token = await service.token('bench');
   const dist = await buildPages(['bench/page.html'], minify);
@@ -86,7 +89,7 @@ export async function benchPage(minify = true): Promise<BenchPage> {
   const page = await browser.newPage();
   await page.goto(`${served.url}bench/page.html`);
   await page.waitForFunction(() => (window as any).benchReady === true, undefined, { timeout: 60_000 });
-  await page.locator('#source').setInputFiles(await sourceFile());
+  await page.locator('#source').setInputFiles(await sourceFile(size));
   const bench: BenchPage = {
     page,
     cpu: {},
