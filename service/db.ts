@@ -131,6 +131,9 @@ const MIGRATIONS = [
   CREATE TABLE job_groups (kind TEXT NOT NULL, grp TEXT NOT NULL, last_pick INTEGER NOT NULL,
     PRIMARY KEY (kind, grp));
   `,
+  // Media on an S3 store (storage/s3.ts): a multipart session keeps the store's upload id. The same step as
+  // service/db/migrations.ts's '0003-store-uploads'.
+  `ALTER TABLE upload_sessions ADD COLUMN upload_id TEXT;`,
 ];
 
 /**

@@ -15,6 +15,7 @@ import type { Migration } from 'kysely/migration';
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-baseline': { up: (db) => upTo(db, 9, baseline) },
   '0002-job-leases': { up: (db) => upTo(db, 10, jobLeases) },
+  '0003-store-uploads': { up: (db) => upTo(db, 11, storeUploads) },
 };
 
 // Kysely's schema builder takes data types as SQL; these two are the ones the engines spell differently.
@@ -278,4 +279,9 @@ async function jobLeases(db: Db): Promise<void> {
     .addColumn('last_pick', int, (c) => c.notNull())
     .addPrimaryKeyConstraint('job_groups_pkey', ['kind', 'grp'])
     .execute();
+}
+
+/** Media on an S3 store (storage/s3.ts): a multipart session keeps the store's upload id (#3's CreateMultipartUpload). */
+async function storeUploads(db: Db): Promise<void> {
+  await db.schema.alterTable('upload_sessions').addColumn('upload_id', 'text').execute();
 }
