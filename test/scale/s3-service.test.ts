@@ -7,7 +7,8 @@
 import { DeleteBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { StoreRequest } from '../helpers/engines/ceph.js';
 import { scaleEngines } from '../helpers/engines/environment.js';
@@ -106,6 +107,8 @@ describe('the service on an S3 store', () => {
     const ready = await waitForVideo(service, token, id);
     assert.equal(ready.status, 'ready', ready.failure_reason);
     await assertPlaysAndDownloads(ready);
+    // Processing's local copies (the downloaded source, the outputs) went once the store had them.
+    assert.deepEqual(await readdir(join(service.data, 'videos')).catch(() => []), []);
   });
 
   it('#3–#6: each chunk goes straight to the store, #6 checks the eTags and joins them; the video plays', async () => {
@@ -153,6 +156,28 @@ describe('the service on an S3 store', () => {
       requests: unknown[];
     };
     assert.deepEqual(origin, []);
+  });
+
+  it("#6 refuses a source past the organization's storage quota, which counts what the store holds", async () => {
+    const small = await service.token('small');
+    await service.cli('plan', '--org', 'small', '--quota-bytes', String(PART_BYTES));
+    const { body: video } = await service.call('POST', '/videos', { token: small });
+    const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, {
+      token: small,
+    });
+    const eTags: string[] = [];
+    for (const chunkId of [1, 2]) {
+      const { body: link } = await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+        token: small,
+        body: { key: session.key, chunkId },
+      });
+      eTags.push((await put(link.url, randomBytes(PART_BYTES)))!.etag!);
+    }
+    const refused = await completeMultipart(service, small, session.key, eTags);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.code, 'storage_quota_exceeded');
+    const { body: after } = await service.call('GET', `/videos/${video._id}`, { token: small });
+    assert.equal(after.status, 'waiting');
   });
 
   it('#7: aborting leaves nothing of the upload in the store', async () => {
