@@ -39,6 +39,7 @@ import { UrlSigner } from './storage/signing.js';
 import type { StorageOptions } from './storage/options.js';
 import { S3Store } from './storage/s3.js';
 import { S3Media } from './storage/s3-media.js';
+import { S3Recordings } from './storage/s3-recordings.js';
 import { S3Uploads } from './storage/s3-uploads.js';
 import { settings, type Settings } from './settings.js';
 import { DEFAULT_HOST } from './ports.js';
@@ -225,10 +226,13 @@ export function buildContext(base: {
   });
   const webhooks = new Webhooks({ db, clock, jobs, outbound });
   const imports = new Imports({ db, clock, jobs, files, videos, usage, outbound, limits: running.importLimits });
-  const ingest = new Ingest(streams, recordings, clock, {
-    ...running.ingestLimits,
-    minFreeBytes: files.disk.reserve,
-  });
+  const ingest = new Ingest(
+    streams,
+    recordings,
+    clock,
+    { ...running.ingestLimits, minFreeBytes: files.disk.reserve },
+    base.s3 && new S3Recordings(base.s3),
+  );
   return {
     ...{
       clock,

@@ -303,8 +303,9 @@ export class S3Store {
     return bytes;
   }
 
-  private async putFile(path: string, key: string): Promise<number> {
-    const { size } = await stat(path);
+  /** One local file to `key` (processing's outputs, a live recording's segments); `text`: its content as read. */
+  async putFile(path: string, key: string, text?: string): Promise<number> {
+    const size = text === undefined ? (await stat(path)).size : Buffer.byteLength(text);
     const type = MEDIA_TYPES[extname(path)] ?? 'application/octet-stream';
     const headers = { ContentType: type, CacheControl: extname(path) === '.m3u8' ? PLAYLIST_CACHE : MEDIA_CACHE };
     try {
@@ -313,7 +314,7 @@ export class S3Store {
           new PutObjectCommand({
             Bucket: this.bucket,
             Key: key,
-            Body: createReadStream(path),
+            Body: text ?? createReadStream(path),
             ContentLength: size,
             ...headers,
           }),

@@ -4,7 +4,13 @@
  * (#3–#6) straight to the store by the links the service gives, the store's own log shows those PUTs and the
  * service's storage origin sees none; the video is processed by real ffmpeg from the store and plays from it.
  */
-import { DeleteBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteBucketCommand,
+  GetObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
@@ -12,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { StoreRequest } from '../helpers/engines/ceph.js';
 import { scaleEngines } from '../helpers/engines/environment.js';
+import { createStream, push } from '../helpers/live.js';
 import { media } from '../helpers/media.js';
 import { completeMultipart, startService, waitForVideo, type RunningService } from '../helpers/service.js';
 import { S3Store } from '../../service/storage/s3.js';
@@ -178,6 +185,36 @@ describe('the service on an S3 store', () => {
     assert.equal(refused.body.error.code, 'storage_quota_exceeded');
     const { body: after } = await service.call('GET', `/videos/${video._id}`, { token: small });
     assert.equal(after.status, 'waiting');
+  });
+
+  it("a live push: each segment goes to the store as it closes, and the part's playlist names only stored ones", async () => {
+    const stream = await createStream(service, token);
+    assert.equal(await push(stream.ingest.url, 6), 0);
+    const recording = await stream.waitFor('the publish to stop', (r) => r.status === 'stopped');
+    const listed = async () =>
+      (await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'media/orgs/' })))
+        .Contents!.map((o) => o.Key!)
+        .filter((k) => k.includes(`/recordings/${recording._id}/part1/`));
+    // The last segment and the ended playlist go when the recorder has finished: within a pass or two (1 s each).
+    const keys = await (async () => {
+      for (let i = 0; i < 30; i++) {
+        const now = await listed();
+        const playlist = now.find((k) => k.endsWith('/stream.m3u8'));
+        if (playlist) {
+          const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: playlist }));
+          if ((await got.Body!.transformToString()).includes('#EXT-X-ENDLIST')) return now;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+      assert.fail(`no ended playlist in the store for recording ${recording._id}`);
+    })();
+    const playlistKey = keys.find((k) => k.endsWith('/stream.m3u8'))!;
+    const text = await (
+      await s3.send(new GetObjectCommand({ Bucket: bucket, Key: playlistKey }))
+    ).Body!.transformToString();
+    const named = text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+    assert.ok(named.length >= 2, text);
+    for (const segment of named) assert.ok(keys.includes(playlistKey.replace(/stream\.m3u8$/, segment)), segment);
   });
 
   it('#7: aborting leaves nothing of the upload in the store', async () => {
