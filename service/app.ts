@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import { openDb, setting, type Db } from './db.js';
@@ -39,7 +40,7 @@ import { UrlSigner } from './storage/signing.js';
 import type { StorageOptions } from './storage/options.js';
 import { S3Store } from './storage/s3.js';
 import { S3Media } from './storage/s3-media.js';
-import { S3Recordings } from './storage/s3-recordings.js';
+import { S3RecordingMedia, S3Recordings } from './storage/s3-recordings.js';
 import { S3Uploads } from './storage/s3-uploads.js';
 import { settings, type Settings } from './settings.js';
 import { DEFAULT_HOST } from './ports.js';
@@ -191,7 +192,13 @@ export function buildContext(base: {
     caps: running.openUploadCaps,
     queueCaps: running.queueCaps,
   });
-  const recordingMedia = new RecordingMedia();
+  const recordingMedia = base.s3
+    ? new S3RecordingMedia(
+        base.s3,
+        join(files.root, 'recordings'),
+        async (id) => (await recordings.row(id))?.organization_id,
+      ) // later: recordings
+    : new RecordingMedia();
   const recordings: Recordings = new Recordings({
     ...{ db, clock, jobs, files, media: recordingMedia, mergeWindowMs: running.mergeWindowMs },
     apiOrigin: () => origins.api,
@@ -312,7 +319,14 @@ export async function buildApi(
   healthRoutes(app, { health, metrics, metricsToken: ops.metricsToken });
   videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
   mediaRoutes(app, { accounts, videos, remote: context.remote });
-  liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
+  liveRoutes(app, {
+    accounts,
+    streams,
+    recordings,
+    exports,
+    settings: running,
+    recordingMedia: context.recordingMedia,
+  });
   accountRoutes(app, { accounts, webhooks, usage });
   if (testHooks)
     testHookRoutes(app, {

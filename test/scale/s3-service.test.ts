@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { StoreRequest } from '../helpers/engines/ceph.js';
@@ -45,11 +45,10 @@ describe('the service on an S3 store', () => {
   const s3 = new S3Client({ endpoint, region, credentials, forcePathStyle: true });
   let service: RunningService;
   let token: string;
+  const serviceArgs = ['--storage', `s3://${bucket}/media`, '--s3-endpoint', endpoint, '--s3-path-style'];
 
   before(async () => {
-    service = await startService({
-      args: ['--storage', `s3://${bucket}/media`, '--s3-endpoint', endpoint, '--s3-path-style'],
-    });
+    service = await startService({ args: serviceArgs });
     token = await service.token('acme');
   });
 
@@ -215,6 +214,26 @@ describe('the service on an S3 store', () => {
     const named = text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
     assert.ok(named.length >= 2, text);
     for (const segment of named) assert.ok(keys.includes(playlistKey.replace(/stream\.m3u8$/, segment)), segment);
+
+    // Another API process, which holds none of the recording's files (its ingest node's --data is not its own):
+    // it serves the recording's playlist from the store, and each segment from there.
+    await rm(join(service.data, 'recordings', recording._id), { recursive: true, force: true });
+    const other = await startService({ data: service.data, args: serviceArgs });
+    try {
+      const listed = await other.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token });
+      const playback = listed.body[0].playback.temporary_playback as string;
+      assert.ok(playback.startsWith(other.api), playback);
+      const playlist = await fetch(playback);
+      assert.equal(playlist.status, 200);
+      const served = (await playlist.text()).split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+      assert.equal(served.length, named.length);
+      const segment = await fetch(new URL(served[0]!, playback));
+      assert.equal(segment.status, 200);
+      assert.ok(segment.url.startsWith(`${endpoint}/${bucket}/`), segment.url);
+      assert.equal(new Uint8Array(await segment.arrayBuffer())[0], 0x47);
+    } finally {
+      await other.stop();
+    }
   });
 
   it('#7: aborting leaves nothing of the upload in the store', async () => {
