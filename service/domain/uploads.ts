@@ -512,7 +512,7 @@ export class Uploads {
     if (!seen) return;
     try {
       if (seen.size >= MAX_PART_BYTES) throw new Error('larger than a file may be');
-      this.usage.storageCheck(video.organization_id)(seen.size);
+      (await this.usage.storageCheck(video.organization_id))(seen.size);
     } catch {
       // Refused as the storage origin refuses such a body: the video waits for another file (#8 says waiting).
       await this.direct.discard(where);
