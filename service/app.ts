@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import { openDb, setting, type Db } from './db.js';
@@ -41,6 +42,11 @@ import { Files } from './storage/files.js';
 import { LocalStore } from './storage/local.js';
 import { storageHandler, UploadOrigin, type StorageRequest } from './storage/server.js';
 import { UrlSigner } from './storage/signing.js';
+import type { StorageOptions } from './storage/options.js';
+import { S3Store } from './storage/s3.js';
+import { S3Media } from './storage/s3-media.js';
+import { S3RecordingMedia, S3Recordings } from './storage/s3-recordings.js';
+import { S3Uploads } from './storage/s3-uploads.js';
 import { settings, type Settings } from './settings.js';
 import { DEFAULT_HOST } from './ports.js';
 
@@ -91,6 +97,8 @@ export interface ServiceOptions {
   logLevel?: LogLevel;
   /** With it, GET /metrics takes it as a bearer token (http/health.ts). */
   metricsToken?: string;
+  /** Where media lives: the data directory (the default) or an S3 store (storage/options.ts). */
+  storage?: StorageOptions;
 }
 
 export interface Service {
@@ -139,6 +147,8 @@ export interface Context {
   signer: UrlSigner;
   /** Where upload bytes are kept: the local disk, taken by the storage origin (storage/local.ts). */
   store: LocalStore;
+  /** With `--storage s3://…`: the videos' media on the store (processing and playback). */
+  remote?: S3Media;
   videos: Videos;
   recordingMedia: RecordingMedia;
   recordings: Recordings;
@@ -169,6 +179,8 @@ export function buildContext(base: {
   outbound: OutboundPolicy;
   /** The service's log, known once the API is built (jobs log their failures to it). */
   log: () => Pick<FastifyBaseLogger, 'error'>;
+  /** Media on an S3 store rather than under dataDir. */
+  s3?: S3Store;
 }): Context {
   const { db, clock, settings: running, origins, outbound } = base;
   const files = new Files(base.dataDir, running.minFreeBytes);
@@ -187,13 +199,20 @@ export function buildContext(base: {
   const accounts = new Accounts({ db, clock });
   const signer = new UrlSigner(signingSecret(db), () => origins.storage);
   const store = new LocalStore(files, signer);
+  const remote = base.s3 && new S3Media(base.s3);
   const videos: Videos = new Videos({
     ...{ db, clock, jobs, files, apiOrigin: () => origins.api },
     importOf: (id) => imports.progress(id), // later: imports
     caps: running.openUploadCaps,
     queueCaps: running.queueCaps,
   });
-  const recordingMedia = new RecordingMedia();
+  const recordingMedia = base.s3
+    ? new S3RecordingMedia(
+        base.s3,
+        join(files.root, 'recordings'),
+        async (id) => (await recordings.row(id))?.organization_id,
+      ) // later: recordings
+    : new RecordingMedia();
   const recordings: Recordings = new Recordings({
     ...{ db, clock, jobs, files, media: recordingMedia, mergeWindowMs: running.mergeWindowMs },
     apiOrigin: () => origins.api,
@@ -214,6 +233,7 @@ export function buildContext(base: {
     ...{ db, clock, store, videos, usage, accounts },
     apiOrigin: () => origins.api,
     caps: running.openUploadCaps,
+    ...(base.s3 ? { direct: new S3Uploads(base.s3) } : {}),
   });
   const streams: LiveStreams = new LiveStreams({
     ...{ db, clock, recordings, videos },
@@ -227,10 +247,13 @@ export function buildContext(base: {
   });
   const webhooks = new Webhooks({ db, clock, jobs, outbound });
   const imports = new Imports({ db, clock, jobs, files, videos, usage, outbound, limits: running.importLimits });
-  const ingest = new Ingest(streams, recordings, clock, {
-    ...running.ingestLimits,
-    minFreeBytes: files.disk.reserve,
-  });
+  const ingest = new Ingest(
+    streams,
+    recordings,
+    clock,
+    { ...running.ingestLimits, minFreeBytes: files.disk.reserve },
+    base.s3 && new S3Recordings(base.s3),
+  );
   // The same connection through the typed query layer, until the domain opens its database there (as Jobs does).
   const shared = new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
   const rateLimits = new RateLimitCounts(shared);
@@ -246,6 +269,7 @@ export function buildContext(base: {
       accounts,
       signer,
       store,
+      remote,
       videos,
       recordingMedia,
       recordings,
@@ -261,7 +285,16 @@ export function registerJobs(context: Context): void {
   // organization's huge files (a fair queue: the job runner takes the next organization's job).
   jobs.register(
     PROCESS_VIDEO,
-    processVideo({ videos, files, exports, uploads, webhooks, clock, limits: context.settings.limits }),
+    processVideo({
+      videos,
+      files,
+      exports,
+      uploads,
+      webhooks,
+      clock,
+      limits: context.settings.limits,
+      remote: context.remote,
+    }),
     { concurrency: 2, perGroup: 1 },
   );
   // Downloads wait on the network, not the CPU: four at once, two of one organization.
@@ -296,8 +329,15 @@ export async function buildApi(
   const running = context.settings;
   const { app, health } = await buildHealthPort(context, origins, testHooks, ops);
   videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
-  mediaRoutes(app, { accounts, videos });
-  liveRoutes(app, { accounts, streams, recordings, exports, settings: running });
+  mediaRoutes(app, { accounts, videos, remote: context.remote });
+  liveRoutes(app, {
+    accounts,
+    streams,
+    recordings,
+    exports,
+    settings: running,
+    recordingMedia: context.recordingMedia,
+  });
   accountRoutes(app, { accounts, webhooks, usage });
   await app.ready();
   return { app, health };
@@ -341,8 +381,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const origins: Origins = { api: '', storage: '', rtmp: '' };
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
   let log: Pick<FastifyBaseLogger, 'error'> = { error: (...args: unknown[]) => console.error(...args) };
+  const s3 =
+    options.storage?.kind === 's3' ? new S3Store({ ...options.storage.s3, now: () => clock.now() }) : undefined;
+  await s3?.ensureBucket();
   const context = buildContext({
-    ...{ db, clock, dataDir: options.dataDir, settings: running, origins, outbound },
+    ...{ db, clock, dataDir: options.dataDir, settings: running, origins, outbound, s3 },
     log: () => log,
   });
   const { jobs, accounts, signer, store, recordings, usage, uploads, webhooks, ingest, leases } = context;
@@ -430,6 +473,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await Promise.all([
       recordings.sweep().catch((err) => app.log.error({ err }, 'recording sweep failed')),
       uploads.sweepAbandoned().catch((err) => app.log.error({ err }, 'upload sweep failed')),
+      uploads.sweepLinks().catch((err) => app.log.error({ err }, 'link sweep failed')),
       purging,
     ]);
   };
@@ -464,6 +508,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       }
       await jobs.stop();
       if (runs.jobs) await leases.release(SWEEPER_LEASE).catch(() => {});
+      s3?.destroy();
       db.close();
     },
   };

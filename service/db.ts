@@ -138,6 +138,9 @@ const MIGRATIONS = [
   CREATE INDEX rate_limits_reset ON rate_limits (reset_at);
   CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL);
   `,
+  // Media on an S3 store (storage/s3.ts): a multipart session keeps the store's upload id. The same step as
+  // service/db/migrations.ts's '0004-store-uploads'.
+  `ALTER TABLE upload_sessions ADD COLUMN upload_id TEXT;`,
 ];
 
 /**

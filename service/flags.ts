@@ -11,6 +11,8 @@ import { DEFAULTS } from './settings.js';
 const { limits, importLimits, queueCaps, ingestLimits, conversionLimits, openUploadCaps, rateLimits } = DEFAULTS;
 const seconds = (ms: number) => String(ms / 1000);
 const value = (fallback: number | string) => ({ type: 'string', default: String(fallback) }) as const;
+/** What `--help` shows for a flag without a default (its value is taken from the environment, or none). */
+const PLACEHOLDERS: Record<string, string> = { 's3-endpoint': 'URL', 's3-region': 'REGION', 'media-base-url': 'URL' };
 
 /** Each flag of the service itself (not of its account commands), with its default: what `--help` lists. */
 export const SERVICE_FLAGS = {
@@ -21,6 +23,12 @@ export const SERVICE_FLAGS = {
   'rtmp-port': value(DEFAULT_PORTS.rtmp),
   host: value(DEFAULT_HOST),
   data: { type: 'string', default: DEFAULT_DATA },
+  // Where media lives (storage/options.ts): the data directory, or an S3-compatible store and how to reach it.
+  storage: value('disk'),
+  's3-endpoint': { type: 'string' },
+  's3-region': { type: 'string' },
+  's3-path-style': { type: 'boolean', default: false },
+  'media-base-url': { type: 'string' },
   'merge-window-seconds': value(seconds(DEFAULTS.mergeWindowMs)),
   cut: value(DEFAULTS.cutStrategy),
   'test-hooks': { type: 'boolean', default: false },
@@ -61,7 +69,11 @@ export const SERVICE_FLAGS = {
 /** What `--help` prints: the service's flags with their defaults, then the account owner's commands. */
 export function usage(): string {
   const flags = Object.entries(SERVICE_FLAGS).map(([name, flag]) =>
-    flag.type === 'boolean' ? `[--${name}]` : name === 'data' ? '[--data DIR]' : `[--${name} ${flag.default}]`,
+    flag.type === 'boolean'
+      ? `[--${name}]`
+      : name === 'data'
+        ? '[--data DIR]'
+        : `[--${name} ${'default' in flag ? flag.default : PLACEHOLDERS[name]}]`,
   );
   // Wrapped as a terminal shows it; --data's default is said apart, being a path of this machine.
   const lines = [''];

@@ -17,6 +17,7 @@ import { LOG_LEVELS, type LogLevel } from './log.js';
 import { portInUse } from './ports.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
 import { ROLES, type Role } from './roles.js';
+import { storageOptions, StorageOptionError, type StorageOptions } from './storage/options.js';
 import type { ProcessingLimits } from './processing/pipeline.js';
 
 const { values, positionals } = parseArgs({
@@ -118,6 +119,16 @@ function positive(flag: PositiveFlag): number {
   const n = Number(values[flag]);
   if (!(n > 0)) fail(`--${flag} must be a positive number; got ${JSON.stringify(values[flag])}.`);
   return n;
+}
+
+/** `--storage` and its store's flags, or the AWS environment variables (storage/options.ts). */
+function storage(): StorageOptions {
+  try {
+    return storageOptions(values, process.env);
+  } catch (err) {
+    if (err instanceof StorageOptionError) fail(err.message);
+    throw err;
+  }
 }
 
 /** `--storage-quota-mb`: the stored bytes an organization may have unless its plan says; null, unlimited. */
@@ -239,6 +250,7 @@ if (values.help) {
     stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
     minFreeBytes: positive('min-free-mb') * MiB,
     storageQuotaBytes: storageQuota(),
+    storage: storage(),
     limits: limits(),
     importLimits: {
       maxBytes: Math.floor(positive('import-max-mb') * MiB),

@@ -16,6 +16,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0001-baseline': { up: (db) => upTo(db, 9, baseline) },
   '0002-job-leases': { up: (db) => upTo(db, 10, jobLeases) },
   '0003-shared-limits': { up: (db) => upTo(db, 11, sharedLimits) },
+  '0004-store-uploads': { up: (db) => upTo(db, 12, storeUploads) },
 };
 
 // Kysely's schema builder takes data types as SQL; these two are the ones the engines spell differently.
@@ -301,4 +302,9 @@ async function sharedLimits(db: Db): Promise<void> {
     .addColumn('holder', 'text', (c) => c.notNull())
     .addColumn('until', int, (c) => c.notNull())
     .execute();
+}
+
+/** Media on an S3 store (storage/s3.ts): a multipart session keeps the store's upload id (#3's CreateMultipartUpload). */
+async function storeUploads(db: Db): Promise<void> {
+  await db.schema.alterTable('upload_sessions').addColumn('upload_id', 'text').execute();
 }

@@ -106,6 +106,8 @@ export interface UploadSessionsTable {
   organization_id: string | null;
   end_user: string | null;
   token_hash: string | null;
+  /** The store's multipart upload id (an S3 store); null on disk. */
+  upload_id: string | null;
 }
 
 export interface ChunksTable {

@@ -1,8 +1,10 @@
+import { rm } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
 import { RetryAt } from '../jobs.js';
 import { MediaError } from '../processing/ffmpeg.js';
 import { processMedia, type ProcessingLimits } from '../processing/pipeline.js';
 import type { Files } from '../storage/files.js';
+import type { S3Media } from '../storage/s3-media.js';
 import { ServiceError } from './errors.js';
 import type { Exports } from './exports.js';
 import type { Uploads } from './uploads.js';
@@ -40,17 +42,29 @@ export function processVideo(deps: {
   webhooks: Webhooks;
   limits: ProcessingLimits;
   clock: Clock;
+  /** Media on an S3 store: the source is read from it and the outputs written back; the disk keeps neither. */
+  remote?: S3Media;
 }) {
   const { videos, files, exports, webhooks } = deps;
   return async ({ videoId: id }: { videoId: string }, signal: AbortSignal): Promise<void> => {
     await waitForRoom(files, videos.row(id)?.size ?? 0, deps.clock);
     try {
       await deps.uploads.assemble(id);
-      videos.markReady(id, await processMedia(files.source(id), files.media(id, ''), signal, deps.limits));
+      const org = (await videos.row(id))!.organization_id;
+      if (deps.remote) await deps.remote.fetchSource(org, id, files.source(id));
+      const processed = await processMedia(files.source(id), files.media(id, ''), signal, deps.limits);
+      if (deps.remote) await deps.remote.publish(org, id, files.media(id, ''));
+      await videos.markReady(id, processed);
     } catch (err) {
       if (signal.aborted) throw err;
       if (!(err instanceof MediaError)) console.error(`processing ${id}:`, err);
-      videos.markFailed(id, err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`);
+      await videos.markFailed(
+        id,
+        err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`,
+      );
+    } finally {
+      // The store has the source and the outputs: the local copies were processing's work space.
+      if (deps.remote) await rm(files.videoDir(id), { recursive: true, force: true });
     }
     await exports.videoDone(id);
     const row = videos.row(id);

@@ -1,4 +1,4 @@
-import { UPLOAD_TTL_MS } from '../../src/api/limits.js';
+import { MAX_PART_BYTES, UPLOAD_TTL_MS } from '../../src/api/limits.js';
 import type {
   AbortRequest,
   AbortResponse,
@@ -25,6 +25,7 @@ interface SessionRow {
   expires_at: number;
   state: 'open' | 'completed' | 'aborted';
   token_hash: string | null;
+  upload_id: string | null;
 }
 interface ChunkRow {
   chunk_id: number;
@@ -36,6 +37,8 @@ interface ChunkRow {
 const KEY_SHAPE = /^mpu_[A-Za-z0-9_-]{32}$/;
 /** Decision: an expired session can still be completed or aborted for a day; then the sweeper aborts it. */
 export const ABANDONED_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
+/** Decision: on a direct store, the sweeper asks the store about open #2 links every 5 s (a HeadObject each). */
+const LINK_SWEEP_MS = 5000;
 
 /**
  * Where the bytes of uploads are stored, as the rules below ask for them: links the browser PUTs to, room, the
@@ -59,6 +62,48 @@ export interface UploadStore {
   sweepTemporary(): Promise<void>;
 }
 
+/** The video an upload is for, as a store that keys objects by organization names it. */
+export interface UploadTarget {
+  organizationId: string;
+  videoId: string;
+}
+
+/**
+ * A store the browser PUTs to directly (an S3 store, storage/s3-uploads.ts): no byte reaches the service, so the
+ * store is asked what it holds. Signing times are given (a link's or a session's creation) so that every process
+ * signs the same URL.
+ */
+export interface DirectUploads {
+  /** #2: a link for one PUT of the whole file. */
+  linkUrl(target: UploadTarget, signedAt: number, expiresAt: number): Promise<string>;
+  /** #3: a multipart upload begun in the store; its id. */
+  begin(target: UploadTarget): Promise<string>;
+  /** #4: a link for one chunk of the upload `uploadId`. */
+  chunkUrl(
+    target: UploadTarget,
+    uploadId: string,
+    chunkId: number,
+    signedAt: number,
+    expiresAt: number,
+  ): Promise<string>;
+  /**
+   * #6: the spec's checks on what the store holds, then `admit(size)` (the quota; it throws to refuse), then the
+   * chunks joined; the source's size.
+   */
+  complete(
+    target: UploadTarget,
+    uploadId: string,
+    chunks: ChunkDetail[],
+    admit: (size: number) => void,
+  ): Promise<{ size: number }>;
+  /** #7 and the sweeper: the store drops the parts (an upload it no longer has is done). */
+  abort(target: UploadTarget, uploadId: string): Promise<void>;
+  /** The source the browser PUT by a #2 link, if it did: its size. */
+  uploaded(target: UploadTarget): Promise<{ size: number } | null>;
+  /** A source refused once seen (too large, over the quota): deleted, so the video can take another. */
+  discard(target: UploadTarget): Promise<void>;
+}
+
 export interface UploadsOptions {
   db: Db;
   clock: Clock;
@@ -68,6 +113,8 @@ export interface UploadsOptions {
   accounts: Accounts;
   apiOrigin: () => string;
   caps: OpenUploadCaps;
+  /** With an S3 store: the browser's PUTs go to it, and the rules ask it what it holds. */
+  direct?: DirectUploads;
 }
 
 /**
@@ -86,6 +133,9 @@ export class Uploads {
   private readonly accounts: Accounts;
   private readonly apiOrigin: () => string;
   private readonly caps: OpenUploadCaps;
+  private readonly direct: DirectUploads | undefined;
+  /** When the sweeper last asked the store about open links (sweepLinks). */
+  private linksSweptAt = -Infinity;
 
   constructor(options: UploadsOptions) {
     ({
@@ -97,12 +147,13 @@ export class Uploads {
       accounts: this.accounts,
       apiOrigin: this.apiOrigin,
       caps: this.caps,
+      direct: this.direct,
     } = options);
   }
 
   // #2: a signed link for one PUT of the whole file, valid 6 hours, while the token that asked for it is not revoked.
   // Refused once the hosting-minute or the storage quota is used up.
-  createLink(caller: Caller, videoId: string): UploadUrlResponse {
+  async createLink(caller: Caller, videoId: string): Promise<UploadUrlResponse> {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
     this.videos.assertWaiting(video);
@@ -123,11 +174,12 @@ export class Uploads {
         'INSERT INTO upload_links (id, video_id, created_at, expires_at, organization_id, end_user, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
       )
       .run(id, video.id, now, expires, video.organization_id, video.end_user, caller.tokenHash);
+    if (this.direct) return { url: await this.direct.linkUrl(target(video), now, expires) };
     return { url: this.store.linkUrl(id, expires) };
   }
 
   // #3: a multipart session, valid 6 hours while its token is not revoked; the quotas as for #2.
-  begin(caller: Caller, videoId: string): MultipartSession {
+  async begin(caller: Caller, videoId: string): Promise<MultipartSession> {
     const video = this.videos.find(caller, videoId);
     this.usage.assertRoom(caller.organizationId, 0);
     this.videos.assertWaiting(video);
@@ -143,17 +195,18 @@ export class Uploads {
       (user) => this.open('upload_sessions', `AND state = 'open'`, caller, user, now),
     );
     const expiresAt = now + UPLOAD_TTL_MS;
+    const uploadId = this.direct ? await this.direct.begin(target(video)) : null;
     this.db
       .prepare(
-        `INSERT INTO upload_sessions (key, video_id, created_at, expires_at, state, organization_id, end_user, token_hash)
-         VALUES (?, ?, ?, ?, 'open', ?, ?, ?)`,
+        `INSERT INTO upload_sessions (key, video_id, created_at, expires_at, state, organization_id, end_user, token_hash, upload_id)
+         VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?)`,
       )
-      .run(key, video.id, now, expiresAt, video.organization_id, video.end_user, caller.tokenHash);
+      .run(key, video.id, now, expiresAt, video.organization_id, video.end_user, caller.tokenHash, uploadId);
     return { key, expiresAt };
   }
 
   // #4: one URL for one chunk of one session. Decision: the URL lives as long as its session.
-  chunkUrl(caller: Caller, { key, chunkId }: ChunkUrlRequest, pathVideoId?: string): UploadUrlResponse {
+  async chunkUrl(caller: Caller, { key, chunkId }: ChunkUrlRequest, pathVideoId?: string): Promise<UploadUrlResponse> {
     const session = this.session(caller, key, pathVideoId);
     this.assertOpen(session);
     this.accounts.assertSource(session.token_hash);
@@ -164,6 +217,16 @@ export class Uploads {
           'Complete it with the chunks already uploaded, or abort it and begin a new one.',
       );
     }
+    if (this.direct)
+      return {
+        url: await this.direct.chunkUrl(
+          await this.target(session),
+          session.upload_id!,
+          chunkId,
+          session.created_at,
+          session.expires_at,
+        ),
+      };
     return { url: this.store.chunkUrl(session.key, chunkId, session.expires_at) };
   }
 
@@ -178,6 +241,7 @@ export class Uploads {
     }
     this.completing.add(session.video_id);
     try {
+      if (this.direct) return await this.completeInStore(session, chunks);
       const stored = new Map(
         (
           this.db
@@ -265,6 +329,7 @@ export class Uploads {
       );
     }
     if (session.state === 'open') this.closeSession(session.key);
+    if (this.direct && session.upload_id) await this.direct.abort(await this.target(session), session.upload_id);
     await this.store.removeSession(session.key);
     return { success: true };
   }
@@ -397,8 +462,81 @@ export class Uploads {
     for (const { key } of stale) {
       if (this.completing.has(this.sessionRow(key)!.video_id)) continue;
       this.closeSession(key);
+      const session = this.sessionRow(key)!;
+      if (this.direct && session.upload_id) await this.direct.abort(await this.target(session), session.upload_id);
       await this.store.removeSession(key);
     }
+  }
+
+  /**
+   * #6 on a store the browser PUT to: the spec's checks on what the store holds (it is the chunks' record, not the
+   * chunks table), the parts joined by the store, then the session closed and processing queued in one transaction.
+   * The joined source counts in the storage quota as an accepted source does on disk (videos' size).
+   */
+  private async completeInStore(session: SessionRow, chunks: ChunkDetail[]): Promise<CompleteResponse> {
+    const where = await this.target(session);
+    // The organization's storage quota, as the storage origin checks each body on disk: here the joined source.
+    const { size } = await this.direct!.complete(
+      where,
+      session.upload_id!,
+      chunks,
+      await this.usage.storageCheck(where.organizationId),
+    );
+    this.db.transaction(() => {
+      this.videos.assertWaiting(this.videos.row(session.video_id)!);
+      this.db
+        .prepare("UPDATE upload_sessions SET state = 'completed', closed_at = ? WHERE key = ?")
+        .run(this.clock.now(), session.key);
+      this.videos.startProcessing(session.video_id, size, 'multipart');
+      this.closeLinks(session.video_id);
+    })();
+    return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
+  }
+
+  /**
+   * #5 for a signed link on a store the browser PUT to: no PUT reaches the service, so it asks the store whether the
+   * source is there (HeadObject), for a video still waiting with a link not closed. Seen: its size is checked as the
+   * storage origin checks a body (the largest file, the organization's storage quota; refused, the object is deleted
+   * and the video waits for another), and processing is queued as when the origin stores a body. Asked by #8 and
+   * by the sweeper (sweepLinks); a no-op on disk.
+   */
+  async sourceArrived(videoId: string): Promise<void> {
+    if (!this.direct) return;
+    const link = this.db
+      .prepare('SELECT 1 FROM upload_links WHERE video_id = ? AND closed_at IS NULL AND expires_at > ? LIMIT 1')
+      .get(videoId, this.clock.now());
+    const video = link ? await this.videos.row(videoId) : undefined;
+    if (!video || video.status !== 'waiting') return;
+    const where = target(video);
+    const seen = await this.direct.uploaded(where);
+    if (!seen) return;
+    try {
+      if (seen.size >= MAX_PART_BYTES) throw new Error('larger than a file may be');
+      (await this.usage.storageCheck(video.organization_id))(seen.size);
+    } catch {
+      // Refused as the storage origin refuses such a body: the video waits for another file (#8 says waiting).
+      await this.direct.discard(where);
+      return;
+    }
+    this.db.transaction(() => {
+      if (this.videos.row(videoId)!.status !== 'waiting') return;
+      this.videos.startProcessing(videoId, seen.size, 'single');
+      this.closeLinks(videoId);
+    })();
+  }
+
+  /** By the sweeper, every few seconds on a direct store: the videos whose #2 link took its PUT (sourceArrived). */
+  async sweepLinks(): Promise<void> {
+    if (!this.direct || this.clock.now() - this.linksSweptAt < LINK_SWEEP_MS) return;
+    this.linksSweptAt = this.clock.now();
+    const waiting = this.db
+      .prepare('SELECT DISTINCT video_id FROM upload_links WHERE closed_at IS NULL AND expires_at > ?')
+      .all(this.clock.now()) as { video_id: string }[];
+    for (const { video_id } of waiting) await this.sourceArrived(video_id).catch(() => undefined);
+  }
+
+  private async target(session: SessionRow): Promise<UploadTarget> {
+    return target((await this.videos.row(session.video_id))!);
   }
 
   /** Links or sessions not expired of the caller's organization, or of its end user `user` (domain/open-uploads.ts). */
@@ -480,6 +618,11 @@ export class Uploads {
     }
   }
 }
+
+const target = (video: { id: string; organization_id: string }): UploadTarget => ({
+  organizationId: video.organization_id,
+  videoId: video.id,
+});
 
 /** `chunks` of #6 (its schema checked each entry): chunkIds 1..N, in any order, with no gap and no duplicate. */
 function inOrder(list: ChunkDetail[]): ChunkDetail[] {

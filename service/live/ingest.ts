@@ -49,6 +49,13 @@ interface Publish {
   endedAt?: number;
   /** Makes the storyboard's thumbnails as segments arrive. */
   storyboard: NodeJS.Timeout;
+  /** On an S3 store: the part's segments going to the store as they close. */
+  shipping?: { finish(): Promise<void> };
+}
+
+/** Where a recording's closed segments go besides --data: an S3 store (storage/s3-recordings.ts). */
+export interface SegmentStore {
+  follow(recordingId: string, organizationId: string, seq: number, dir: string): { finish(): Promise<void> };
 }
 
 /** How often a live recording's storyboard gets the thumbnails of its new segments (one per 2 s segment). */
@@ -82,6 +89,7 @@ export class Ingest {
     private readonly recordings: Recordings,
     private readonly clock: Clock,
     private readonly limits: IngestLimits = DEFAULT_INGEST_LIMITS,
+    private readonly segments?: SegmentStore,
   ) {}
 
   async listen(host: string, port: number): Promise<string> {
@@ -173,6 +181,7 @@ export class Ingest {
     const now = this.clock.now();
     for (const [sid, p] of this.publishes) {
       clearInterval(p.storyboard);
+      void p.shipping?.finish();
       this.recordings.endPart(p.recordingId, p.seq, p.endedAt ?? now);
       this.publishes.delete(sid);
     }
@@ -192,7 +201,8 @@ export class Ingest {
         () => void this.recordings.storyboards.update(recordingId).catch(() => {}),
         STORYBOARD_EVERY_MS,
       );
-      this.publishes.set(message.sid, { streamId: stream.id, recordingId, seq, storyboard });
+      const shipping = this.segments?.follow(recordingId, stream.organization_id, seq, dir);
+      this.publishes.set(message.sid, { streamId: stream.id, recordingId, seq, storyboard, shipping });
       this.tell({ type: 'accept', sid: message.sid, streamId: stream.id, dir });
     } else if (message.type === 'unpublished') {
       const publish = this.publishes.get(message.sid);
@@ -202,6 +212,7 @@ export class Ingest {
       if (!publish) return;
       this.publishes.delete(message.sid);
       clearInterval(publish.storyboard);
+      void publish.shipping?.finish();
       this.recordings.endPart(publish.recordingId, publish.seq, publish.endedAt ?? this.clock.now());
       void this.recordings.storyboards.update(publish.recordingId).catch(() => {});
     } else if (message.type === 'disconnected') {

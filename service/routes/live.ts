@@ -6,6 +6,8 @@ import { COPIES_OF_A_CUT, type Exports } from '../domain/exports.js';
 import type { LiveStreams } from '../domain/live-streams.js';
 import { RECORDING_RETENTION_MS, type Recordings } from '../domain/recordings.js';
 import { fileAnswer, op, params, ref, type Api } from '../http/api.js';
+import type { RecordingMedia } from '../processing/recording-media.js';
+import { S3RecordingMedia } from '../storage/s3-recordings.js';
 import { sendFile } from '../http/static.js';
 import { COLUMNS, PER_SHEET, THUMB_HEIGHT, THUMB_WIDTH } from '../live/storyboard.js';
 import { spoken } from '../processing/ffmpeg.js';
@@ -24,6 +26,8 @@ export function liveRoutes(
     exports: Exports;
     /** The running service's limits, which the descriptions state. */
     settings: Settings;
+    /** On an S3 store, a segment this process does not hold is in the store (storage/s3-recordings.ts). */
+    recordingMedia?: RecordingMedia;
   },
 ): void {
   const { accounts, streams, recordings, exports } = deps;
@@ -247,12 +251,12 @@ export function liveRoutes(
       ok: fileAnswer('MPEG-TS segment', ['video/mp2t']),
       errors: ['not_found'],
     }),
-    (req, reply) =>
-      sendFile(
-        req,
-        reply,
-        recordings.segment(req.params.id, req.params.part, req.params.segment),
-        'public, max-age=3600',
-      ),
+    async (req, reply) => {
+      const file = await recordings.segment(req.params.id, req.params.part, req.params.segment);
+      const media = deps.recordingMedia;
+      const stored = media instanceof S3RecordingMedia ? await media.elsewhere(file) : undefined;
+      if (stored) return reply.header('cache-control', 'public, max-age=3600').redirect(stored, 302);
+      return sendFile(req, reply, file, 'public, max-age=3600');
+    },
   );
 }

@@ -1,8 +1,10 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createRequire } from 'node:module';
 import type { Accounts } from '../domain/accounts.js';
 import type { Videos } from '../domain/videos.js';
 import { fileAnswer, op, params, type Api } from '../http/api.js';
 import { sendFile } from '../http/static.js';
+import type { S3Media } from '../storage/s3-media.js';
 
 const hlsJs = createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js');
 const CACHE = 'public, max-age=60';
@@ -11,8 +13,27 @@ const CACHE = 'public, max-age=60';
  * Playback: like a real service's CDN, media addresses need no token (the ids are unguessable), send
  * CORS headers so hls.js can fetch them from any page, and answer 404 until the video is ready.
  */
-export function mediaRoutes(app: Api, { accounts, videos }: { accounts: Accounts; videos: Videos }): void {
+export function mediaRoutes(
+  app: Api,
+  { accounts, videos, remote }: { accounts: Accounts; videos: Videos; remote?: S3Media },
+): void {
   const playback = { scopes: 'public', errors: ['not_found', 'not_ready'] } as const;
+  /** A ready video's file from the data directory, or on an S3 store its playlist or a redirect (storage/s3-media.ts). */
+  const serve = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    rendition: string | undefined,
+    name: string,
+  ) => {
+    const path = await videos.mediaFile(id, rendition, name);
+    if (!remote) return sendFile(req, reply, path, CACHE);
+    const { organization_id: org } = (await videos.row(id))!;
+    const answer = await remote.answer(org, id, rendition === undefined ? name : `${rendition}/${name}`);
+    reply.header('cache-control', CACHE);
+    if ('redirect' in answer) return reply.redirect(answer.redirect, 302);
+    return reply.type('application/vnd.apple.mpegurl').send(answer.playlist);
+  };
 
   app.get(
     '/media/:id/:file',
@@ -25,7 +46,7 @@ export function mediaRoutes(app: Api, { accounts, videos }: { accounts: Accounts
       params: params('id', 'file'),
       ok: fileAnswer('The file (206 for a range)', ['application/vnd.apple.mpegurl', 'video/mp4', 'image/jpeg']),
     }),
-    (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, undefined, req.params.file), CACHE),
+    (req, reply) => serve(req, reply, req.params.id, undefined, req.params.file),
   );
 
   app.get(
@@ -39,7 +60,7 @@ export function mediaRoutes(app: Api, { accounts, videos }: { accounts: Accounts
       params: params('id', 'rendition', 'file'),
       ok: fileAnswer('The file', ['application/vnd.apple.mpegurl', 'video/mp2t']),
     }),
-    (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, req.params.rendition, req.params.file), CACHE),
+    (req, reply) => serve(req, reply, req.params.id, req.params.rendition, req.params.file),
   );
 
   // embed_url: a page that plays the video with hls.js, made to live in an iframe on any site.

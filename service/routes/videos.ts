@@ -129,7 +129,11 @@ export function videoRoutes(
       ok: ref(C.VideoDetails),
       errors: ['not_found'],
     }),
-    (req) => videos.get(req.caller, req.params.id),
+    async (req) => {
+      // On an S3 store a #2 PUT goes to the store, not the service: the video's own poll sees it (domain/uploads.ts).
+      await uploads.sourceArrived(req.params.id);
+      return videos.get(req.caller, req.params.id);
+    },
   );
 
   app.post(

@@ -132,6 +132,11 @@ export class S3Store {
     });
   }
 
+  /** `--media-base-url`: playback from a CDN or public bucket rather than by presigned links. */
+  get mediaBaseUrl(): string | undefined {
+    return this.options.mediaBaseUrl;
+  }
+
   /** Stops the client's sockets (a test, the end of a process). */
   destroy(): void {
     this.client.destroy();
@@ -298,8 +303,9 @@ export class S3Store {
     return bytes;
   }
 
-  private async putFile(path: string, key: string): Promise<number> {
-    const { size } = await stat(path);
+  /** One local file to `key` (processing's outputs, a live recording's segments); `text`: its content as read. */
+  async putFile(path: string, key: string, text?: string): Promise<number> {
+    const size = text === undefined ? (await stat(path)).size : Buffer.byteLength(text);
     const type = MEDIA_TYPES[extname(path)] ?? 'application/octet-stream';
     const headers = { ContentType: type, CacheControl: extname(path) === '.m3u8' ? PLAYLIST_CACHE : MEDIA_CACHE };
     try {
@@ -308,7 +314,7 @@ export class S3Store {
           new PutObjectCommand({
             Bucket: this.bucket,
             Key: key,
-            Body: createReadStream(path),
+            Body: text ?? createReadStream(path),
             ContentLength: size,
             ...headers,
           }),
@@ -458,20 +464,24 @@ export class S3Store {
     return this.presign(new GetObjectCommand({ Bucket: this.bucket, Key: key }), signedAt, signedAt + PLAYBACK_LINK_MS);
   }
 
+  /** A small object's text (a master playlist the API serves as written); 404 for one not written yet. */
+  async readText(key: string, root: string): Promise<string> {
+    try {
+      const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return await got.Body!.transformToString('utf-8');
+    } catch (err) {
+      if (status(err) === 404) throw notFound(`The file ${JSON.stringify(key.slice(root.length))}`);
+      throw this.failure(err, `read ${key}`);
+    }
+  }
+
   /**
    * A rendition playlist as the API serves it from a private bucket: each segment's URI its presigned GET
    * (storage/playlist-links.ts says why). A URI that would leave `root` (the video's media folder) is refused, so a
    * playlist can never hand out a link to another video's objects. A playlist not written yet: 404.
    */
   async signedPlaylist(key: string, root: string): Promise<string> {
-    let text: string;
-    try {
-      const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      text = await got.Body!.transformToString('utf-8');
-    } catch (err) {
-      if (status(err) === 404) throw notFound(`The file ${JSON.stringify(key.slice(root.length))}`);
-      throw this.failure(err, `read ${key}`);
-    }
+    const text = await this.readText(key, root);
     return signPlaylist(text, async (uri) => {
       const target = keyBeside(key, uri, root);
       // Not the store's failure nor the client's: a playlist in the bucket was altered. A 500, logged.

@@ -1,6 +1,6 @@
 /**
- * service/storage/s3.ts against a real S3 store: Ceph's RADOS Gateway (test/helpers/engines/ceph.ts), started once
- * for the file (about 15 s) and stopped however it ends. Every call the service makes of the store, on real objects,
+ * service/storage/s3.ts against a real S3 store: Ceph's RADOS Gateway, started once per run by
+ * scripts/with-engines.ts (test/helpers/engines/environment.ts). Every call the service makes of the store, on real objects,
  * with the browser's side played by plain `fetch` (an Origin header, as a page sends it).
  */
 import assert from 'node:assert/strict';
@@ -8,20 +8,22 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { MiB } from '../../src/api/limits.js';
 import { ServiceError } from '../../service/domain/errors.js';
 import { matchParts } from '../../service/storage/parts.js';
 import { MIN_PART_BYTES, S3Store, type S3StoreOptions } from '../../service/storage/s3.js';
-import { startCeph, type CephStore } from '../helpers/engines/ceph.js';
+import { scaleEngines } from '../helpers/engines/environment.js';
 import { tempDir } from '../helpers/temp.js';
 
 const ORIGIN = 'https://app.example';
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex');
 const HOUR = 60 * 60 * 1000;
 
-let ceph: CephStore;
+const { endpoint, region, credentials } = scaleEngines().s3;
+/** The run's store, as the tests below name its parts. */
+const ceph = { endpoint, region, ...credentials };
 const made: S3Store[] = [];
 let bucketCount = 0;
 
@@ -70,12 +72,8 @@ const put = (url: string, body: Buffer, headers: Record<string, string> = {}) =>
     headers: { origin: ORIGIN, 'content-type': 'video/mp4', ...headers },
   });
 
-before(async () => {
-  ceph = await startCeph();
-});
-after(async () => {
+after(() => {
   for (const store of made) store.destroy();
-  await ceph?.stop();
 });
 
 describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout: 240_000 }, () => {

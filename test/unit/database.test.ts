@@ -74,8 +74,9 @@ describe('the database (service/db)', () => {
     const dir = await tempDir('adopt-');
     const path = join(dir, 'service.db');
     const todays = openTodaysDatabase(path);
-    // The file as the service made it before the queue's leases (user_version 9): those steps taken back by hand.
+    // The file as the service made it before the queue's leases (user_version 9): the steps since taken back by hand.
     todays.exec(`
+      ALTER TABLE upload_sessions DROP COLUMN upload_id;
       DROP TABLE rate_limits; DROP TABLE leases;
       DROP TABLE job_kinds; DROP TABLE job_groups;
       ALTER TABLE jobs DROP COLUMN worker; ALTER TABLE jobs DROP COLUMN lease_until;
@@ -94,7 +95,7 @@ describe('the database (service/db)', () => {
       const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
       assert.deepEqual(
         rows.map((m) => m.name),
-        ['0001-baseline', '0002-job-leases', '0003-shared-limits'],
+        ['0001-baseline', '0002-job-leases', '0003-shared-limits', '0004-store-uploads'],
       );
     } finally {
       await db.destroy();

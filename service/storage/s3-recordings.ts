@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { playlistSegments } from '../live/playlist.js';
+import { RecordingMedia } from '../processing/recording-media.js';
+import { ServiceError } from '../domain/errors.js';
+import type { S3Store } from './s3.js';
+
+/** How often a part's folder is looked at for segments its recorder closed (a segment is 2 s: live/recorder.ts). */
+const EVERY_MS = 1_000;
+
+/** One publish's segments on their way to the store; `finish` ships what the recorder's end closed, then stops. */
+export interface Shipping {
+  finish(): Promise<void>;
+}
+
+/**
+ * A live recording's segments on an S3 store (issue 30, item 3): the ingest node's recorder writes HLS under --data as
+ * today, and each segment goes to the store as soon as its recorder's playlist lists it (ffmpeg lists a segment once
+ * it is closed), then the part's playlist as it stands, so the store's playlist never names a segment the store
+ * lacks. Keys: `orgs/<organization>/recordings/<recording>/part<seq>/seg00000.ts`, `…/stream.m3u8` (s3.ts, Keys).
+ */
+export class S3Recordings {
+  constructor(private readonly s3: S3Store) {}
+
+  follow(recordingId: string, organizationId: string, seq: number, dir: string): Shipping {
+    const prefix = `${this.s3.keys.recording(organizationId, recordingId)}part${seq}/`;
+    const shipped = new Set<string>();
+    let playlistSent = '';
+    let pass: Promise<void> = Promise.resolve();
+    const ship = async () => {
+      const text = await readFile(join(dir, 'stream.m3u8'), 'utf8').catch(() => '');
+      if (text === playlistSent) return;
+      for (const { file } of playlistSegments(text)) {
+        if (shipped.has(file)) continue;
+        await this.s3.putFile(join(dir, file), prefix + file);
+        shipped.add(file);
+      }
+      await this.s3.putFile(join(dir, 'stream.m3u8'), `${prefix}stream.m3u8`, text);
+      playlistSent = text;
+    };
+    // One pass at a time; a pass the store refused is tried again at the next tick.
+    const next = () =>
+      (pass = pass.then(ship).catch((err: unknown) => console.error(`recording ${recordingId}: ${String(err)}`)));
+    const timer = setInterval(next, EVERY_MS);
+    return {
+      async finish() {
+        clearInterval(timer);
+        await next();
+      },
+    };
+  }
+}
+
+/**
+ * A recording's files as an API process that is not its ingest node reads them: a part's playlist from the store
+ * when --data has no such file (what the ingest shipped: S3Recordings), and a segment's presigned link. On the ingest
+ * node itself (and with every role in one process) the local files are read as on disk.
+ */
+export class S3RecordingMedia extends RecordingMedia {
+  constructor(
+    private readonly s3: S3Store,
+    /** `<data>/recordings`: a local path below it names `<recording id>/part<N>/<file>`. */
+    private readonly recordingsRoot: string,
+    private readonly organizationOf: (recordingId: string) => Promise<string | undefined>,
+  ) {
+    super();
+  }
+
+  /** The store's key of a recording's local file, or undefined for a path that is not one. */
+  private async keyOf(file: string): Promise<string | undefined> {
+    const [id, ...rest] = relative(this.recordingsRoot, file).split(sep);
+    const org = id && rest.length > 0 ? await this.organizationOf(id) : undefined;
+    return org && `${this.s3.keys.recording(org, id!)}${rest.join('/')}`;
+  }
+
+  override async partPlaylist(file: string, unless: number | undefined) {
+    if (existsSync(file)) return super.partPlaylist(file, unless);
+    const key = await this.keyOf(file);
+    const text = key
+      ? await this.s3.readText(key, '').catch((err: unknown) => {
+          if (err instanceof ServiceError && err.code === 'not_found') return '';
+          throw err;
+        })
+      : '';
+    const size = Buffer.byteLength(text);
+    if (unless === size) return { size };
+    return { size, read: { segments: playlistSegments(text), ended: /#EXT-X-ENDLIST/.test(text) } };
+  }
+
+  /** A segment this process does not hold: its presigned link in the store; undefined for one it holds. */
+  async elsewhere(file: string): Promise<string | undefined> {
+    if (existsSync(file)) return undefined;
+    const key = await this.keyOf(file);
+    return key && this.s3.getUrl(key);
+  }
+}

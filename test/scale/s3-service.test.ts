@@ -1,0 +1,255 @@
+/**
+ * The service on an S3 store (issue 30, item 3): a service process started with `--storage s3://…` against the run's
+ * Ceph store (scripts/with-engines.ts). The browser's side is plain `fetch`: it PUTs the file (#2) and each chunk
+ * (#3–#6) straight to the store by the links the service gives, the store's own log shows those PUTs and the
+ * service's storage origin sees none; the video is processed by real ffmpeg from the store and plays from it.
+ */
+import {
+  DeleteBucketCommand,
+  GetObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { StoreRequest } from '../helpers/engines/ceph.js';
+import { scaleEngines } from '../helpers/engines/environment.js';
+import { createStream, push } from '../helpers/live.js';
+import { media } from '../helpers/media.js';
+import { completeMultipart, startService, waitForVideo, type RunningService } from '../helpers/service.js';
+import { S3Store } from '../../service/storage/s3.js';
+
+const engines = scaleEngines();
+const { endpoint, region, credentials } = engines.s3;
+/** S3's smallest part but the last. */
+const PART_BYTES = 5 * 1024 * 1024;
+
+/** PUTs bytes to a link as a page would: no Authorization, an Origin; the answer's status and ETag. */
+async function put(url: string, body: Uint8Array) {
+  const res = await fetch(url, {
+    method: 'PUT',
+    body: body as BodyInit,
+    headers: { 'content-type': 'video/mp4', origin: 'https://app.example.com' },
+  });
+  await res.arrayBuffer();
+  return { status: res.status, etag: res.headers.get('etag') };
+}
+
+describe('the service on an S3 store', () => {
+  // A bucket of this file's own, which the service makes at start (ensureBucket) with its CORS.
+  const bucket = `service-${randomBytes(4).toString('hex')}`;
+  const s3 = new S3Client({ endpoint, region, credentials, forcePathStyle: true });
+  let service: RunningService;
+  let token: string;
+  const serviceArgs = ['--storage', `s3://${bucket}/media`, '--s3-endpoint', endpoint, '--s3-path-style'];
+
+  before(async () => {
+    service = await startService({ args: serviceArgs });
+    token = await service.token('acme');
+  });
+
+  after(async () => {
+    await service?.stop();
+    const store = new S3Store({ bucket, prefix: '', endpoint, region, forcePathStyle: true, credentials });
+    await store.deletePrefix('').catch(() => undefined);
+    await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
+    store.destroy();
+    s3.destroy();
+  });
+
+  const newVideo = async () => {
+    const { status, body } = await service.call('POST', '/videos', { token });
+    assert.equal(status, 200);
+    return body._id as string;
+  };
+  /** The store's log: the signed PUTs to this bucket under a video's folder. */
+  const putsOf = (requests: StoreRequest[], video: string) =>
+    requests.filter((r) => r.method === 'PUT' && r.path.startsWith(`/${bucket}/media/orgs/`) && r.path.includes(video));
+  /** What the store holds under a video's folder: objects and multipart uploads not completed. */
+  const heldFor = async (organizationPath: string) => {
+    const objects = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: organizationPath }));
+    const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: organizationPath }));
+    return { objects: objects.Contents ?? [], uploads: uploads.Uploads ?? [] };
+  };
+
+  /** A ready video plays (master → rendition → a segment, all 200) and its MP4 downloads. */
+  async function assertPlaysAndDownloads(details: { playback: { hls_url: string }; download_url: string }) {
+    const master = await fetch(details.playback.hls_url);
+    assert.equal(master.status, 200);
+    const masterText = await master.text();
+    assert.match(masterText, /^#EXTM3U/);
+    const renditionUri = masterText.split('\n').find((l) => l.trim() && !l.startsWith('#'))!;
+    const rendition = await fetch(new URL(renditionUri, master.url));
+    assert.equal(rendition.status, 200);
+    const renditionText = await rendition.text();
+    const segmentUri = renditionText.split('\n').find((l) => l.trim() && !l.startsWith('#'))!;
+    // A private bucket: each segment is its presigned link, fetched from the store itself.
+    assert.ok(segmentUri.startsWith(`${endpoint}/${bucket}/`), segmentUri);
+    const segment = await fetch(new URL(segmentUri, rendition.url));
+    assert.equal(segment.status, 200);
+    const ts = new Uint8Array(await segment.arrayBuffer());
+    assert.ok(ts.length > 0 && ts[0] === 0x47, 'an MPEG-TS segment (sync byte 0x47)');
+
+    const download = await fetch(details.download_url);
+    assert.equal(download.status, 200);
+    assert.ok(download.url.startsWith(`${endpoint}/${bucket}/`), `the MP4 from the store: ${download.url}`);
+    const mp4 = Buffer.from(await download.arrayBuffer());
+    assert.equal(mp4.subarray(4, 8).toString('latin1'), 'ftyp', 'an MP4 file');
+  }
+
+  it('#2: the file goes straight to the store by the link; the video becomes ready, plays and downloads', async () => {
+    const file = await readFile(await media('h264-aac-320p-4s.mp4'));
+    const id = await newVideo();
+    const link = await service.call('POST', `/videos/${id}/uploads`, { token });
+    assert.equal(link.status, 200);
+    assert.ok(link.body.url.startsWith(`${endpoint}/${bucket}/media/orgs/`), link.body.url);
+    assert.equal((await put(link.body.url, file)).status, 200);
+    await engines.waitForStoreRequests((r) => putsOf(r, id).some((p) => p.path.includes('/source?')));
+
+    const ready = await waitForVideo(service, token, id);
+    assert.equal(ready.status, 'ready', ready.failure_reason);
+    await assertPlaysAndDownloads(ready);
+    // Processing's local copies (the downloaded source, the outputs) went once the store had them.
+    assert.deepEqual(await readdir(join(service.data, 'videos')).catch(() => []), []);
+  });
+
+  it('#3–#6: each chunk goes straight to the store, #6 checks the eTags and joins them; the video plays', async () => {
+    const file = await readFile(await media('h264-aac-720p-10s-12mb.mp4'));
+    const id = await newVideo();
+    const begun = await service.call('POST', `/videos/${id}/multipart-upload/begin`, { token });
+    assert.equal(begun.status, 200);
+    const { key } = begun.body;
+    const eTags: string[] = [];
+    for (let start = 0, chunkId = 1; start < file.length; start += PART_BYTES, chunkId++) {
+      const { body } = await service.call('POST', `/videos/${id}/multipart-upload/get-chunk-upload-url`, {
+        token,
+        body: { key, chunkId },
+      });
+      assert.ok(body.url.startsWith(`${endpoint}/${bucket}/`), body.url);
+      const sent = await put(body.url, file.subarray(start, start + PART_BYTES));
+      assert.equal(sent.status, 200);
+      eTags.push(sent.etag!);
+    }
+    assert.equal(eTags.length, 3);
+    const requests = await engines.waitForStoreRequests(
+      (r) => putsOf(r, id).filter((p) => /[?&]partNumber=\d/.test(p.path)).length === 3,
+    );
+    assert.deepEqual(
+      putsOf(requests, id).map((p) => p.status),
+      [200, 200, 200],
+    );
+
+    // The spec's check on what the store holds: an eTag that is not the stored chunk's is 400 invalid_field.
+    const wrong = await completeMultipart(service, token, key, [eTags[0]!, `"${'0'.repeat(32)}"`, eTags[2]!], {
+      video: id,
+    });
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.body.error.code, 'invalid_field');
+    assert.equal(wrong.body.error.field, 'chunks[1].eTag');
+
+    const done = await completeMultipart(service, token, key, eTags, { video: id });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    const ready = await waitForVideo(service, token, id);
+    assert.equal(ready.status, 'ready', ready.failure_reason);
+    await assertPlaysAndDownloads(ready);
+
+    // No byte of either upload reached the service's own storage origin.
+    const { requests: origin } = (await service.call('GET', '/__test__/storage-requests')).body as {
+      requests: unknown[];
+    };
+    assert.deepEqual(origin, []);
+  });
+
+  it("#6 refuses a source past the organization's storage quota, which counts what the store holds", async () => {
+    const small = await service.token('small');
+    await service.cli('plan', '--org', 'small', '--quota-bytes', String(PART_BYTES));
+    const { body: video } = await service.call('POST', '/videos', { token: small });
+    const { body: session } = await service.call('POST', `/videos/${video._id}/multipart-upload/begin`, {
+      token: small,
+    });
+    const eTags: string[] = [];
+    for (const chunkId of [1, 2]) {
+      const { body: link } = await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+        token: small,
+        body: { key: session.key, chunkId },
+      });
+      eTags.push((await put(link.url, randomBytes(PART_BYTES)))!.etag!);
+    }
+    const refused = await completeMultipart(service, small, session.key, eTags);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.code, 'storage_quota_exceeded');
+    const { body: after } = await service.call('GET', `/videos/${video._id}`, { token: small });
+    assert.equal(after.status, 'waiting');
+  });
+
+  it("a live push: each segment goes to the store as it closes, and the part's playlist names only stored ones", async () => {
+    const stream = await createStream(service, token);
+    assert.equal(await push(stream.ingest.url, 6), 0);
+    const recording = await stream.waitFor('the publish to stop', (r) => r.status === 'stopped');
+    const listed = async () =>
+      (await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'media/orgs/' })))
+        .Contents!.map((o) => o.Key!)
+        .filter((k) => k.includes(`/recordings/${recording._id}/part1/`));
+    // The last segment and the ended playlist go when the recorder has finished: within a pass or two (1 s each).
+    const keys = await (async () => {
+      for (let i = 0; i < 30; i++) {
+        const now = await listed();
+        const playlist = now.find((k) => k.endsWith('/stream.m3u8'));
+        if (playlist) {
+          const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: playlist }));
+          if ((await got.Body!.transformToString()).includes('#EXT-X-ENDLIST')) return now;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+      assert.fail(`no ended playlist in the store for recording ${recording._id}`);
+    })();
+    const playlistKey = keys.find((k) => k.endsWith('/stream.m3u8'))!;
+    const text = await (
+      await s3.send(new GetObjectCommand({ Bucket: bucket, Key: playlistKey }))
+    ).Body!.transformToString();
+    const named = text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+    assert.ok(named.length >= 2, text);
+    for (const segment of named) assert.ok(keys.includes(playlistKey.replace(/stream\.m3u8$/, segment)), segment);
+
+    // Another API process, which holds none of the recording's files (its ingest node's --data is not its own):
+    // it serves the recording's playlist from the store, and each segment from there.
+    await rm(join(service.data, 'recordings', recording._id), { recursive: true, force: true });
+    const other = await startService({ data: service.data, args: serviceArgs });
+    try {
+      const listed = await other.call('GET', `/live_streams/${stream._id}/temporary_recordings`, { token });
+      const playback = listed.body[0].playback.temporary_playback as string;
+      assert.ok(playback.startsWith(other.api), playback);
+      const playlist = await fetch(playback);
+      assert.equal(playlist.status, 200);
+      const served = (await playlist.text()).split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+      assert.equal(served.length, named.length);
+      const segment = await fetch(new URL(served[0]!, playback));
+      assert.equal(segment.status, 200);
+      assert.ok(segment.url.startsWith(`${endpoint}/${bucket}/`), segment.url);
+      assert.equal(new Uint8Array(await segment.arrayBuffer())[0], 0x47);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('#7: aborting leaves nothing of the upload in the store', async () => {
+    const id = await newVideo();
+    const { body: session } = await service.call('POST', `/videos/${id}/multipart-upload/begin`, { token });
+    const { body: link } = await service.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+      token,
+      body: { key: session.key, chunkId: 1 },
+    });
+    assert.equal((await put(link.url, randomBytes(PART_BYTES))).status, 200);
+    const folder = new URL(link.url).pathname.slice(`/${bucket}/`.length).replace(/source$/, '');
+    assert.match(folder, new RegExp(`^media/orgs/[^/]+/videos/${id}/$`));
+    assert.equal((await heldFor(folder)).uploads.length, 1, 'the upload is open before the abort');
+
+    const aborted = await service.call('POST', '/videos/multipart-upload/abort', { token, body: { key: session.key } });
+    assert.equal(aborted.status, 200);
+    assert.deepEqual(await heldFor(folder), { objects: [], uploads: [] });
+  });
+});
