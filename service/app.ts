@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
-import { openDb, setting, type Db } from './db.js';
+import { databaseLocation, openDatabase, setting, shownLocation, type Db } from './db/index.js';
 import { Accounts } from './domain/accounts.js';
 import { EXPORT_RECORDING, Exports, type ConversionLimits } from './domain/exports.js';
 import { LiveStreams } from './domain/live-streams.js';
@@ -17,10 +17,9 @@ import { IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
 import type { OpenUploadCaps } from './domain/open-uploads.js';
 import { createApi, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
-import { dataDirectoryCheck, Health, healthRoutes, sqliteCheck } from './http/health.js';
+import { databaseCheck, dataDirectoryCheck, Health, healthRoutes } from './http/health.js';
 import type { LogLevel } from './log.js';
 import { Metrics } from './metrics.js';
-import { queueStats, storedSourceBytes } from './queue-stats.js';
 import { Jobs } from './jobs.js';
 import { Ingest, type IngestLimits } from './live/ingest.js';
 import type { OutboundPolicy } from './net/outbound.js';
@@ -42,6 +41,8 @@ import { DEFAULT_HOST } from './ports.js';
 /** How to start a service; a tunable left out takes its default (settings.ts, DEFAULTS). */
 export interface ServiceOptions {
   dataDir: string;
+  /** `--database`: a PostgreSQL URL (`postgres://…`) shared by every process; default SQLite in `dataDir`. */
+  database?: string;
   host?: string;
   /** API port ({base_url}); 0 picks a free one. */
   port?: number;
@@ -102,12 +103,9 @@ export interface Service {
 
 const PRUNE_EVERY_MS = 5 * 60_000;
 
-/** The data directory's own signing secret, so signed URLs outlive a restart. */
-const signingSecret = (db: Db) =>
-  Buffer.from(
-    setting(db, 'signing_secret', () => randomBytes(32).toString('base64')),
-    'base64',
-  );
+/** The database's own signing secret, so signed URLs outlive a restart and every process signs alike. */
+const signingSecret = async (db: Db) =>
+  Buffer.from(await setting(db, 'signing_secret', () => randomBytes(32).toString('base64')), 'base64');
 
 /** Where the service answers, known once its servers listen (modules read them through functions, called later). */
 export interface Origins {
@@ -120,6 +118,8 @@ export interface Origins {
 export interface Context {
   clock: Clock;
   db: Db;
+  /** The SQLite file the database is (its readiness check watches it); undefined for PostgreSQL or in memory. */
+  databaseFile?: string;
   settings: Settings;
   files: Files;
   /** Prometheus metrics of this service (its own registry): /metrics. */
@@ -146,7 +146,7 @@ export interface Context {
  * built reaches the second through a function it calls only later, once both exist; each such call is marked
  * `later:` below. Nothing listens or runs yet (startService does that).
  */
-export function buildContext(base: {
+export async function buildContext(base: {
   db: Db;
   clock: Clock;
   dataDir: string;
@@ -155,26 +155,27 @@ export function buildContext(base: {
   outbound: OutboundPolicy;
   /** The service's log, known once the API is built (jobs log their failures to it). */
   log: () => Pick<FastifyBaseLogger, 'error'>;
-}): Context {
-  const { db, clock, settings: running, origins, outbound } = base;
+  databaseFile?: string;
+}): Promise<Context> {
+  const { db, clock, settings: running, origins, outbound, databaseFile } = base;
   const files = new Files(base.dataDir, running.minFreeBytes);
-  const metrics = new Metrics({
-    queue: () => queueStats(db, clock.now()),
+  const metrics: Metrics = new Metrics({
+    queue: () => jobs.stats(), // later: jobs
     now: () => clock.now(),
-    storedBytes: () => storedSourceBytes(db),
+    storedBytes: () => videos.allStoredBytes(), // later: videos
     livePublishing: () => ingest.publishing, // later: ingest
   });
-  const jobs = new Jobs(db, clock, {
+  const jobs: Jobs = new Jobs(db, clock, {
     events: {
       finished: metrics.jobFinished,
       failed: (job, err) => base.log().error({ err }, `${job} failed`), // later: the API's log
     },
   });
   const accounts = new Accounts({ db, clock });
-  const signer = new UrlSigner(signingSecret(db), () => origins.storage);
+  const signer = new UrlSigner(await signingSecret(db), () => origins.storage);
   const store = new LocalStore(files, signer);
   const videos: Videos = new Videos({
-    ...{ db, clock, jobs, files, apiOrigin: () => origins.api },
+    ...{ db, clock, jobs, files, accounts, apiOrigin: () => origins.api },
     importOf: (id) => imports.progress(id), // later: imports
     caps: running.openUploadCaps,
     queueCaps: running.queueCaps,
@@ -184,14 +185,14 @@ export function buildContext(base: {
     ...{ db, clock, jobs, files, media: recordingMedia, mergeWindowMs: running.mergeWindowMs },
     apiOrigin: () => origins.api,
     // later: exports
-    conversions: { entries: (id) => exports.entries(id), forget: (id) => exports.forgetRecording(id) },
+    conversions: { entries: (id) => exports.entries(id), forget: (id, trx) => exports.forgetRecording(id, trx) },
   });
   const usage: Usage = new Usage({
     ...{ clock, files, accounts, videos, recordings },
     // later: exports, uploads, imports (conversions count in usage, and usage limits conversions and uploads)
     holdings: {
       pendingSeconds: (org) => exports.pendingSeconds(org),
-      purgeVideos: async (ids) => (await uploads.purge(ids), imports.purge(ids), exports.purge(ids)),
+      purgeVideos: async (ids) => (await uploads.purge(ids), await imports.purge(ids), await exports.purge(ids)),
       chunkBytes: (org) => uploads.chunkBytes(org),
     },
     defaultQuotaBytes: running.storageQuotaBytes,
@@ -207,12 +208,15 @@ export function buildContext(base: {
     disconnect: (id) => ingest.disconnect(id), // later: ingest
   });
   const exports = new Exports({
-    ...{ db, clock, jobs, files, videos, streams, recordings, usage },
+    ...{ db, clock, jobs, files, videos, streams, recordings, usage, accounts },
     strategy: running.cutStrategy,
     bounds: { conversions: running.conversionLimits, processing: running.limits },
   });
-  const webhooks = new Webhooks({ db, clock, jobs, outbound });
-  const imports = new Imports({ db, clock, jobs, files, videos, usage, outbound, limits: running.importLimits });
+  const webhooks = new Webhooks({ db, clock, jobs, outbound, accounts });
+  const imports = new Imports({
+    ...{ db, clock, jobs, files, videos, usage, accounts, outbound },
+    limits: running.importLimits,
+  });
   const ingest = new Ingest(streams, recordings, clock, {
     ...running.ingestLimits,
     minFreeBytes: files.disk.reserve,
@@ -221,6 +225,7 @@ export function buildContext(base: {
     ...{
       clock,
       db,
+      databaseFile,
       settings: running,
       files,
       metrics,
@@ -281,7 +286,7 @@ export async function buildApi(
     logLevel: ops.logLevel ?? 'warn',
   });
   const health = new Health(app.log);
-  health.addCheck('database', sqliteCheck(context.db));
+  health.addCheck('database', databaseCheck(context.db, context.databaseFile));
   health.addCheck('storage', dataDirectoryCheck(context.files.root));
   healthRoutes(app, { health, metrics, metricsToken: ops.metricsToken });
   videoRoutes(app, { accounts, videos, uploads, imports, streams, settings: running });
@@ -301,12 +306,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const host = options.host ?? DEFAULT_HOST;
   const clock = options.clock ?? systemClock();
   const running = settings(options);
-  const db = openDb(options.dataDir);
+  const location = databaseLocation({ database: options.database, data: options.dataDir });
+  const db = await openDatabase(location);
   const origins: Origins = { api: '', storage: '', rtmp: '' };
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
   let log: Pick<FastifyBaseLogger, 'error'> = { error: (...args: unknown[]) => console.error(...args) };
-  const context = buildContext({
+  const context = await buildContext({
     ...{ db, clock, dataDir: options.dataDir, settings: running, origins, outbound },
+    databaseFile: options.database ? undefined : location,
     log: () => log,
   });
   const { jobs, accounts, signer, store, recordings, usage, uploads, webhooks, ingest } = context;
@@ -348,11 +355,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // A port was taken: what did open closes, and the caller says which port (ports.ts).
     for (const server of [app.server, storage]) server.close();
     await ingest.close();
-    db.close();
+    await db.destroy();
     throw err;
   }
   await uploads.sweepOrphans();
-  recordings.interrupted();
+  await recordings.interrupted();
   jobs.start();
   // The timed rules of the live half (merge window, 3-day retention, 15 days after a plan ends) on the service clock.
   let purging: Promise<void> | undefined;
@@ -363,7 +370,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     if (clock.now() - prunedAt >= PRUNE_EVERY_MS) {
       prunedAt = clock.now();
       try {
-        for (const module of [accounts, jobs, webhooks, uploads]) module.prune();
+        for (const module of [accounts, jobs, webhooks, uploads]) await module.prune();
       } catch (err) {
         app.log.error({ err }, 'prune failed');
       }
@@ -382,7 +389,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   return {
     readyLine: (dataDir) =>
-      `Video service ready: API ${origins.api} storage ${origins.storage} rtmp ${origins.rtmp}/live data ${dataDir}${options.testHooks ? ' (test hooks on)' : ''}`,
+      `Video service ready: API ${origins.api} storage ${origins.storage} rtmp ${origins.rtmp}/live data ${dataDir}${options.database ? ` database ${shownLocation(options.database)}` : ''}${options.testHooks ? ' (test hooks on)' : ''}`,
     apiOrigin: origins.api,
     storageOrigin: origins.storage,
     rtmpOrigin: origins.rtmp,
@@ -398,7 +405,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         server.closeAllConnections();
       }
       await jobs.stop();
-      db.close();
+      await db.destroy();
     },
   };
 }

@@ -18,6 +18,8 @@ export const SERVICE_FLAGS = {
   'rtmp-port': value(DEFAULT_PORTS.rtmp),
   host: value(DEFAULT_HOST),
   data: { type: 'string', default: DEFAULT_DATA },
+  // Empty: SQLite in the data directory (db/index.ts, databaseLocation).
+  database: { type: 'string', default: '' },
   'merge-window-seconds': value(seconds(DEFAULTS.mergeWindowMs)),
   cut: value(DEFAULTS.cutStrategy),
   'test-hooks': { type: 'boolean', default: false },
@@ -58,7 +60,13 @@ export const SERVICE_FLAGS = {
 /** What `--help` prints: the service's flags with their defaults, then the account owner's commands. */
 export function usage(): string {
   const flags = Object.entries(SERVICE_FLAGS).map(([name, flag]) =>
-    flag.type === 'boolean' ? `[--${name}]` : name === 'data' ? '[--data DIR]' : `[--${name} ${flag.default}]`,
+    flag.type === 'boolean'
+      ? `[--${name}]`
+      : name === 'data'
+        ? '[--data DIR]'
+        : name === 'database'
+          ? '[--database postgres://USER:PASSWORD@HOST:PORT/NAME]'
+          : `[--${name} ${flag.default}]`,
   );
   // Wrapped as a terminal shows it; --data's default is said apart, being a path of this machine.
   const lines = [''];
@@ -69,10 +77,12 @@ export function usage(): string {
   return [
     'Usage:',
     `  npm run service -- ${lines.join('\n                     ')}`,
-    '  npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]',
-    '  npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)',
+    '  npm run service -- token --org NAME [--environment production|sandbox] [--data DIR | --database URL]',
+    '  npm run service -- revoke-token [--data DIR | --database URL] < token-file   (the token on standard input)',
     '  npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited]',
-    '                     [--quota-bytes N|unlimited|default] [--data DIR]',
-    `The data directory defaults to ${DEFAULT_DATA}.`,
+    '                     [--quota-bytes N|unlimited|default] [--data DIR | --database URL]',
+    `The data directory defaults to ${DEFAULT_DATA}. The metadata and the job queue live in SQLite there
+(DIR/service.db), or with --database in that PostgreSQL database, which any number of service processes
+share (docs/scale.md); its URL's password is never printed.`,
   ].join('\n');
 }

@@ -15,6 +15,7 @@ import type { Migration } from 'kysely/migration';
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-baseline': { up: (db) => upTo(db, 9, baseline) },
   '0002-job-leases': { up: (db) => upTo(db, 10, jobLeases) },
+  '0003-completing': { up: (db) => upTo(db, 11, completing) },
 };
 
 // Kysely's schema builder takes data types as SQL; these two are the ones the engines spell differently.
@@ -278,4 +279,12 @@ async function jobLeases(db: Db): Promise<void> {
     .addColumn('last_pick', int, (c) => c.notNull())
     .addPrimaryKeyConstraint('job_groups_pkey', ['kind', 'grp'])
     .execute();
+}
+
+/**
+ * #6 completes one multipart upload of a video at a time, in all processes together (domain/uploads.ts): the
+ * video is claimed by a conditional update of this column, until when the claim holds should its process die.
+ */
+async function completing(db: Db): Promise<void> {
+  await db.schema.alterTable('videos').addColumn('completing_until', int64(db)).execute();
 }

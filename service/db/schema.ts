@@ -81,6 +81,8 @@ export interface VideosTable {
   live_stream_id: string | null;
   end_user: string | null;
   token_hash: string | null;
+  /** While #6 completes the video's multipart upload: until when that claim holds (domain/uploads.ts). */
+  completing_until: number | null;
 }
 
 export interface UploadLinksTable {

@@ -43,21 +43,24 @@ export function processVideo(deps: {
 }) {
   const { videos, files, exports, webhooks } = deps;
   return async ({ videoId: id }: { videoId: string }, signal: AbortSignal): Promise<void> => {
-    await waitForRoom(files, videos.row(id)?.size ?? 0, deps.clock);
+    await waitForRoom(files, (await videos.row(id))?.size ?? 0, deps.clock);
     try {
       await deps.uploads.assemble(id);
-      videos.markReady(id, await processMedia(files.source(id), files.media(id, ''), signal, deps.limits));
+      await videos.markReady(id, await processMedia(files.source(id), files.media(id, ''), signal, deps.limits));
     } catch (err) {
       if (signal.aborted) throw err;
       if (!(err instanceof MediaError)) console.error(`processing ${id}:`, err);
-      videos.markFailed(id, err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`);
+      await videos.markFailed(
+        id,
+        err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`,
+      );
     }
     await exports.videoDone(id);
-    const row = videos.row(id);
+    const row = await videos.row(id);
     if (row?.status === 'ready') {
-      webhooks.emit(row.organization_id, row.environment, 'video-ready', {
+      await webhooks.emit(row.organization_id, row.environment, 'video-ready', {
         _id: id,
-        mediainfo: videos.details(row).mediainfo,
+        mediainfo: (await videos.details(row)).mediainfo,
       });
     }
   };

@@ -195,7 +195,7 @@ export function liveRoutes(
       ok: fileAnswer('MP4 (206 for a range)', ['video/mp4']),
       errors: ['not_found'],
     }),
-    (req, reply) => sendFile(req, reply, recordings.download(req.params.id), 'public, max-age=60'),
+    async (req, reply) => sendFile(req, reply, await recordings.download(req.params.id), 'public, max-age=60'),
   );
 
   app.get(
@@ -247,11 +247,11 @@ export function liveRoutes(
       ok: fileAnswer('MPEG-TS segment', ['video/mp2t']),
       errors: ['not_found'],
     }),
-    (req, reply) =>
+    async (req, reply) =>
       sendFile(
         req,
         reply,
-        recordings.segment(req.params.id, req.params.part, req.params.segment),
+        await recordings.segment(req.params.id, req.params.part, req.params.segment),
         'public, max-age=3600',
       ),
   );

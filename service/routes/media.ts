@@ -25,7 +25,8 @@ export function mediaRoutes(app: Api, { accounts, videos }: { accounts: Accounts
       params: params('id', 'file'),
       ok: fileAnswer('The file (206 for a range)', ['application/vnd.apple.mpegurl', 'video/mp4', 'image/jpeg']),
     }),
-    (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, undefined, req.params.file), CACHE),
+    async (req, reply) =>
+      sendFile(req, reply, await videos.mediaFile(req.params.id, undefined, req.params.file), CACHE),
   );
 
   app.get(
@@ -39,7 +40,8 @@ export function mediaRoutes(app: Api, { accounts, videos }: { accounts: Accounts
       params: params('id', 'rendition', 'file'),
       ok: fileAnswer('The file', ['application/vnd.apple.mpegurl', 'video/mp2t']),
     }),
-    (req, reply) => sendFile(req, reply, videos.mediaFile(req.params.id, req.params.rendition, req.params.file), CACHE),
+    async (req, reply) =>
+      sendFile(req, reply, await videos.mediaFile(req.params.id, req.params.rendition, req.params.file), CACHE),
   );
 
   // embed_url: a page that plays the video with hls.js, made to live in an iframe on any site.
@@ -65,8 +67,8 @@ export function mediaRoutes(app: Api, { accounts, videos }: { accounts: Accounts
       ok: fileAnswer('HTML page', ['text/html']),
       errors: ['not_found'],
     }),
-    (req, reply) => {
-      const { hlsUrl, status } = videos.embed(req.params.id);
+    async (req, reply) => {
+      const { hlsUrl, status } = await videos.embed(req.params.id);
       return reply
         .type('text/html; charset=utf-8')
         .header(
