@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { checkedOrigins } from './contract.js';
+import { startPostgres, type Postgres } from './engines/postgres.js';
 import { sha256 } from './media.js';
 import { tempDir } from './temp.js';
 
@@ -41,6 +42,25 @@ export interface RunningService {
   kill(): Promise<void>;
 }
 
+/**
+ * `SERVICE_DATABASE=postgres`: every service a test starts keeps its metadata and jobs in a PostgreSQL database of
+ * its own (`--database`), on a throwaway cluster started once per test file, at its first service, and stopped
+ * when the file's process exits. A service started again on the same data folder (a restart) gets its database
+ * again. Unset: SQLite in the data folder, the service's default.
+ */
+const ON_POSTGRES = process.env.SERVICE_DATABASE === 'postgres';
+let cluster: Promise<Postgres> | undefined;
+const databases = new Map<string, string>();
+async function databaseOf(data: string): Promise<string> {
+  let url = databases.get(data);
+  if (!url) {
+    cluster ??= startPostgres();
+    url = await (await cluster).freshDatabase();
+    databases.set(data, url);
+  }
+  return url;
+}
+
 /** Receivers of the tests listen on 127.0.0.1, which the service refuses to reach unless told it may. */
 export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
 
@@ -63,7 +83,9 @@ export async function startService(
 ): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
   const data = options.data ?? (await tempData());
+  const database = ON_POSTGRES ? ['--database', await databaseOf(data)] : [];
   const args = [
+    ...database,
     '--port',
     port(options.ports?.api),
     '--storage-port',
@@ -113,7 +135,7 @@ export async function startService(
     async cli(...cliArgs) {
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        [...TSX, options.main ?? MAIN, ...cliArgs, '--data', data],
+        [...TSX, options.main ?? MAIN, ...cliArgs, '--data', data, ...database],
         { cwd: ROOT },
       );
       return stdout.trim();
