@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase, setting } from '../../service/db/index.js';
+import { openDatabase, setting, shownLocation } from '../../service/db/index.js';
 import { startPostgres, type Postgres } from '../helpers/engines/postgres.js';
 import { makeLegacyDatabase } from '../helpers/legacy-database.js';
 import { tempDir } from '../helpers/temp.js';
@@ -70,6 +70,14 @@ describe('the database (service/db)', () => {
     assert.deepEqual(withoutLater, schemaOf(legacy));
     const version = (path: string) => new BetterSqlite(path).pragma('user_version', { simple: true });
     assert.equal(version(made), 11, 'user_version counts every step, as the older code did');
+  });
+
+  it('shows a PostgreSQL URL (the ready line) without its user, password or parameters', () => {
+    assert.equal(
+      shownLocation('postgres://videos:s3cret@db.example:5432/videos?sslmode=require&password=again'),
+      'postgres://db.example:5432/videos',
+    );
+    assert.equal(shownLocation('/var/lib/videos/service.db'), '/var/lib/videos/service.db');
   });
 
   it('adopts a data directory of the service before it, without running its migrations again, keeping its rows', async () => {
