@@ -21,6 +21,8 @@ export interface RunningService {
   /** rtmp://127.0.0.1:PORT/live */
   rtmp: string;
   data: string;
+  /** `--data` and, on PostgreSQL, `--database`: what a command of the service run by hand needs to act on this one's. */
+  dataArgs: string[];
   process: ChildProcess;
   /** Creates an organization's token with the service's own command line. */
   token(org: string, environment?: string): Promise<string>;
@@ -128,6 +130,7 @@ export async function startService(
     storage: storage!,
     rtmp: rtmp!,
     data,
+    dataArgs: ['--data', data, ...database],
     process: child,
     async token(org, environment = 'production') {
       return service.cli('token', '--org', org, '--environment', environment);
@@ -135,7 +138,7 @@ export async function startService(
     async cli(...cliArgs) {
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        [...TSX, options.main ?? MAIN, ...cliArgs, '--data', data, ...database],
+        [...TSX, options.main ?? MAIN, ...cliArgs, ...service.dataArgs],
         { cwd: ROOT },
       );
       return stdout.trim();
