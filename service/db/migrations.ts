@@ -16,6 +16,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0001-baseline': { up: (db) => upTo(db, 9, baseline) },
   '0002-job-leases': { up: (db) => upTo(db, 10, jobLeases) },
   '0003-completing': { up: (db) => upTo(db, 11, completing) },
+  '0004-export-order': { up: (db) => upTo(db, 12, exportOrder) },
 };
 
 // Kysely's schema builder takes data types as SQL; these two are the ones the engines spell differently.
@@ -287,4 +288,13 @@ async function jobLeases(db: Db): Promise<void> {
  */
 async function completing(db: Db): Promise<void> {
   await db.schema.alterTable('videos').addColumn('completing_until', int64(db)).execute();
+}
+
+/**
+ * A recording's conversions in the order they were asked for (#9's export_data), on both engines: SQLite's rowid
+ * said it, which PostgreSQL has no equal of (a row's ctid moves when it is updated). Each new conversion takes the
+ * next number of its recording (domain/exports.ts, under the organization's lock); older rows keep NULL.
+ */
+async function exportOrder(db: Db): Promise<void> {
+  await db.schema.alterTable('exports').addColumn('seq', 'integer').execute();
 }

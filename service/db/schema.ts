@@ -199,6 +199,8 @@ export interface ExportsTable {
   bytes: Generated<number>;
   created_at: number;
   token_hash: string | null;
+  /** The conversion's number among its recording's, from 1 (NULL: made before it was kept). */
+  seq: number | null;
 }
 
 export interface WebhooksTable {

@@ -104,14 +104,16 @@ export class Exports {
   }
 
   async entries(recordingId: string): Promise<ExportEntry[]> {
-    // Ties of created_at (one clock tick) in the order they were made: SQLite's rowid, PostgreSQL's ctid.
-    const rows = (await this.db
+    // Ties of created_at (one clock tick) in the order they were made: their number (and, for rows made before
+    // it was kept, SQLite's rowid).
+    let query = this.db
       .selectFrom('exports')
       .selectAll()
       .where('recording_id', '=', recordingId)
       .orderBy('created_at')
-      .orderBy(sql`${sql.raw(engineOf(this.db) === 'postgres' ? 'ctid' : 'rowid')}`)
-      .execute()) as ExportRow[];
+      .orderBy('seq');
+    if (engineOf(this.db) === 'sqlite') query = query.orderBy(sql`rowid`);
+    const rows = (await query.execute()) as ExportRow[];
     return Promise.all(rows.map((r) => this.entry(r)));
   }
 
@@ -220,10 +222,16 @@ export class Exports {
         stream.id,
         trx,
       );
+      const { n } = await trx
+        .selectFrom('exports')
+        .select((eb) => eb.fn.max('seq').as('n'))
+        .where('recording_id', '=', recording.id)
+        .executeTakeFirstOrThrow();
       await trx
         .insertInto('exports')
         .values({
           id,
+          seq: Number(n ?? 0) + 1,
           recording_id: recording.id,
           live_stream_id: stream.id,
           video_id: video._id,
