@@ -15,8 +15,8 @@ import type { Migration } from 'kysely/migration';
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-baseline': { up: (db) => upTo(db, 9, baseline) },
   '0002-job-leases': { up: (db) => upTo(db, 10, jobLeases) },
-  '0003-completing': { up: (db) => upTo(db, 11, completing) },
-  '0004-export-order': { up: (db) => upTo(db, 12, exportOrder) },
+  '0004-completing': { up: (db) => upTo(db, 12, completing) },
+  '0005-export-order': { up: (db) => upTo(db, 13, exportOrder) },
 };
 
 // Kysely's schema builder takes data types as SQL; these two are the ones the engines spell differently.

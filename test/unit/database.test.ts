@@ -64,14 +64,14 @@ describe('the database (service/db)', () => {
     makeLegacyDatabase(legacy).close();
     const made = join(dir, 'made.db');
     await (await openDatabase(made)).destroy();
-    // What came after the service moved onto Kysely: #6's claim on a video (0003-completing), the conversions'
-    // order (0004-export-order).
+    // What came after the service moved onto Kysely: #6's claim on a video (0004-completing), the conversions'
+    // order (0005-export-order).
     const withoutLater = schemaOf(made);
     withoutLater.videos!.columns = withoutLater.videos!.columns.filter((c) => !c.startsWith('completing_until'));
     withoutLater.exports!.columns = withoutLater.exports!.columns.filter((c) => !c.startsWith('seq'));
     assert.deepEqual(withoutLater, schemaOf(legacy));
     const version = (path: string) => new BetterSqlite(path).pragma('user_version', { simple: true });
-    assert.equal(version(made), 12, 'user_version counts every step, as the older code did');
+    assert.equal(version(made), 13, 'user_version counts every step, as the older code did');
   });
 
   it('shows a PostgreSQL URL (the ready line) without its user, password or parameters', () => {
@@ -102,7 +102,7 @@ describe('the database (service/db)', () => {
       const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
       assert.deepEqual(
         rows.map((m) => m.name),
-        ['0001-baseline', '0002-job-leases', '0003-completing', '0004-export-order'],
+        ['0001-baseline', '0002-job-leases', '0004-completing', '0005-export-order'],
       );
     } finally {
       await db.destroy();
