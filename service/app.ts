@@ -188,7 +188,7 @@ export async function buildContext(base: {
     conversions: { entries: (id) => exports.entries(id), forget: (id, trx) => exports.forgetRecording(id, trx) },
   });
   const usage: Usage = new Usage({
-    ...{ clock, files, accounts, videos, recordings },
+    ...{ db, clock, files, accounts, videos, recordings },
     // later: exports, uploads, imports (conversions count in usage, and usage limits conversions and uploads)
     holdings: {
       pendingSeconds: (org) => exports.pendingSeconds(org),

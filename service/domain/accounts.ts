@@ -332,8 +332,8 @@ export class Accounts {
       .execute();
   }
 
-  async markPurged(organizationId: string): Promise<void> {
-    await this.db
+  async markPurged(organizationId: string, db: Executor = this.db): Promise<void> {
+    await db
       .updateTable('organizations')
       .set({ purged_at: this.clock.now() })
       .where('id', '=', organizationId)

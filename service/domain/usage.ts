@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import type { Db } from '../db/index.js';
 import { iso, type Clock } from '../clock.js';
 import type { UsageReport } from '../../src/api/types.js';
 import { PLAN_GRACE_MS } from '../../src/api/limits.js';
@@ -19,6 +20,8 @@ export interface Holdings {
 }
 
 export interface UsageOptions {
+  /** For the one transaction that ends a purge (the rows of two modules go together). */
+  db: Db;
   clock: Clock;
   files: Files;
   accounts: Accounts;
@@ -42,6 +45,7 @@ export interface UsageOptions {
  * refuses new bytes past it with 403 `storage_quota_exceeded`: the organization's limit, not the disk's (507).
  */
 export class Usage {
+  private readonly db: Db;
   private readonly clock: Clock;
   private readonly files: Files;
   private readonly accounts: Accounts;
@@ -52,6 +56,7 @@ export class Usage {
 
   constructor(options: UsageOptions) {
     ({
+      db: this.db,
       clock: this.clock,
       files: this.files,
       accounts: this.accounts,
@@ -143,8 +148,11 @@ export class Usage {
     const videos = await this.videos.ids(organizationId);
     for (const id of videos) await rm(this.files.videoDir(id), { recursive: true, force: true });
     await this.holdings.purgeVideos(videos);
-    await this.videos.deleteAll(organizationId);
-    await this.accounts.markPurged(organizationId);
+    // One transaction: no request sees the videos gone and the organization not yet purged (404, not 403).
+    await this.db.transaction().execute(async (trx) => {
+      await this.videos.deleteAll(organizationId, trx);
+      await this.accounts.markPurged(organizationId, trx);
+    });
   }
 }
 

@@ -249,8 +249,8 @@ export class Videos {
   }
 
   /** Deletes the organization's video rows (their files and uploads are gone first: domain/usage.ts). */
-  async deleteAll(organizationId: string): Promise<void> {
-    await this.db.deleteFrom('videos').where('organization_id', '=', organizationId).execute();
+  async deleteAll(organizationId: string, db: Executor = this.db): Promise<void> {
+    await db.deleteFrom('videos').where('organization_id', '=', organizationId).execute();
   }
 
   async row(id: string, db: Executor = this.db): Promise<VideoRow | undefined> {
