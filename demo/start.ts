@@ -49,7 +49,7 @@ const service = await startService({
 console.log(service.readyLine(values.data));
 const backend = await startBackend({
   serviceUrl: service.apiOrigin,
-  serviceToken: service.accounts.createToken('demo'),
+  serviceToken: await service.accounts.createToken('demo'),
 });
 console.log(`Integrator backend: ${backend.url}`);
 /** The data directory as a glob of itself (its name may hold glob characters): denied, wherever it is. */

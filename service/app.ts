@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
-import { openDb, setting, type Db } from './db.js';
+import { databaseLocation, openDatabase, setting, shownLocation, type Db } from './db/index.js';
 import { Accounts } from './domain/accounts.js';
 import { EXPORT_RECORDING, Exports, type ConversionLimits } from './domain/exports.js';
 import { LiveStreams } from './domain/live-streams.js';
@@ -18,15 +18,12 @@ import { IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
 import type { OpenUploadCaps } from './domain/open-uploads.js';
 import { createApi, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
-import { dataDirectoryCheck, Health, healthRoutes, jobLoopCheck, listensCheck, sqliteCheck } from './http/health.js';
+import { databaseCheck, dataDirectoryCheck, Health, healthRoutes, jobLoopCheck, listensCheck } from './http/health.js';
 import { RateLimitCounts } from './http/rate-limit-store.js';
-import { Kysely, SqliteDialect } from 'kysely';
-import type { Database } from './db/schema.js';
 import { Leases } from './leases.js';
 import { RUNS, type Role } from './roles.js';
 import type { LogLevel } from './log.js';
 import { Metrics } from './metrics.js';
-import { queueStats, storedSourceBytes } from './queue-stats.js';
 import { Jobs } from './jobs.js';
 import { Ingest, type IngestLimits } from './live/ingest.js';
 import type { OutboundPolicy } from './net/outbound.js';
@@ -55,6 +52,8 @@ export interface ServiceOptions {
   dataDir: string;
   /** What this process runs (roles.ts); default `all`, the one process that does everything. */
   role?: Role;
+  /** `--database`: a PostgreSQL URL (`postgres://…`) shared by every process; default SQLite in `dataDir`. */
+  database?: string;
   host?: string;
   /** API port ({base_url}), or the health port of a role without the API; 0 picks a free one. */
   port?: number;
@@ -120,12 +119,9 @@ const PRUNE_EVERY_MS = 5 * 60_000;
 const SWEEPER_LEASE = 'sweeper';
 const SWEEPER_LEASE_MS = 30_000;
 
-/** The data directory's own signing secret, so signed URLs outlive a restart. */
-const signingSecret = (db: Db) =>
-  Buffer.from(
-    setting(db, 'signing_secret', () => randomBytes(32).toString('base64')),
-    'base64',
-  );
+/** The database's own signing secret, so signed URLs outlive a restart and every process signs alike. */
+const signingSecret = async (db: Db) =>
+  Buffer.from(await setting(db, 'signing_secret', () => randomBytes(32).toString('base64')), 'base64');
 
 /** Where the service answers, known once its servers listen (modules read them through functions, called later). */
 export interface Origins {
@@ -138,6 +134,8 @@ export interface Origins {
 export interface Context {
   clock: Clock;
   db: Db;
+  /** The SQLite file the database is (its readiness check watches it); undefined for PostgreSQL or in memory. */
+  databaseFile?: string;
   settings: Settings;
   files: Files;
   /** Prometheus metrics of this service (its own registry): /metrics. */
@@ -170,7 +168,7 @@ export interface Context {
  * built reaches the second through a function it calls only later, once both exist; each such call is marked
  * `later:` below. Nothing listens or runs yet (startService does that).
  */
-export function buildContext(base: {
+export async function buildContext(base: {
   db: Db;
   clock: Clock;
   dataDir: string;
@@ -181,27 +179,28 @@ export function buildContext(base: {
   log: () => Pick<FastifyBaseLogger, 'error'>;
   /** Media on an S3 store rather than under dataDir. */
   s3?: S3Store;
-}): Context {
-  const { db, clock, settings: running, origins, outbound } = base;
+  databaseFile?: string;
+}): Promise<Context> {
+  const { db, clock, settings: running, origins, outbound, databaseFile } = base;
   const files = new Files(base.dataDir, running.minFreeBytes);
-  const metrics = new Metrics({
-    queue: () => queueStats(db, clock.now()),
+  const metrics: Metrics = new Metrics({
+    queue: () => jobs.stats(), // later: jobs
     now: () => clock.now(),
-    storedBytes: () => storedSourceBytes(db),
+    storedBytes: () => videos.allStoredBytes(), // later: videos
     livePublishing: () => ingest.publishing, // later: ingest
   });
-  const jobs = new Jobs(db, clock, {
+  const jobs: Jobs = new Jobs(db, clock, {
     events: {
       finished: metrics.jobFinished,
       failed: (job, err) => base.log().error({ err }, `${job} failed`), // later: the API's log
     },
   });
   const accounts = new Accounts({ db, clock });
-  const signer = new UrlSigner(signingSecret(db), () => origins.storage);
+  const signer = new UrlSigner(await signingSecret(db), () => origins.storage);
   const store = new LocalStore(files, signer);
   const remote = base.s3 && new S3Media(base.s3);
   const videos: Videos = new Videos({
-    ...{ db, clock, jobs, files, apiOrigin: () => origins.api },
+    ...{ db, clock, jobs, files, accounts, apiOrigin: () => origins.api },
     importOf: (id) => imports.progress(id), // later: imports
     caps: running.openUploadCaps,
     queueCaps: running.queueCaps,
@@ -217,14 +216,14 @@ export function buildContext(base: {
     ...{ db, clock, jobs, files, media: recordingMedia, mergeWindowMs: running.mergeWindowMs },
     apiOrigin: () => origins.api,
     // later: exports
-    conversions: { entries: (id) => exports.entries(id), forget: (id) => exports.forgetRecording(id) },
+    conversions: { entries: (id) => exports.entries(id), forget: (id, trx) => exports.forgetRecording(id, trx) },
   });
   const usage: Usage = new Usage({
-    ...{ clock, files, accounts, videos, recordings },
+    ...{ db, clock, files, accounts, videos, recordings },
     // later: exports, uploads, imports (conversions count in usage, and usage limits conversions and uploads)
     holdings: {
       pendingSeconds: (org) => exports.pendingSeconds(org),
-      purgeVideos: async (ids) => (await uploads.purge(ids), imports.purge(ids), exports.purge(ids)),
+      purgeVideos: async (ids) => (await uploads.purge(ids), await imports.purge(ids), await exports.purge(ids)),
       chunkBytes: (org) => uploads.chunkBytes(org),
     },
     defaultQuotaBytes: running.storageQuotaBytes,
@@ -241,12 +240,15 @@ export function buildContext(base: {
     disconnect: (id) => ingest.disconnect(id), // later: ingest
   });
   const exports = new Exports({
-    ...{ db, clock, jobs, files, videos, streams, recordings, usage },
+    ...{ db, clock, jobs, files, videos, streams, recordings, usage, accounts },
     strategy: running.cutStrategy,
     bounds: { conversions: running.conversionLimits, processing: running.limits },
   });
-  const webhooks = new Webhooks({ db, clock, jobs, outbound });
-  const imports = new Imports({ db, clock, jobs, files, videos, usage, outbound, limits: running.importLimits });
+  const webhooks = new Webhooks({ db, clock, jobs, outbound, accounts });
+  const imports = new Imports({
+    ...{ db, clock, jobs, files, videos, usage, accounts, outbound },
+    limits: running.importLimits,
+  });
   const ingest = new Ingest(
     streams,
     recordings,
@@ -254,14 +256,13 @@ export function buildContext(base: {
     { ...running.ingestLimits, minFreeBytes: files.disk.reserve },
     base.s3 && new S3Recordings(base.s3),
   );
-  // The same connection through the typed query layer, until the domain opens its database there (as Jobs does).
-  const shared = new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
-  const rateLimits = new RateLimitCounts(shared);
-  const leases = new Leases(shared);
+  const rateLimits = new RateLimitCounts(db);
+  const leases = new Leases(db);
   return {
     ...{
       clock,
       db,
+      databaseFile,
       settings: running,
       files,
       metrics,
@@ -360,7 +361,7 @@ export async function buildHealthPort(
     ...{ logLevel: ops.logLevel ?? 'warn', rateLimitStore: context.rateLimits.store() },
   });
   const health = new Health(app.log);
-  health.addCheck('database', sqliteCheck(context.db));
+  health.addCheck('database', databaseCheck(context.db, context.databaseFile));
   health.addCheck('storage', dataDirectoryCheck(context.files.root));
   healthRoutes(app, { health, metrics, metricsToken: ops.metricsToken });
   if (testHooks)
@@ -377,15 +378,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const running = settings(options);
   const role = options.role ?? 'all';
   const runs = RUNS[role];
-  const db = openDb(options.dataDir);
+  const location = databaseLocation({ database: options.database, data: options.dataDir });
+  const db = await openDatabase(location);
   const origins: Origins = { api: '', storage: '', rtmp: '' };
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
   let log: Pick<FastifyBaseLogger, 'error'> = { error: (...args: unknown[]) => console.error(...args) };
   const s3 =
     options.storage?.kind === 's3' ? new S3Store({ ...options.storage.s3, now: () => clock.now() }) : undefined;
   await s3?.ensureBucket();
-  const context = buildContext({
+  const context = await buildContext({
     ...{ db, clock, dataDir: options.dataDir, settings: running, origins, outbound, s3 },
+    databaseFile: options.database ? undefined : location,
     log: () => log,
   });
   const { jobs, accounts, signer, store, recordings, usage, uploads, webhooks, ingest, leases } = context;
@@ -439,14 +442,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // A port was taken: what did open closes, and the caller says which port (ports.ts).
     for (const server of servers) server.close();
     await ingest.close();
-    db.close();
+    await db.destroy();
     throw err;
   }
   // Temporary files are swept at start only by the one process of `all`: in a fleet sharing a data directory,
   // another process may be writing them now.
   if (role === 'all') await uploads.sweepOrphans();
   // The recordings left live were this ingest's (one ingest node per database: docs/scale.md, Roles).
-  if (runs.ingest) recordings.interrupted();
+  if (runs.ingest) await recordings.interrupted();
   if (runs.jobs) jobs.start();
   // The timed rules of the live half (merge window, 3-day retention, 15 days after a plan ends) on the service clock.
   let purging: Promise<void> | undefined;
@@ -461,7 +464,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     if (clock.now() - prunedAt >= PRUNE_EVERY_MS) {
       prunedAt = clock.now();
       try {
-        for (const module of [accounts, jobs, webhooks, uploads]) module.prune();
+        for (const module of [accounts, jobs, webhooks, uploads]) await module.prune();
       } catch (err) {
         app.log.error({ err }, 'prune failed');
       }
@@ -480,6 +483,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const sweeper = runs.jobs ? setInterval(() => void sweep(), 250) : undefined;
 
   const testHooksOn = options.testHooks ? ' (test hooks on)' : '';
+  // A database server is named without its credentials (shownLocation).
+  const database = options.database ? ` database ${shownLocation(options.database)}` : '';
   /** `all` keeps the line it always had (npm start and the tests read it); another role names itself and what it serves. */
   const addresses = {
     all: () => `API ${origins.api} storage ${origins.storage} rtmp ${origins.rtmp}/live`,
@@ -490,8 +495,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   return {
     readyLine: (dataDir) =>
       role === 'all'
-        ? `Video service ready: ${addresses()} data ${dataDir}${testHooksOn}`
-        : `Video service ready (role ${role}): ${addresses()} data ${dataDir}${testHooksOn}`,
+        ? `Video service ready: ${addresses()} data ${dataDir}${database}${testHooksOn}`
+        : `Video service ready (role ${role}): ${addresses()} data ${dataDir}${database}${testHooksOn}`,
     apiOrigin: origins.api,
     storageOrigin: origins.storage,
     rtmpOrigin: origins.rtmp,
@@ -509,7 +514,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await jobs.stop();
       if (runs.jobs) await leases.release(SWEEPER_LEASE).catch(() => {});
       s3?.destroy();
-      db.close();
+      await db.destroy();
     },
   };
 }

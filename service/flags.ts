@@ -23,6 +23,8 @@ export const SERVICE_FLAGS = {
   'rtmp-port': value(DEFAULT_PORTS.rtmp),
   host: value(DEFAULT_HOST),
   data: { type: 'string', default: DEFAULT_DATA },
+  // Empty: SQLite in the data directory (db/index.ts, databaseLocation).
+  database: { type: 'string', default: '' },
   // Where media lives (storage/options.ts): the data directory, or an S3-compatible store and how to reach it.
   storage: value('disk'),
   's3-endpoint': { type: 'string' },
@@ -73,7 +75,9 @@ export function usage(): string {
       ? `[--${name}]`
       : name === 'data'
         ? '[--data DIR]'
-        : `[--${name} ${'default' in flag ? flag.default : PLACEHOLDERS[name]}]`,
+        : name === 'database'
+          ? '[--database postgres://USER:PASSWORD@HOST:PORT/NAME]'
+          : `[--${name} ${'default' in flag ? flag.default : PLACEHOLDERS[name]}]`,
   );
   // Wrapped as a terminal shows it; --data's default is said apart, being a path of this machine.
   const lines = [''];
@@ -84,11 +88,13 @@ export function usage(): string {
   return [
     'Usage:',
     `  npm run service -- ${lines.join('\n                     ')}`,
-    '  npm run service -- token --org NAME [--environment production|sandbox] [--data DIR]',
-    '  npm run service -- revoke-token [--data DIR] < token-file     (the token on standard input, never in argv)',
+    '  npm run service -- token --org NAME [--environment production|sandbox] [--data DIR | --database URL]',
+    '  npm run service -- revoke-token [--data DIR | --database URL] < token-file   (the token on standard input)',
     '  npm run service -- plan --org NAME [--ends ISO-DATE|none] [--quota-minutes N|unlimited]',
-    '                     [--quota-bytes N|unlimited|default] [--data DIR]',
-    `The data directory defaults to ${DEFAULT_DATA}.`,
+    '                     [--quota-bytes N|unlimited|default] [--data DIR | --database URL]',
+    `The data directory defaults to ${DEFAULT_DATA}. The metadata and the job queue live in SQLite there
+(DIR/service.db), or with --database in that PostgreSQL database, which any number of service processes
+share (docs/scale.md); its URL's password is never printed.`,
     `--role ${ROLES.join('|')}: all runs everything in one process; api, worker and ingest split it into processes`,
     'that share one database (docs/scale.md, "Roles"); --port is then the HTTP port of the role (for worker and ingest:',
     '/healthz, /readyz and /metrics).',

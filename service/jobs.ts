@@ -1,6 +1,5 @@
-import type { JobOutcome } from './metrics.js';
-import type BetterSqlite from 'better-sqlite3';
-import { Kysely, SqliteDialect, type Transaction } from 'kysely';
+import type { JobOutcome, QueueStat } from './metrics.js';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -114,16 +113,12 @@ export class Jobs {
   /** Wall-clock time of the last look for due jobs that the database answered; 0 before the first (a worker's /readyz). */
   lookedAt = 0;
 
-  /**
-   * `db` may still be a better-sqlite3 handle (service/db.ts) until the domain opens its database through
-   * service/db (issue 30, item 2): it is wrapped, on the same connection.
-   */
   constructor(
-    db: Kysely<Database> | BetterSqlite.Database,
+    db: Kysely<Database>,
     private readonly clock: Clock,
     options: JobsOptions = {},
   ) {
-    this.db = db instanceof Kysely ? db : new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
+    this.db = db;
     this.machine = options.machine ?? hostname();
     this.workerId = `${this.machine}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -131,35 +126,15 @@ export class Jobs {
     this.events = options.events ?? { finished: () => {}, failed: (job, err) => console.error(`${job} failed:`, err) };
   }
 
-  register<K extends JobKind>(kind: K, run: JobHandler<K>, limits: JobLimits): void;
-  /** Positional limits: the domain's calls until it moves onto service/db (issue 30, item 2). */
-  register<K extends JobKind>(kind: K, run: JobHandler<K>, concurrency: number, perGroup?: number): void;
-  register<K extends JobKind>(kind: K, run: JobHandler<K>, limits: JobLimits | number, perGroup?: number): void {
-    const { concurrency, perGroup: limit = concurrency } =
-      typeof limits === 'number' ? { concurrency: limits, perGroup } : limits;
-    this.handlers.set(kind, { run: run as JobHandler, concurrency, perGroup: limit });
+  register<K extends JobKind>(kind: K, run: JobHandler<K>, { concurrency, perGroup = concurrency }: JobLimits): void {
+    this.handlers.set(kind, { run: run as JobHandler, concurrency, perGroup });
   }
 
-  enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], options?: EnqueueOptions): Promise<number>;
-  /** Positional runAt and group: the domain's calls until it moves onto service/db (issue 30, item 2). */
-  enqueue<K extends JobKind>(
-    kind: K,
-    payload: JobPayloads[K],
-    runAt: number | undefined,
-    group: string | null,
-  ): Promise<number>;
   async enqueue<K extends JobKind>(
     kind: K,
     payload: JobPayloads[K],
-    options?: EnqueueOptions | number,
-    group: string | null = null,
+    { runAt, group: grp = null, db = this.db }: EnqueueOptions = {},
   ): Promise<number> {
-    // Positional calls pass `undefined` for runAt: their group is the fourth argument.
-    const {
-      runAt,
-      group: grp = null,
-      db = this.db,
-    } = typeof options === 'object' ? options : { runAt: options, group };
     const now = this.clock.now();
     const { id } = await db
       .insertInto('jobs')
@@ -219,6 +194,34 @@ export class Jobs {
         .limit(1)
         .executeTakeFirst();
     while (this.running.size > 0 || this.ticking || (await due())) await sleep(50);
+  }
+
+  /**
+   * What /metrics shows of the queue: each kind's due and running jobs (every process's) and its oldest due job,
+   * in one pass over the jobs_due index (state, run_at).
+   */
+  async stats(): Promise<QueueStat[]> {
+    const now = this.clock.now();
+    const due = (eb: ExpressionBuilder<Database, 'jobs'>) =>
+      eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]);
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select((eb) => [
+        'kind',
+        eb.fn.sum<number>(eb.case().when(due(eb)).then(1).else(0).end()).as('due'),
+        eb.fn.sum<number>(eb.case().when('state', '=', 'running').then(1).else(0).end()).as('running'),
+        eb.fn.min<number | null>(eb.case().when(due(eb)).then(eb.ref('run_at')).end()).as('oldestDueAt'),
+      ])
+      .where('state', 'in', ['queued', 'running'])
+      .groupBy('kind')
+      .execute();
+    // PostgreSQL sums integers as NUMERIC, which pg reads back as a string.
+    return rows.map((r) => ({
+      kind: r.kind,
+      due: Number(r.due),
+      running: Number(r.running),
+      oldestDueAt: r.oldestDueAt === null ? null : Number(r.oldestDueAt),
+    }));
   }
 
   /** By the sweeper: jobs done or failed over a week ago (their row is history; a week leaves time to look into a failure). */

@@ -10,7 +10,7 @@ import { MiB } from '../src/api/limits.js';
 import type { Environment } from '../src/api/types.js';
 import { startService } from './app.js';
 import { systemClock } from './clock.js';
-import { openDb } from './db.js';
+import { databaseLocation, openDatabase } from './db/index.js';
 import { Accounts } from './domain/accounts.js';
 import { SERVICE_FLAGS, usage } from './flags.js';
 import { LOG_LEVELS, type LogLevel } from './log.js';
@@ -45,12 +45,18 @@ function port(flag: 'port' | 'storage-port' | 'rtmp-port'): number {
   return n;
 }
 
-function accounts(): Accounts {
-  return new Accounts({ db: openDb(values.data), clock: systemClock() });
+/** The account commands' side of the database the service uses (`--database`, else SQLite under `--data`). */
+async function withAccounts<T>(work: (accounts: Accounts) => Promise<T>): Promise<T> {
+  const db = await openDatabase(databaseLocation({ database: values.database || undefined, data: values.data }));
+  try {
+    return await work(new Accounts({ db, clock: systemClock() }));
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** The account owner's side of the plan (a dashboard's job): its end date, hosting-minute and storage quotas. */
-function plan(): string {
+async function plan(): Promise<string> {
   if (!values.org) fail('plan needs --org NAME.');
   let endAt: number | null | undefined;
   if (values.ends !== undefined) {
@@ -73,7 +79,8 @@ function plan(): string {
     if (quotaBytes !== null && quotaBytes !== -1 && !(Number.isSafeInteger(quotaBytes) && quotaBytes >= 0))
       fail(`--quota-bytes must be a whole number of bytes, "unlimited" or "default"; got ${JSON.stringify(bytes)}.`);
   }
-  const now = accounts().setPlan(values.org, { endAt, quotaMinutes, quotaBytes });
+  const org = values.org;
+  const now = await withAccounts((accounts) => accounts.setPlan(org, { endAt, quotaMinutes, quotaBytes }));
   if (!now) fail(`no organization is named ${JSON.stringify(values.org)}; make a token for it first.`);
   const storage =
     now.quota_bytes === null ? "the service's default" : now.quota_bytes < 0 ? 'unlimited' : `${now.quota_bytes}`;
@@ -209,7 +216,8 @@ if (values.help) {
   if (!(ENVIRONMENTS as readonly string[]).includes(values.environment)) {
     fail(`--environment must be one of ${ENVIRONMENTS.join(', ')}; got ${JSON.stringify(values.environment)}.`);
   }
-  console.log(accounts().createToken(values.org, values.environment as Environment));
+  const org = values.org;
+  console.log(await withAccounts((accounts) => accounts.createToken(org, values.environment as Environment)));
 } else if (command === 'revoke-token') {
   // A secret on the command line ends up in shell history and in every `ps` listing: it is read from stdin.
   if (argument)
@@ -218,9 +226,10 @@ if (values.help) {
     );
   const token = readFileSync(0, 'utf8').trim();
   if (!token) fail('revoke-token needs the token on standard input.');
-  console.log(accounts().revokeToken(token) ? 'revoked, with every token made from it' : 'no such live token');
+  const revoked = await withAccounts((accounts) => accounts.revokeToken(token));
+  console.log(revoked ? 'revoked, with every token made from it' : 'no such live token');
 } else if (command === 'plan') {
-  console.log(plan());
+  console.log(await plan());
 } else if (command !== undefined) {
   fail(
     `unknown command ${JSON.stringify(command)}; use "token", "revoke-token" or "plan", or no command to start the service.`,
@@ -235,9 +244,14 @@ if (values.help) {
       );
     }
   }
+  if (values.database && !/^postgres(ql)?:\/\/./.test(values.database))
+    fail(
+      '--database must be a PostgreSQL URL, postgres://USER:PASSWORD@HOST:PORT/NAME (without it: SQLite in --data).',
+    );
   const service = await startService({
     dataDir: values.data,
     role: role(),
+    database: values.database || undefined,
     host: values.host,
     port: port('port'),
     storagePort: port('storage-port'),

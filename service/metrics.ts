@@ -13,10 +13,10 @@ export interface QueueStat {
 
 /** What /metrics reads at scrape time, each from the module that knows it. */
 export interface MetricSources {
-  queue(): QueueStat[];
+  queue(): Promise<QueueStat[]>;
   /** The service clock, for the age of the oldest due job. */
   now(): number;
-  storedBytes(): number;
+  storedBytes(): Promise<number>;
   livePublishing(): number;
 }
 
@@ -60,8 +60,8 @@ export class Metrics {
         help,
         labelNames: ['kind'],
         registers,
-        collect() {
-          const stats = sources.queue();
+        async collect() {
+          const stats = await sources.queue();
           for (const s of stats) kinds.add(s.kind);
           for (const kind of kinds) this.set({ kind }, 0);
           for (const s of stats) this.set({ kind: s.kind }, value(s));
@@ -76,8 +76,8 @@ export class Metrics {
       name: 'video_stored_source_bytes',
       help: "Bytes of the videos' sources, as the storage quotas count them (renditions and temporary recordings aside)",
       registers,
-      collect() {
-        this.set(sources.storedBytes());
+      async collect() {
+        this.set(await sources.storedBytes());
       },
     });
     new Gauge({

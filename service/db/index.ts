@@ -1,5 +1,5 @@
 import BetterSqlite from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +9,8 @@ import type { Database } from './schema.js';
 
 export type { Database } from './schema.js';
 export type Db = Kysely<Database>;
+/** A database or one of its transactions: what a method that may join its caller's transaction takes. */
+export type Executor = Kysely<Database>;
 export type Engine = 'sqlite' | 'postgres';
 
 /**
@@ -66,6 +68,45 @@ export async function setting(db: Kysely<Database>, name: string, make: () => st
     .onConflict((c) => c.column('name').doNothing())
     .execute();
   return (await read())!.value;
+}
+
+/**
+ * The database as a log line or the ready line may show it: a PostgreSQL URL without its password (and user
+ * name), a SQLite file by its path.
+ */
+export function shownLocation(location: string): string {
+  if (!isPostgresUrl(location)) return location;
+  try {
+    const url = new URL(location);
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    return url.href;
+  } catch {
+    return 'postgres://(unreadable URL)';
+  }
+}
+
+/**
+ * Runs `work` in a transaction that no other process's transaction of the same kind interleaves with, a
+ * conflict being retried: on PostgreSQL at SERIALIZABLE isolation, tried again (up to five times, after a short
+ * random wait) when PostgreSQL aborts it for a conflicting concurrent transaction (40001) or a deadlock (40P01).
+ * On SQLite every write transaction is already serial (one writer per file).
+ */
+export async function serializable<T>(
+  db: Kysely<Database>,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  if (engineOf(db) !== 'postgres') return db.transaction().execute(work);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().setIsolationLevel('serializable').execute(work);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= 5 || (code !== '40001' && code !== '40P01')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
 }
 
 function isPostgresUrl(location: string): boolean {

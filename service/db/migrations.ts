@@ -17,6 +17,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0002-job-leases': { up: (db) => upTo(db, 10, jobLeases) },
   '0003-shared-limits': { up: (db) => upTo(db, 11, sharedLimits) },
   '0004-store-uploads': { up: (db) => upTo(db, 12, storeUploads) },
+  '0005-completing': { up: (db) => upTo(db, 13, completing) },
+  '0006-export-order': { up: (db) => upTo(db, 14, exportOrder) },
 };
 
 // Kysely's schema builder takes data types as SQL; these two are the ones the engines spell differently.
@@ -307,4 +309,21 @@ async function sharedLimits(db: Db): Promise<void> {
 /** Media on an S3 store (storage/s3.ts): a multipart session keeps the store's upload id (#3's CreateMultipartUpload). */
 async function storeUploads(db: Db): Promise<void> {
   await db.schema.alterTable('upload_sessions').addColumn('upload_id', 'text').execute();
+}
+
+/**
+ * #6 completes one multipart upload of a video at a time, in all processes together (domain/uploads.ts): the
+ * video is claimed by a conditional update of this column, until when the claim holds should its process die.
+ */
+async function completing(db: Db): Promise<void> {
+  await db.schema.alterTable('videos').addColumn('completing_until', int64(db)).execute();
+}
+
+/**
+ * A recording's conversions in the order they were asked for (#9's export_data), on both engines: SQLite's rowid
+ * said it, which PostgreSQL has no equal of (a row's ctid moves when it is updated). Each new conversion takes the
+ * next number of its recording (domain/exports.ts, under the organization's lock); older rows keep NULL.
+ */
+async function exportOrder(db: Db): Promise<void> {
+  await db.schema.alterTable('exports').addColumn('seq', 'integer').execute();
 }

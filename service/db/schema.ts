@@ -83,6 +83,8 @@ export interface VideosTable {
   live_stream_id: string | null;
   end_user: string | null;
   token_hash: string | null;
+  /** While #6 completes the video's multipart upload: until when that claim holds (domain/uploads.ts). */
+  completing_until: number | null;
 }
 
 export interface UploadLinksTable {
@@ -201,6 +203,8 @@ export interface ExportsTable {
   bytes: Generated<number>;
   created_at: number;
   token_hash: string | null;
+  /** The conversion's number among its recording's, from 1 (NULL: made before it was kept). */
+  seq: number | null;
 }
 
 export interface WebhooksTable {

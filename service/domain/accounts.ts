@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { MINTED_SCOPES, TOKEN_TTL } from '../../src/api/contract.js';
 import type { Environment, Token, TokenRequest } from '../../src/api/types.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db.js';
+import { engineOf, type Db, type Executor } from '../db/index.js';
 import { newId, newSecret } from '../ids.js';
 import { badField, notFound, ServiceError } from './errors.js';
 
@@ -89,82 +89,95 @@ export class Accounts {
     ({ db: this.db, clock: this.clock } = options);
   }
 
-  /** Creates the organization (and its first user) when missing, and returns a new token. Stored hashed. */
-  createToken(orgName: string, environment: Environment = 'production'): string {
+  /**
+   * Creates the organization (and its first user) when missing, and returns a new token. Stored hashed. Two
+   * commands for one new name at once: the name is unique, so the second's insert does nothing and it reads the
+   * organization the first made.
+   */
+  async createToken(orgName: string, environment: Environment = 'production'): Promise<string> {
     const now = this.clock.now();
-    return this.db.transaction(() => {
-      let org = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(orgName) as
-        { id: string } | undefined;
-      if (!org) {
-        org = { id: newId() };
-        this.db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run(org.id, orgName, now);
-        this.db
-          .prepare('INSERT INTO users (id, organization_id, created_at) VALUES (?, ?, ?)')
-          .run(newId(), org.id, now);
-      }
-      const user = this.db
-        .prepare('SELECT id FROM users WHERE organization_id = ? ORDER BY created_at LIMIT 1')
-        .get(org.id) as { id: string };
+    return this.db.transaction().execute(async (trx) => {
+      const id = newId();
+      const made = await trx
+        .insertInto('organizations')
+        .values({ id, name: orgName, created_at: now })
+        .onConflict((c) => c.column('name').doNothing())
+        .executeTakeFirst();
+      const org = await trx
+        .selectFrom('organizations')
+        .select('id')
+        .where('name', '=', orgName)
+        .executeTakeFirstOrThrow();
+      if ((made.numInsertedOrUpdatedRows ?? 0n) > 0n)
+        await trx.insertInto('users').values({ id: newId(), organization_id: org.id, created_at: now }).execute();
+      const user = await trx
+        .selectFrom('users')
+        .select('id')
+        .where('organization_id', '=', org.id)
+        .orderBy('created_at')
+        .limit(1)
+        .executeTakeFirstOrThrow();
       const token = newSecret('vsk_', 32);
-      this.db
-        .prepare('INSERT INTO tokens (hash, user_id, organization_id, environment, created_at) VALUES (?, ?, ?, ?, ?)')
-        .run(hashToken(token), user.id, org.id, environment, now);
+      await trx
+        .insertInto('tokens')
+        .values({ hash: hashToken(token), user_id: user.id, organization_id: org.id, environment, created_at: now })
+        .execute();
       return token;
-    })();
+    });
   }
 
   /** Returns whether a live token was revoked. */
-  revokeToken(token: string): boolean {
-    const r = this.db
-      .prepare('UPDATE tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL')
-      .run(this.clock.now(), hashToken(token));
-    return r.changes > 0;
+  async revokeToken(token: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('tokens')
+      .set({ revoked_at: this.clock.now() })
+      .where('hash', '=', hashToken(token))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
   }
 
   /** Makes a token stop working now, as if its lifetime had ended (test hooks). */
-  expireToken(token: string): boolean {
-    const r = this.db
-      .prepare('UPDATE tokens SET expires_at = ? WHERE hash = ?')
-      .run(this.clock.now(), hashToken(token));
-    return r.changes > 0;
+  async expireToken(token: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('tokens')
+      .set({ expires_at: this.clock.now() })
+      .where('hash', '=', hashToken(token))
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
   }
 
   /**
    * Decision (spec: "Exact format of the Authorization header value: not shown"): `Bearer <token>` as
    * RFC 6750 says, and the bare token too, as dashboards that hand out "API keys" are often used.
    */
-  authenticate(header: string | undefined): Caller {
+  async authenticate(header: string | undefined): Promise<Caller> {
     const token = bareToken(header);
     if (!token) throw new ServiceError('unauthorized', 'The Authorization header is missing: send "Bearer <token>".');
     const tokenHash = hashToken(token);
-    const row = this.db
-      .prepare(
-        `SELECT user_id, organization_id, environment, expires_at, revoked_at, parent_hash, scope, end_user, live_stream_id,
-         (SELECT purged_at FROM organizations WHERE id = organization_id) AS purged_at FROM tokens WHERE hash = ?`,
-      )
-      .get(tokenHash) as
-      | {
-          user_id: string;
-          organization_id: string;
-          environment: Environment;
-          expires_at: number | null;
-          revoked_at: number | null;
-          parent_hash: string | null;
-          scope: Scope | null;
-          end_user: string | null;
-          live_stream_id: string | null;
-          purged_at: number | null;
-        }
-      | undefined;
+    const row = await this.db
+      .selectFrom('tokens as t')
+      .innerJoin('organizations as o', 'o.id', 't.organization_id')
+      .leftJoin('tokens as p', 'p.hash', 't.parent_hash')
+      .select([
+        't.user_id',
+        't.organization_id',
+        't.environment',
+        't.expires_at',
+        't.revoked_at',
+        't.parent_hash',
+        't.scope',
+        't.end_user',
+        't.live_stream_id',
+        'o.purged_at',
+        'p.revoked_at as parent_revoked_at',
+      ])
+      .where('t.hash', '=', tokenHash)
+      .executeTakeFirst();
     if (!row) throw new ServiceError('unauthorized', 'The access token is not known to this service.');
     if (row.revoked_at !== null) throw new ServiceError('unauthorized', 'The access token was revoked.');
     // Revoking a key revokes every token made from it.
-    const parent =
-      row.parent_hash === null
-        ? undefined
-        : (this.db.prepare('SELECT revoked_at FROM tokens WHERE hash = ?').get(row.parent_hash) as
-            { revoked_at: number | null } | undefined);
-    if (parent && parent.revoked_at !== null)
+    if (row.parent_revoked_at !== null)
       throw new ServiceError('unauthorized', 'The access token was revoked: the key that made it was revoked.');
     if (row.purged_at !== null) throw purged();
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) {
@@ -173,9 +186,9 @@ export class Accounts {
     return {
       userId: row.user_id,
       organizationId: row.organization_id,
-      environment: row.environment,
+      environment: row.environment as Environment,
       // Tokens minted before scopes existed were for browsers: upload.
-      scope: row.parent_hash === null ? 'key' : (row.scope ?? 'upload'),
+      scope: row.parent_hash === null ? 'key' : ((row.scope as Scope | null) ?? 'upload'),
       endUser: row.end_user,
       liveStreamId: row.live_stream_id,
       tokenHash,
@@ -187,15 +200,15 @@ export class Accounts {
    * not revoked, nor the key that made that token, and its organization not purged; else 403 `capability_revoked`.
    * A token row that is gone counts as revoked. `null`: made before sources were recorded.
    */
-  assertSource(tokenHash: string | null): void {
+  async assertSource(tokenHash: string | null): Promise<void> {
     if (tokenHash === null) return;
-    const row = this.db
-      .prepare(
-        `SELECT t.revoked_at, p.revoked_at AS parent_revoked_at, o.purged_at FROM tokens t
-         LEFT JOIN tokens p ON p.hash = t.parent_hash JOIN organizations o ON o.id = t.organization_id WHERE t.hash = ?`,
-      )
-      .get(tokenHash) as
-      { revoked_at: number | null; parent_revoked_at: number | null; purged_at: number | null } | undefined;
+    const row = await this.db
+      .selectFrom('tokens as t')
+      .leftJoin('tokens as p', 'p.hash', 't.parent_hash')
+      .innerJoin('organizations as o', 'o.id', 't.organization_id')
+      .select(['t.revoked_at', 'p.revoked_at as parent_revoked_at', 'o.purged_at'])
+      .where('t.hash', '=', tokenHash)
+      .executeTakeFirst();
     if (row?.purged_at != null) throw purged();
     if (!row || row.revoked_at !== null || row.parent_revoked_at !== null)
       throw new ServiceError(
@@ -205,17 +218,35 @@ export class Accounts {
   }
 
   /**
+   * Makes `trx` the only transaction counting against the organization's caps until it ends (a count and the
+   * insert it allows, in domain/open-uploads.ts, videos.ts and exports.ts): on PostgreSQL the organization's row,
+   * locked (`SELECT … FOR UPDATE`; another process's transaction for it waits); on SQLite a write first, which
+   * holds the file's one write lock from the transaction's start.
+   */
+  async lockOrganization(trx: Executor, organizationId: string): Promise<void> {
+    if (engineOf(trx) === 'postgres') {
+      await trx.selectFrom('organizations').select('id').where('id', '=', organizationId).forUpdate().execute();
+      return;
+    }
+    await trx
+      .updateTable('organizations')
+      .set((eb) => ({ name: eb.ref('name') }))
+      .where('id', '=', organizationId)
+      .execute();
+  }
+
+  /**
    * POST /tokens. Decision ("Token lifetime, scopes and refresh: not shown"): an integrator's backend trades its
    * key for a short-lived, scoped token to hand to a browser, so the key never leaves the server. Same
    * organization, user and environment; revoking the key revokes it too. A clip token's stream must be one the
    * key sees (`findStream` answers 404 otherwise, as for any other id).
    */
-  mintToken(
+  async mintToken(
     parent: Caller,
     parentHeader: string | undefined,
     input: TokenRequest,
-    findStream: (caller: Caller, id: string) => { id: string },
-  ): Token {
+    findStream: (caller: Caller, id: string) => Promise<{ id: string }>,
+  ): Promise<Token> {
     const { ttl_seconds = TOKEN_TTL.default, scope = 'upload', user, live_stream_id } = input;
     if (scope === 'clip' && user !== undefined) throw badField('user', 'user goes with scope "upload" only.');
     if ((scope === 'clip') !== (live_stream_id !== undefined)) {
@@ -226,64 +257,64 @@ export class Accounts {
           : 'live_stream_id goes with scope "clip" only.',
       );
     }
-    const stream = scope === 'clip' ? findStream(parent, live_stream_id!) : undefined;
+    const stream = scope === 'clip' ? await findStream(parent, live_stream_id!) : undefined;
     if (parent.scope !== 'key')
       throw new ServiceError('forbidden', 'A short-lived token cannot create tokens; use the long-lived one.');
     const token = newSecret('vst_', 32);
     const now = this.clock.now();
     const expiresAt = now + ttl_seconds * 1000;
-    this.db
-      .prepare(
-        `INSERT INTO tokens (hash, user_id, organization_id, environment, created_at, expires_at, parent_hash, scope, end_user, live_stream_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        hashToken(token),
-        parent.userId,
-        parent.organizationId,
-        parent.environment,
-        now,
-        expiresAt,
-        hashToken(bareToken(parentHeader)!),
+    await this.db
+      .insertInto('tokens')
+      .values({
+        hash: hashToken(token),
+        user_id: parent.userId,
+        organization_id: parent.organizationId,
+        environment: parent.environment,
+        created_at: now,
+        expires_at: expiresAt,
+        parent_hash: hashToken(bareToken(parentHeader)!),
         scope,
-        user ?? null,
-        stream?.id ?? null,
-      );
+        end_user: user ?? null,
+        live_stream_id: stream?.id ?? null,
+      })
+      .execute();
     return { token, expiresAt, scope };
   }
 
   /** The account owner's side of the plan (a dashboard's job, the command line's `plan`): its end and quotas. */
-  setPlan(
+  async setPlan(
     orgName: string,
     change: { endAt?: number | null; quotaMinutes?: number | null; quotaBytes?: number | null },
-  ): Plan | undefined {
-    const org = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(orgName) as
-      { id: string } | undefined;
+  ): Promise<Plan | undefined> {
+    const org = await this.db.selectFrom('organizations').select('id').where('name', '=', orgName).executeTakeFirst();
     if (!org) return undefined;
-    this.db.transaction(() => {
-      if (change.endAt !== undefined)
-        this.db
-          .prepare('UPDATE organizations SET plan_end_at = ?, purged_at = NULL WHERE id = ?')
-          .run(change.endAt, org.id);
-      if (change.quotaMinutes !== undefined)
-        this.db.prepare('UPDATE organizations SET quota_minutes = ? WHERE id = ?').run(change.quotaMinutes, org.id);
-      if (change.quotaBytes !== undefined)
-        this.db.prepare('UPDATE organizations SET quota_bytes = ? WHERE id = ?').run(change.quotaBytes, org.id);
-    })();
+    const set = {
+      ...(change.endAt === undefined ? {} : { plan_end_at: change.endAt, purged_at: null }),
+      ...(change.quotaMinutes === undefined ? {} : { quota_minutes: change.quotaMinutes }),
+      ...(change.quotaBytes === undefined ? {} : { quota_bytes: change.quotaBytes }),
+    };
+    if (Object.keys(set).length > 0)
+      await this.db.updateTable('organizations').set(set).where('id', '=', org.id).execute();
     return this.plan(org.id);
   }
 
-  plan(organizationId: string): Plan {
+  plan(organizationId: string): Promise<Plan> {
     return this.db
-      .prepare('SELECT id, plan_end_at, quota_minutes, quota_bytes, purged_at FROM organizations WHERE id = ?')
-      .get(organizationId) as Plan;
+      .selectFrom('organizations')
+      .select(['id', 'plan_end_at', 'quota_minutes', 'quota_bytes', 'purged_at'])
+      .where('id', '=', organizationId)
+      .executeTakeFirstOrThrow();
   }
 
   /** Organizations whose plan ended at or before `at` and whose files are not deleted yet. */
-  plansEndedBy(at: number): string[] {
-    const rows = this.db
-      .prepare('SELECT id FROM organizations WHERE plan_end_at IS NOT NULL AND purged_at IS NULL AND plan_end_at <= ?')
-      .all(at) as { id: string }[];
+  async plansEndedBy(at: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('organizations')
+      .select('id')
+      .where('plan_end_at', 'is not', null)
+      .where('purged_at', 'is', null)
+      .where('plan_end_at', '<=', at)
+      .execute();
     return rows.map((r) => r.id);
   }
 
@@ -292,14 +323,20 @@ export class Accounts {
    * for outlives it: a multipart session can be completed up to 30 h after it began (6 h, then a day). Keys are never
    * pruned: a revoked key's row is what makes the tokens minted from it fail.
    */
-  prune(): void {
+  async prune(): Promise<void> {
     const before = this.clock.now() - PRUNE_TOKENS_AFTER_MS;
-    this.db
-      .prepare('DELETE FROM tokens WHERE parent_hash IS NOT NULL AND (expires_at < ? OR revoked_at < ?)')
-      .run(before, before);
+    await this.db
+      .deleteFrom('tokens')
+      .where('parent_hash', 'is not', null)
+      .where((eb) => eb.or([eb('expires_at', '<', before), eb('revoked_at', '<', before)]))
+      .execute();
   }
 
-  markPurged(organizationId: string): void {
-    this.db.prepare('UPDATE organizations SET purged_at = ? WHERE id = ?').run(this.clock.now(), organizationId);
+  async markPurged(organizationId: string, db: Executor = this.db): Promise<void> {
+    await db
+      .updateTable('organizations')
+      .set({ purged_at: this.clock.now() })
+      .where('id', '=', organizationId)
+      .execute();
   }
 }

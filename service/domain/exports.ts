@@ -2,7 +2,8 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConversionRequest, ExportEntry } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
-import type { Db } from '../db.js';
+import { sql } from 'kysely';
+import { engineOf, type Db, type Executor } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import { partSeconds, partStarts, snapToPart } from '../live/playlist.js';
@@ -10,7 +11,7 @@ import { cutPart, type CutStrategy } from '../processing/cut.js';
 import { spoken } from '../processing/ffmpeg.js';
 import type { ProcessingLimits } from '../processing/pipeline.js';
 import type { Files } from '../storage/files.js';
-import type { Caller } from './accounts.js';
+import type { Accounts, Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
 import type { LiveStreams } from './live-streams.js';
 import type { RecordingRow, Recordings } from './recordings.js';
@@ -66,6 +67,8 @@ export interface ExportsOptions {
   streams: LiveStreams;
   recordings: Recordings;
   usage: Usage;
+  /** The organization's lock, held while the conversion caps are counted (domain/accounts.ts). */
+  accounts: Accounts;
   strategy: CutStrategy;
   bounds: { conversions: ConversionLimits; processing: ProcessingLimits };
 }
@@ -80,6 +83,7 @@ export class Exports {
   private readonly streams: LiveStreams;
   private readonly recordings: Recordings;
   private readonly usage: Usage;
+  private readonly accounts: Accounts;
   private readonly strategy: CutStrategy;
   private readonly bounds: { conversions: ConversionLimits; processing: ProcessingLimits };
 
@@ -93,19 +97,27 @@ export class Exports {
       streams: this.streams,
       recordings: this.recordings,
       usage: this.usage,
+      accounts: this.accounts,
       strategy: this.strategy,
       bounds: this.bounds,
     } = options);
   }
 
-  entries(recordingId: string): ExportEntry[] {
-    const rows = this.db
-      .prepare('SELECT * FROM exports WHERE recording_id = ? ORDER BY created_at, rowid')
-      .all(recordingId) as ExportRow[];
-    return rows.map((r) => this.entry(r));
+  async entries(recordingId: string): Promise<ExportEntry[]> {
+    // Ties of created_at (one clock tick) in the order they were made: their number (and, for rows made before
+    // it was kept, SQLite's rowid).
+    let query = this.db
+      .selectFrom('exports')
+      .selectAll()
+      .where('recording_id', '=', recordingId)
+      .orderBy('created_at')
+      .orderBy('seq');
+    if (engineOf(this.db) === 'sqlite') query = query.orderBy(sql`rowid`);
+    const rows = (await query.execute()) as ExportRow[];
+    return Promise.all(rows.map((r) => this.entry(r)));
   }
 
-  private entry(row: ExportRow): ExportEntry {
+  private async entry(row: ExportRow): Promise<ExportEntry> {
     const entry: ExportEntry = {
       from: iso(row.from_at),
       duration: row.duration,
@@ -114,7 +126,7 @@ export class Exports {
       download_url: null,
     };
     if (row.status !== 'PROCESSING') entry.video_id = row.video_id;
-    if (row.status === 'EXPORTED') entry.download_url = this.videos.downloadUrl(this.videos.row(row.video_id)!);
+    if (row.status === 'EXPORTED') entry.download_url = this.videos.downloadUrl((await this.videos.row(row.video_id))!);
     return entry;
   }
 
@@ -125,8 +137,8 @@ export class Exports {
    * (stopped for longer than the merge window), as the spec says: until then it can still grow.
    */
   async convert(caller: Caller, streamId: string, recordingId: string, body: ConversionRequest): Promise<ExportEntry> {
-    const stream = this.streams.find(caller, streamId);
-    const recording = this.recordings.find(stream, recordingId);
+    const stream = await this.streams.find(caller, streamId);
+    const recording = await this.recordings.find(stream, recordingId);
     const complete = recording.state === 'complete';
     const { from, duration } = body;
     if (from === undefined && duration === undefined && !complete) {
@@ -175,56 +187,94 @@ export class Exports {
       throw from === undefined ? new ServiceError('invalid_field', message) : badField('duration', message);
     }
     // The same part asked again (a double click, a retry after a lost answer) is the conversion already made.
-    const same = () =>
-      this.db
-        .prepare(
-          `SELECT * FROM exports WHERE recording_id = ? AND from_at = ? AND duration = ?
-           AND status IN ('PROCESSING', 'EXPORTED') ORDER BY created_at LIMIT 1`,
-        )
-        .get(recording.id, fromAt, seconds) as ExportRow | undefined;
-    let made = same();
+    const same = (db: Executor) =>
+      db
+        .selectFrom('exports')
+        .selectAll()
+        .where('recording_id', '=', recording.id)
+        .where('from_at', '=', fromAt)
+        .where('duration', '=', seconds)
+        .where('status', 'in', ['PROCESSING', 'EXPORTED'])
+        .orderBy('created_at')
+        .limit(1)
+        .executeTakeFirst() as Promise<ExportRow | undefined>;
+    let made = await same(this.db);
     if (!made) {
       await this.assertDiskRoom(recording, seconds);
-      // From here to the new row nothing awaits: requests sent at once cannot all pass the caps, nor make a part twice.
-      made = same();
+      made = await same(this.db);
     }
+    if (!made) {
+      // Said in this order (caps, then quota); the caps are counted again under the lock below, where it counts.
+      await this.assertUnderCaps(this.db, caller, stream.id);
+      await this.usage.assertRoom(caller.organizationId, seconds / 60);
+    }
+    const id = newId();
+    // The same part, the caps, the new video and its conversion: one transaction holding the organization's lock,
+    // so requests sent at once, to any process, cannot all pass the caps, nor make a part twice.
+    made ??= await this.db.transaction().execute(async (trx) => {
+      await this.accounts.lockOrganization(trx, caller.organizationId);
+      const before = await same(trx);
+      if (before) return before;
+      await this.assertUnderCaps(trx, caller, stream.id);
+      const video = await this.videos.create(
+        caller,
+        `${recording.id}-${Math.floor(offset)}s-${seconds}s.mp4`,
+        stream.id,
+        trx,
+      );
+      const { n } = await trx
+        .selectFrom('exports')
+        .select((eb) => eb.fn.max('seq').as('n'))
+        .where('recording_id', '=', recording.id)
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('exports')
+        .values({
+          id,
+          seq: Number(n ?? 0) + 1,
+          recording_id: recording.id,
+          live_stream_id: stream.id,
+          video_id: video._id,
+          from_at: fromAt,
+          offset,
+          duration: seconds,
+          status: 'PROCESSING',
+          created_at: this.clock.now(),
+          token_hash: caller.tokenHash,
+        })
+        .execute();
+      await this.jobs.enqueue(EXPORT_RECORDING, { exportId: id }, { group: caller.organizationId, db: trx });
+      return undefined;
+    });
     if (made) {
       // Answered as any #10 answer: as it stands, without video_id (#9 lists it).
-      const { video_id: _videoId, ...entry } = this.entry(made);
+      const { video_id: _videoId, ...entry } = await this.entry(made);
       return entry;
     }
-    this.assertUnderCaps(caller, stream.id);
-    this.usage.assertRoom(caller.organizationId, seconds / 60);
-    const video = this.videos.create(caller, `${recording.id}-${Math.floor(offset)}s-${seconds}s.mp4`, stream.id);
-    const id = newId();
-    this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO exports (id, recording_id, live_stream_id, video_id, from_at, offset, duration, status, created_at, token_hash)
-                  VALUES (?, ?, ?, ?, ?, ?, ?, 'PROCESSING', ?, ?)`,
-        )
-        .run(id, recording.id, stream.id, video._id, fromAt, offset, seconds, this.clock.now(), caller.tokenHash);
-      this.jobs.enqueue(EXPORT_RECORDING, { exportId: id }, undefined, caller.organizationId);
-    })();
-    return this.entry(this.row(id)!);
+    return this.entry((await this.row(id))!);
   }
 
   /** 429 `limit_reached` past the conversions under way of the stream or of the caller's token. */
-  private assertUnderCaps(caller: Caller, streamId: string): void {
-    const underWay = (column: string, value: string) =>
-      (
-        this.db
-          .prepare(`SELECT COUNT(*) AS n FROM exports WHERE ${column} = ? AND status = 'PROCESSING'`)
-          .get(value) as { n: number }
-      ).n;
+  private async assertUnderCaps(trx: Executor, caller: Caller, streamId: string): Promise<void> {
+    const underWay = async (column: 'token_hash' | 'live_stream_id', value: string) =>
+      Number(
+        (
+          await trx
+            .selectFrom('exports')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where(column, '=', value)
+            .where('status', '=', 'PROCESSING')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const { perStream, perToken } = this.bounds.conversions;
     const refuse = (what: string) =>
       new ServiceError('limit_reached', `${what}; ask again once one is done.`, undefined, {
         'retry-after': String(CONVERSION_RETRY_AFTER_SECONDS),
       });
-    if (underWay('token_hash', caller.tokenHash) >= perToken)
+    if ((await underWay('token_hash', caller.tokenHash)) >= perToken)
       throw refuse(`This token has ${perToken} conversions under way, the most allowed (--max-conversions-per-token)`);
-    if (underWay('live_stream_id', streamId) >= perStream)
+    if ((await underWay('live_stream_id', streamId)) >= perStream)
       throw refuse(
         `Live stream ${streamId} has ${perStream} conversions under way, the most allowed (--max-conversions-per-stream)`,
       );
@@ -287,8 +337,9 @@ export class Exports {
     );
   }
 
-  private row(id: string): ExportRow | undefined {
-    return this.db.prepare('SELECT * FROM exports WHERE id = ?').get(id) as ExportRow | undefined;
+  private async row(id: string): Promise<ExportRow | undefined> {
+    return (await this.db.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst()) as
+      ExportRow | undefined;
   }
 
   /**
@@ -296,10 +347,10 @@ export class Exports {
    * low priority (processing/cut.ts) and within the time processing would have for the part; past it, ffmpeg is killed.
    */
   async run(exportId: string, stop: AbortSignal): Promise<void> {
-    const row = this.row(exportId);
-    if (!row || row.status !== 'PROCESSING' || this.videos.row(row.video_id)?.size != null) return;
+    const row = await this.row(exportId);
+    if (!row || row.status !== 'PROCESSING' || (await this.videos.row(row.video_id))?.size != null) return;
     // #10 checked the room; should the disk have filled since, the accepted conversion waits as processing does.
-    const recording = this.recordings.row(row.recording_id);
+    const recording = await this.recordings.row(row.recording_id);
     if (recording) await waitForRoom(this.files, await this.bytesNeeded(recording, row.duration), this.clock);
     const source = this.files.source(row.video_id);
     const { baseSeconds, secondsPerMediaSecond } = this.bounds.processing;
@@ -311,7 +362,7 @@ export class Exports {
       await mkdir(join(source, '..'), { recursive: true });
       // A complete recording is cut from its MP4; one still going on from the playlist of the publish holding
       // the part, as it stands (Recordings.liveSource), re-encoded whole: both on the same timeline.
-      const complete = this.recordings.row(row.recording_id)?.state === 'complete';
+      const complete = (await this.recordings.row(row.recording_id))?.state === 'complete';
       const live = complete ? undefined : await this.recordings.liveSource(row.recording_id, row.from_at);
       if (!complete && !live) throw new Error('the recording has no media at from any more');
       snapshot = live?.playlist;
@@ -326,7 +377,7 @@ export class Exports {
       await rename(`${source}.mp4`, source);
     } catch (err) {
       if (stop.aborted) throw err;
-      this.videos.markFailed(
+      await this.videos.markFailed(
         row.video_id,
         timeUp.aborted
           ? `Cutting took longer than the ${spoken(allowed)} allowed for ${spoken(row.duration)} of media (--processing-base-seconds + --processing-seconds-per-media-second × its length), so it was stopped.`
@@ -338,42 +389,50 @@ export class Exports {
       if (snapshot) await rm(snapshot, { force: true });
     }
     // Never a throw between the cut and the queued processing: the entry would stay PROCESSING, holding its caps.
-    this.videos.startProcessing(row.video_id, (await stat(source).catch(() => ({ size: 0 }))).size, null);
+    await this.videos.startProcessing(row.video_id, (await stat(source).catch(() => ({ size: 0 }))).size, null);
   }
 
   /** The pipeline finished a video; if it came from a conversion, that entry is EXPORTED (or FAILED). */
   async videoDone(videoId: string): Promise<void> {
-    const video = this.videos.row(videoId);
+    const video = await this.videos.row(videoId);
     if (!video) return;
+    const settle = (set: { status: string; bytes?: number }) =>
+      this.db
+        .updateTable('exports')
+        .set(set)
+        .where('video_id', '=', videoId)
+        .where('status', '=', 'PROCESSING')
+        .execute();
     if (video.status === 'ready') {
       const { size: bytes } = await stat(this.files.media(videoId, 'download.mp4')).catch(() => ({ size: 0 }));
-      this.db
-        .prepare(`UPDATE exports SET status = 'EXPORTED', bytes = ? WHERE video_id = ? AND status = 'PROCESSING'`)
-        .run(bytes, videoId);
+      await settle({ status: 'EXPORTED', bytes });
     } else if (video.status === 'failed') {
-      this.db.prepare(`UPDATE exports SET status = 'FAILED' WHERE video_id = ? AND status = 'PROCESSING'`).run(videoId);
+      await settle({ status: 'FAILED' });
     }
   }
 
   /** Seconds of the organization's conversions under way, at the duration asked (hosting minutes, domain/usage.ts). */
-  pendingSeconds(organizationId: string): number {
+  async pendingSeconds(organizationId: string): Promise<number> {
     // From the conversions under way (few: they are capped), not from every video of the organization; which of
     // their videos are the organization's is for Videos to say (each module reads its own tables only).
-    const pending = this.db.prepare(`SELECT video_id, duration FROM exports WHERE status = 'PROCESSING'`).all() as {
-      video_id: string;
-      duration: number;
-    }[];
-    const mine = new Set(this.videos.ofOrganization(organizationId, [...new Set(pending.map((e) => e.video_id))]));
+    const pending = await this.db
+      .selectFrom('exports')
+      .select(['video_id', 'duration'])
+      .where('status', '=', 'PROCESSING')
+      .execute();
+    const mine = new Set(
+      await this.videos.ofOrganization(organizationId, [...new Set(pending.map((e) => e.video_id))]),
+    );
     return pending.reduce((sum, e) => sum + (mine.has(e.video_id) ? e.duration : 0), 0);
   }
 
   /** A recording is deleted (domain/recordings.ts, in its transaction): its conversions' entries go with it; the videos stay. */
-  forgetRecording(recordingId: string): void {
-    this.db.prepare('DELETE FROM exports WHERE recording_id = ?').run(recordingId);
+  async forgetRecording(recordingId: string, db: Executor = this.db): Promise<void> {
+    await db.deleteFrom('exports').where('recording_id', '=', recordingId).execute();
   }
 
   /** A purge (domain/usage.ts): the entries of these videos. */
-  purge(videoIds: string[]): void {
-    for (const id of videoIds) this.db.prepare('DELETE FROM exports WHERE video_id = ?').run(id);
+  async purge(videoIds: string[]): Promise<void> {
+    if (videoIds.length > 0) await this.db.deleteFrom('exports').where('video_id', 'in', videoIds).execute();
   }
 }

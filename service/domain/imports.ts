@@ -5,12 +5,12 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ImportProgress, VideoDetails } from '../../src/api/types.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db.js';
+import type { Db } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import { checkUrlForm, getFollowing, HeaderTimeout, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
 import { everyFewMiB, TEMP_MARK, type Files } from '../storage/files.js';
-import type { Caller } from './accounts.js';
+import type { Accounts, Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
@@ -63,6 +63,8 @@ export interface ImportsOptions {
   files: Files;
   videos: Videos;
   usage: Usage;
+  /** The organization's lock, held while its queue cap is counted (domain/accounts.ts). */
+  accounts: Accounts;
   outbound: OutboundPolicy;
   limits: ImportLimits;
 }
@@ -80,6 +82,7 @@ export class Imports {
   private readonly files: Files;
   private readonly videos: Videos;
   private readonly usage: Usage;
+  private readonly accounts: Accounts;
   private readonly outbound: OutboundPolicy;
   private readonly limits: ImportLimits;
 
@@ -91,40 +94,45 @@ export class Imports {
       files: this.files,
       videos: this.videos,
       usage: this.usage,
+      accounts: this.accounts,
       outbound: this.outbound,
       limits: this.limits,
     } = options);
   }
 
-  start(caller: Caller, videoId: string, url: string): VideoDetails {
-    const video = this.videos.find(caller, videoId);
-    this.usage.assertRoom(caller.organizationId, 0);
+  async start(caller: Caller, videoId: string, url: string): Promise<VideoDetails> {
+    const video = await this.videos.find(caller, videoId);
+    await this.usage.assertRoom(caller.organizationId, 0);
     try {
       checkUrlForm(url, this.outbound);
     } catch (err) {
       if (!(err instanceof RefusedUrl)) throw err;
       throw badField('url', `url ${show(url)} is refused: ${err.message}`);
     }
-    this.videos.assertQueueRoom(caller);
-    this.db.transaction(() => {
-      this.videos.startImport(video);
-      this.db
-        .prepare('INSERT INTO imports (video_id, url, bytes, total, created_at) VALUES (?, ?, 0, NULL, ?)')
-        .run(video.id, url, this.clock.now());
-    })();
-    this.jobs.enqueue(IMPORT_VIDEO, { videoId: video.id }, undefined, video.organization_id);
-    return this.videos.details(this.videos.row(video.id)!);
+    // The queue cap counted, the video locked and its import recorded in one transaction: imports at once (in
+    // any processes) never pass the cap together, nor give one video two files.
+    await this.db.transaction().execute(async (trx) => {
+      await this.accounts.lockOrganization(trx, caller.organizationId);
+      await this.videos.assertQueueRoom(caller, trx);
+      await this.videos.startImport((await this.videos.lock(video.id, trx))!, trx);
+      await trx
+        .insertInto('imports')
+        .values({ video_id: video.id, url, bytes: 0, total: null, created_at: this.clock.now() })
+        .execute();
+      await this.jobs.enqueue(IMPORT_VIDEO, { videoId: video.id }, { group: video.organization_id, db: trx });
+    });
+    return this.videos.details((await this.videos.row(video.id))!);
   }
 
   /** What #8 shows while the file is on its way; null before and after. */
-  progress(videoId: string): ImportProgress | null {
-    const row = this.row(videoId);
+  async progress(videoId: string): Promise<ImportProgress | null> {
+    const row = await this.row(videoId);
     return row ? { bytes: row.bytes, total: row.total } : null;
   }
 
   /** The job: download, then hand over to processing. Runs again from the start after a restart. */
   async run(videoId: string, signal: AbortSignal): Promise<void> {
-    const row = this.row(videoId);
+    const row = await this.row(videoId);
     if (!row) return;
     const source = this.files.source(videoId);
     const temp = `${source}${TEMP_MARK}${newId()}`;
@@ -140,23 +148,23 @@ export class Imports {
         await mkdir(dirname(temp), { recursive: true });
         // The disk's reserve holds for imports as for PUTs (storage/files.ts): an undeclared length counts as the most allowed.
         // The organization's storage quota too, on the declared length and again as the bytes arrive.
-        const quota = this.usage.storageCheck(this.videos.row(videoId)!.organization_id);
+        const quota = await this.usage.storageCheck((await this.videos.row(videoId))!.organization_id);
         quota(total ?? 0);
         const hold = await this.files.disk.hold(total ?? this.limits.maxBytes);
         const recheck = everyFewMiB((n) => (quota(n), hold.check(n)));
         const bytes = await this.save(videoId, res, temp, total, deadline, recheck).finally(hold.release);
-        this.db.transaction(() => {
+        await this.db.transaction().execute(async (trx) => {
           renameSync(temp, source);
-          this.db.prepare('DELETE FROM imports WHERE video_id = ?').run(videoId);
-          this.videos.startProcessing(videoId, bytes, 'import');
-        })();
+          await trx.deleteFrom('imports').where('video_id', '=', videoId).execute();
+          await this.videos.startProcessing(videoId, bytes, 'import', trx);
+        });
       } finally {
         res.destroy();
       }
     } catch (err) {
       await rm(temp, { force: true });
       if (signal.aborted) throw err; // the service stops: the job runs again at its next start
-      this.fail(
+      await this.fail(
         videoId,
         timeout.aborted ? `the download took longer than ${this.limits.timeoutMs / 1000} s` : why(err),
       );
@@ -164,9 +172,8 @@ export class Imports {
   }
 
   /** Deletes the import rows of purged videos (domain/usage.ts). */
-  purge(videoIds: string[]): void {
-    const del = this.db.prepare('DELETE FROM imports WHERE video_id = ?');
-    for (const id of videoIds) del.run(id);
+  async purge(videoIds: string[]): Promise<void> {
+    if (videoIds.length > 0) await this.db.deleteFrom('imports').where('video_id', 'in', videoIds).execute();
   }
 
   /** The answer's head: a 2xx that is not a web page, and not declared bigger than the limit. Returns its length. */
@@ -193,12 +200,21 @@ export class Imports {
     signal: AbortSignal,
     recheck: ReturnType<typeof everyFewMiB>,
   ): Promise<number> {
-    const update = this.db.prepare('UPDATE imports SET bytes = ?, total = ? WHERE video_id = ?');
-    update.run(0, total, videoId);
+    const update = (n: number) =>
+      this.db.updateTable('imports').set({ bytes: n, total }).where('video_id', '=', videoId).execute();
+    await update(0);
     let bytes = 0;
-    // Written at most every 250 ms, and always within 250 ms of the last byte (a stalled download shows where it stopped).
+    // Written at most every 250 ms, and always within 250 ms of the last byte (a stalled download shows where it
+    // stopped); one write at a time, each after the one before.
     let timer: NodeJS.Timeout | undefined;
-    const flush = () => ((timer = undefined), update.run(bytes, total, videoId));
+    let writing: Promise<unknown> = Promise.resolve();
+    const flush = () => {
+      timer = undefined;
+      const n = bytes;
+      writing = writing
+        .then(() => update(n))
+        .catch((err: unknown) => console.error(`import ${videoId}: progress:`, err));
+    };
     const count = new Transform({
       highWaterMark: BUFFER,
       transform: (chunk: Buffer, _encoding, done) => {
@@ -214,6 +230,7 @@ export class Imports {
       await pipeline(body, count, createWriteStream(temp, { flags: 'wx', highWaterMark: BUFFER }), { signal });
     } finally {
       clearTimeout(timer);
+      await writing;
     }
     return bytes;
   }
@@ -228,15 +245,15 @@ export class Imports {
     );
   }
 
-  private fail(videoId: string, reason: string): void {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM imports WHERE video_id = ?').run(videoId);
-      this.videos.markFailed(videoId, `The import failed: ${reason}.`);
-    })();
+  private async fail(videoId: string, reason: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('imports').where('video_id', '=', videoId).execute();
+      await this.videos.markFailed(videoId, `The import failed: ${reason}.`, trx);
+    });
   }
 
-  private row(videoId: string): ImportRow | undefined {
-    return this.db.prepare('SELECT * FROM imports WHERE video_id = ?').get(videoId) as ImportRow | undefined;
+  private async row(videoId: string): Promise<ImportRow | undefined> {
+    return this.db.selectFrom('imports').selectAll().where('video_id', '=', videoId).executeTakeFirst();
   }
 }
 

@@ -1,6 +1,6 @@
 import type { LiveStream, TemporaryRecording, VideoDetails } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
-import type { Db } from '../db.js';
+import type { Db } from '../db/index.js';
 import { isId, newId, newSecret } from '../ids.js';
 import { owned, type Caller } from './accounts.js';
 import type { Recordings } from './recordings.js';
@@ -53,27 +53,39 @@ export class LiveStreams {
     } = options);
   }
 
-  create(caller: Caller, name: string | null): LiveStream {
+  async create(caller: Caller, name: string | null): Promise<LiveStream> {
     const id = newId();
-    this.db
-      .prepare(
-        `INSERT INTO live_streams (id, organization_id, environment, user_id, name, stream_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(id, caller.organizationId, caller.environment, caller.userId, name, newSecret('lv_', 18), this.clock.now());
-    return this.object(this.find(caller, id), caller);
+    await this.db
+      .insertInto('live_streams')
+      .values({
+        id,
+        organization_id: caller.organizationId,
+        environment: caller.environment,
+        user_id: caller.userId,
+        name,
+        stream_key: newSecret('lv_', 18),
+        created_at: this.clock.now(),
+      })
+      .execute();
+    return this.object(await this.find(caller, id), caller);
   }
 
-  list(caller: Caller): LiveStream[] {
-    const rows = this.db
-      .prepare('SELECT * FROM live_streams WHERE organization_id = ? AND environment = ? ORDER BY created_at, id')
-      .all(caller.organizationId, caller.environment) as StreamRow[];
-    return rows.map((r) => this.object(r, caller));
+  async list(caller: Caller): Promise<LiveStream[]> {
+    const rows = await this.db
+      .selectFrom('live_streams')
+      .selectAll()
+      .where('organization_id', '=', caller.organizationId)
+      .where('environment', '=', caller.environment)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return Promise.all(rows.map((r) => this.object(r, caller)));
   }
 
   /** A stream the caller may see; another organization's (or environment's), or for a clip token another stream, is a 404. */
-  find(caller: Caller, id: string): StreamRow {
+  async find(caller: Caller, id: string): Promise<StreamRow> {
     const row = isId(id)
-      ? (this.db.prepare('SELECT * FROM live_streams WHERE id = ?').get(id) as StreamRow | undefined)
+      ? await this.db.selectFrom('live_streams').selectAll().where('id', '=', id).executeTakeFirst()
       : undefined;
     return owned(
       caller,
@@ -82,8 +94,8 @@ export class LiveStreams {
     );
   }
 
-  get(caller: Caller, id: string): LiveStream {
-    return this.object(this.find(caller, id), caller);
+  async get(caller: Caller, id: string): Promise<LiveStream> {
+    return this.object(await this.find(caller, id), caller);
   }
 
   /**
@@ -92,14 +104,18 @@ export class LiveStreams {
    * back with the new key within the merge window continues its recording.
    */
   async newKey(caller: Caller, id: string): Promise<LiveStream> {
-    const stream = this.find(caller, id);
-    this.db.prepare('UPDATE live_streams SET stream_key = ? WHERE id = ?').run(newSecret('lv_', 18), stream.id);
+    const stream = await this.find(caller, id);
+    await this.db
+      .updateTable('live_streams')
+      .set({ stream_key: newSecret('lv_', 18) })
+      .where('id', '=', stream.id)
+      .execute();
     await this.disconnect(stream.id);
     return this.get(caller, stream.id);
   }
 
-  byKey(key: string): StreamRow | undefined {
-    return this.db.prepare('SELECT * FROM live_streams WHERE stream_key = ?').get(key) as StreamRow | undefined;
+  byKey(key: string): Promise<StreamRow | undefined> {
+    return this.db.selectFrom('live_streams').selectAll().where('stream_key', '=', key).executeTakeFirst();
   }
 
   /**
@@ -107,25 +123,25 @@ export class LiveStreams {
    * The row goes first (no new publish can start with its key), then the publish, then the recordings.
    */
   async delete(caller: Caller, id: string): Promise<void> {
-    const stream = this.find(caller, id);
-    this.db.prepare('DELETE FROM live_streams WHERE id = ?').run(stream.id);
+    const stream = await this.find(caller, id);
+    await this.db.deleteFrom('live_streams').where('id', '=', stream.id).execute();
     await this.disconnect(stream.id);
-    for (const r of this.recordings.list(stream)) await this.recordings.remove(r.id);
+    for (const r of await this.recordings.list(stream)) await this.recordings.remove(r.id);
   }
 
   /** #11. Decision: the permanent videos converted from the stream, as #8 shows them, oldest first, whatever their status. */
-  convertedVideos(caller: Caller, id: string): VideoDetails[] {
-    return this.videos.convertedFrom(this.find(caller, id).id);
+  async convertedVideos(caller: Caller, id: string): Promise<VideoDetails[]> {
+    return this.videos.convertedFrom((await this.find(caller, id)).id);
   }
 
   /** #9: the stream's temporary recordings, oldest first, each with its conversions. */
   async temporaryRecordings(caller: Caller, id: string): Promise<TemporaryRecording[]> {
-    const stream = this.find(caller, id);
-    return Promise.all(this.recordings.list(stream).map((r) => this.recordings.wire(r, stream, caller)));
+    const stream = await this.find(caller, id);
+    return Promise.all((await this.recordings.list(stream)).map((r) => this.recordings.wire(r, stream, caller)));
   }
 
   /** Decision: only keys reach these routes today; should another scope ever get one, its key and url are masked. */
-  private object(row: StreamRow, caller: Caller): LiveStream {
+  private async object(row: StreamRow, caller: Caller): Promise<LiveStream> {
     const server = `${this.rtmpOrigin()}/live`;
     const key = shownKey(caller, row.stream_key);
     return {
@@ -133,7 +149,7 @@ export class LiveStreams {
       name: row.name,
       stream_key: key,
       ingest: { server, url: `${server}/${key}` },
-      status: this.recordings.isLive(row.id) ? 'live' : 'idle',
+      status: (await this.recordings.isLive(row.id)) ? 'live' : 'idle',
       creation_time: iso(row.created_at),
     };
   }

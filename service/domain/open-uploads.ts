@@ -30,22 +30,24 @@ export interface Open {
 /**
  * Refuses one more when the caller's end user (an upload token's) or organization holds the most allowed.
  * `open(user)`: what is open of the end user `user` (null: made without one), or of the whole organization (undefined).
+ * The count and the insert it allows must be one transaction holding the organization's lock
+ * (Accounts.lockOrganization), so that requests at once, to any process, never pass a cap together.
  */
-export function assertUnderCaps(
+export async function assertUnderCaps(
   caps: OpenUploadCaps,
   caller: Caller,
   now: number,
   what: string,
   remedy: string,
-  open: (user: string | null | undefined) => Open,
-): void {
+  open: (user: string | null | undefined) => Promise<Open>,
+): Promise<void> {
   const refuse = (who: string, { n, freesAt }: Open, flag: string) =>
     capReached('limit_reached', `This ${who}`, n, what, flag, remedy, Math.ceil(((freesAt ?? now) - now) / 1000));
   if (caller.scope === 'upload') {
-    const mine = open(caller.endUser);
+    const mine = await open(caller.endUser);
     if (mine.n >= caps.perUser) throw refuse('end user', mine, '--max-open-uploads-per-user');
   }
-  const all = open(undefined);
+  const all = await open(undefined);
   if (all.n >= caps.perOrganization) throw refuse('organization', all, '--max-open-uploads-per-organization');
 }
 

@@ -47,7 +47,7 @@ export function processVideo(deps: {
 }) {
   const { videos, files, exports, webhooks } = deps;
   return async ({ videoId: id }: { videoId: string }, signal: AbortSignal): Promise<void> => {
-    await waitForRoom(files, videos.row(id)?.size ?? 0, deps.clock);
+    await waitForRoom(files, (await videos.row(id))?.size ?? 0, deps.clock);
     try {
       await deps.uploads.assemble(id);
       const org = (await videos.row(id))!.organization_id;
@@ -67,11 +67,11 @@ export function processVideo(deps: {
       if (deps.remote) await rm(files.videoDir(id), { recursive: true, force: true });
     }
     await exports.videoDone(id);
-    const row = videos.row(id);
+    const row = await videos.row(id);
     if (row?.status === 'ready') {
-      webhooks.emit(row.organization_id, row.environment, 'video-ready', {
+      await webhooks.emit(row.organization_id, row.environment, 'video-ready', {
         _id: id,
-        mediainfo: videos.details(row).mediainfo,
+        mediainfo: (await videos.details(row)).mediainfo,
       });
     }
   };

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { ExportEntry, TemporaryRecording } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
-import type { Db } from '../db.js';
+import type { Db, Executor } from '../db/index.js';
 import { isId, newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import { CACHED_RECORDINGS, Storyboards } from '../live/storyboard.js';
@@ -63,7 +63,10 @@ export interface RecordingsOptions {
    * A recording's conversions (domain/exports.ts, which owns them): for #9's export_data, and forgotten (inside
    * the transaction that deletes the recording) when it goes. Called only once both modules exist (app.ts).
    */
-  conversions: { entries(recordingId: string): ExportEntry[]; forget(recordingId: string): void };
+  conversions: {
+    entries(recordingId: string): Promise<ExportEntry[]>;
+    forget(recordingId: string, db: Executor): Promise<void>;
+  };
 }
 
 /** Temporary recordings (#9): one per broadcast, publishes within the merge window joined as parts. */
@@ -111,104 +114,134 @@ export class Recordings {
   }
 
   /** Whether a publish of the stream is on now (a recording of it is live). */
-  isLive(streamId: string): boolean {
-    return !!this.db.prepare(`SELECT 1 FROM recordings WHERE live_stream_id = ? AND state = 'live'`).get(streamId);
+  async isLive(streamId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('recordings')
+      .select('id')
+      .where('live_stream_id', '=', streamId)
+      .where('state', '=', 'live')
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /**
    * A publish began: it continues the stream's last recording when that one stopped no more than the
    * merge window ago, and starts a new recording otherwise. Returns where the part is recorded.
    */
-  beginPart(stream: StreamRow, at: number): { recordingId: string; seq: number; dir: string } {
-    return this.db.transaction(() => {
-      const last = this.db
-        .prepare(`SELECT * FROM recordings WHERE live_stream_id = ? ORDER BY start_at DESC LIMIT 1`)
-        .get(stream.id) as RecordingRow | undefined;
+  async beginPart(stream: StreamRow, at: number): Promise<{ recordingId: string; seq: number; dir: string }> {
+    return this.db.transaction().execute(async (trx) => {
+      const last = (await trx
+        .selectFrom('recordings')
+        .selectAll()
+        .where('live_stream_id', '=', stream.id)
+        .orderBy('start_at', 'desc')
+        .limit(1)
+        .executeTakeFirst()) as RecordingRow | undefined;
       let recordingId: string;
       let seq = 1;
       if (last && last.state === 'stopped' && at - last.stopped_at! <= this.mergeWindowMs) {
         recordingId = last.id;
-        seq =
-          (
-            this.db.prepare('SELECT MAX(seq) AS n FROM recording_parts WHERE recording_id = ?').get(last.id) as {
-              n: number;
-            }
-          ).n + 1;
-        this.db.prepare(`UPDATE recordings SET state = 'live', stopped_at = NULL WHERE id = ?`).run(last.id);
+        const { n } = await trx
+          .selectFrom('recording_parts')
+          .select((eb) => eb.fn.max('seq').as('n'))
+          .where('recording_id', '=', last.id)
+          .executeTakeFirstOrThrow();
+        seq = Number(n) + 1;
+        await trx
+          .updateTable('recordings')
+          .set({ state: 'live', stopped_at: null })
+          .where('id', '=', last.id)
+          .execute();
       } else {
         recordingId = newId();
-        this.db
-          .prepare(
-            `INSERT INTO recordings (id, live_stream_id, organization_id, state, start_at) VALUES (?, ?, ?, 'live', ?)`,
-          )
-          .run(recordingId, stream.id, stream.organization_id, at);
+        await trx
+          .insertInto('recordings')
+          .values({
+            id: recordingId,
+            live_stream_id: stream.id,
+            organization_id: stream.organization_id,
+            state: 'live',
+            start_at: at,
+          })
+          .execute();
       }
-      this.db
-        .prepare('INSERT INTO recording_parts (recording_id, seq, started_at) VALUES (?, ?, ?)')
-        .run(recordingId, seq, at);
+      // (recording_id, seq) is the key: two publishes of one stream beginning at once never share a part.
+      await trx.insertInto('recording_parts').values({ recording_id: recordingId, seq, started_at: at }).execute();
       return { recordingId, seq, dir: join(this.files.recordingDir(recordingId), `part${seq}`) };
-    })();
+    });
   }
 
   /** A publish ended (its recorder has stopped): the merge window starts now. */
-  endPart(recordingId: string, seq: number, at: number): void {
-    this.db.transaction(() => {
-      this.db
-        .prepare('UPDATE recording_parts SET stopped_at = ? WHERE recording_id = ? AND seq = ?')
-        .run(at, recordingId, seq);
-      this.db
-        .prepare(`UPDATE recordings SET state = 'stopped', stopped_at = ? WHERE id = ? AND state = 'live'`)
-        .run(at, recordingId);
-    })();
+  async endPart(recordingId: string, seq: number, at: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('recording_parts')
+        .set({ stopped_at: at })
+        .where('recording_id', '=', recordingId)
+        .where('seq', '=', seq)
+        .execute();
+      await trx
+        .updateTable('recordings')
+        .set({ state: 'stopped', stopped_at: at })
+        .where('id', '=', recordingId)
+        .where('state', '=', 'live')
+        .execute();
+    });
   }
 
   /** At start: publishes that were live when the service went down have ended (their publishers are gone). */
-  interrupted(): void {
+  async interrupted(): Promise<void> {
     const now = this.clock.now();
-    this.db.transaction(() => {
-      this.db.prepare('UPDATE recording_parts SET stopped_at = ? WHERE stopped_at IS NULL').run(now);
-      this.db.prepare(`UPDATE recordings SET state = 'stopped', stopped_at = ? WHERE state = 'live'`).run(now);
-    })();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('recording_parts').set({ stopped_at: now }).where('stopped_at', 'is', null).execute();
+      await trx
+        .updateTable('recordings')
+        .set({ state: 'stopped', stopped_at: now })
+        .where('state', '=', 'live')
+        .execute();
+    });
   }
 
-  list(stream: StreamRow): RecordingRow[] {
-    return this.db
-      .prepare('SELECT * FROM recordings WHERE live_stream_id = ? ORDER BY start_at')
-      .all(stream.id) as RecordingRow[];
+  async list(stream: StreamRow): Promise<RecordingRow[]> {
+    return (await this.db
+      .selectFrom('recordings')
+      .selectAll()
+      .where('live_stream_id', '=', stream.id)
+      .orderBy('start_at')
+      .execute()) as RecordingRow[];
   }
 
   /** A recording of this stream; a deleted one (retention) is a 404. */
-  find(stream: StreamRow, id: string): RecordingRow {
-    const row = isId(id)
-      ? (this.db.prepare('SELECT * FROM recordings WHERE id = ?').get(id) as RecordingRow | undefined)
-      : undefined;
+  async find(stream: StreamRow, id: string): Promise<RecordingRow> {
+    const row = isId(id) ? await this.row(id) : undefined;
     if (!row || row.live_stream_id !== stream.id)
       throw notFound(`Temporary recording ${JSON.stringify(id)} of live stream ${stream.id}`);
     return row;
   }
 
   /** A recording by id alone, for its playback addresses (no token: the ids are unguessable). */
-  private public(id: string): RecordingRow {
-    const row = isId(id) ? this.row(id) : undefined;
+  private async public(id: string): Promise<RecordingRow> {
+    const row = isId(id) ? await this.row(id) : undefined;
     if (!row) throw notFound(`Temporary recording ${JSON.stringify(id)}`);
     return row;
   }
 
   /** download_url: the MP4 of a complete recording. */
-  download(id: string): string {
-    const row = this.public(id);
+  async download(id: string): Promise<string> {
+    const row = await this.public(id);
     if (row.state !== 'complete') throw notFound(`The download of recording ${row.id} (it is not complete yet)`);
     return join(this.files.recordingDir(row.id), 'recording.mp4');
   }
 
   /** The storyboard's WebVTT (live/storyboard.ts). */
-  storyboard(id: string): Promise<string> {
-    return this.storyboards.vtt(this.public(id).id);
+  async storyboard(id: string): Promise<string> {
+    return this.storyboards.vtt((await this.public(id)).id);
   }
 
   /** A sheet of the storyboard, `N.jpg`. */
   async storyboardSheet(id: string, name: string): Promise<string> {
-    const row = this.public(id);
+    const row = await this.public(id);
     const index = /^(\d{1,6})\.jpg$/.exec(name)?.[1];
     const file = index === undefined ? undefined : await this.storyboards.sheet(row.id, Number(index));
     if (!file) throw notFound(`The storyboard sheet ${JSON.stringify(name)} of recording ${row.id}`);
@@ -216,31 +249,35 @@ export class Recordings {
   }
 
   /** A segment named by temporary_playback: `part<N>/seg<N>.ts`, and nothing else. */
-  segment(id: string, part: string, segment: string): string {
-    this.public(id);
+  async segment(id: string, part: string, segment: string): Promise<string> {
+    await this.public(id);
     if (!RECORDING_PART.test(part) || !RECORDING_SEGMENT.test(segment))
       throw notFound(`The file ${JSON.stringify(segment)}`);
     return join(this.files.recordingDir(id), part, segment);
   }
 
-  ids(organizationId: string): string[] {
-    return (
-      this.db.prepare('SELECT id FROM recordings WHERE organization_id = ?').all(organizationId) as { id: string }[]
-    ).map((r) => r.id);
+  async ids(organizationId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('recordings')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
-  row(id: string): RecordingRow | undefined {
-    return this.db.prepare('SELECT * FROM recordings WHERE id = ?').get(id) as RecordingRow | undefined;
+  async row(id: string): Promise<RecordingRow | undefined> {
+    return (await this.db.selectFrom('recordings').selectAll().where('id', '=', id).executeTakeFirst()) as
+      RecordingRow | undefined;
   }
 
   /** The parts with the segments their recorders have finished so far. */
   async parts(id: string): Promise<Part[]> {
-    const rows = this.db
-      .prepare('SELECT seq, started_at FROM recording_parts WHERE recording_id = ? ORDER BY seq')
-      .all(id) as {
-      seq: number;
-      started_at: number;
-    }[];
+    const rows = await this.db
+      .selectFrom('recording_parts')
+      .select(['seq', 'started_at'])
+      .where('recording_id', '=', id)
+      .orderBy('seq')
+      .execute();
     const known = this.known.get(id).parts;
     return Promise.all(
       rows.map(async (r) => ({ seq: r.seq, startedAt: r.started_at, segments: await this.segments(id, r.seq, known) })),
@@ -292,7 +329,7 @@ export class Recordings {
 
   /** temporary_playback: composed again only when a segment was added or the recording became complete. */
   async playlist(id: string): Promise<string> {
-    const complete = this.public(id).state === 'complete';
+    const complete = (await this.public(id)).state === 'complete';
     const known = this.known.get(id);
     const parts = await this.parts(id);
     const segments = parts.reduce((n, p) => n + p.segments.length, 0);
@@ -311,7 +348,7 @@ export class Recordings {
       stream_key: shownKey(caller, stream.stream_key),
       start_time: iso(row.start_at),
       end_time: complete ? iso(row.end_at!) : null,
-      export_data: this.conversions.entries(row.id),
+      export_data: await this.conversions.entries(row.id),
       duration: complete ? Math.round(seconds) : Math.floor(seconds),
       playback: { temporary_playback: `${base}/index.m3u8`, storyboard: `${base}/storyboard.vtt` },
       download_url: complete ? `${base}/download.mp4` : null,
@@ -325,21 +362,35 @@ export class Recordings {
    */
   async sweep(): Promise<void> {
     const now = this.clock.now();
-    const due = this.db
-      .prepare(
-        `SELECT id, organization_id FROM recordings WHERE state = 'stopped' AND stopped_at < ? ORDER BY stopped_at, id`,
-      )
-      .all(now - this.mergeWindowMs) as { id: string; organization_id: string }[];
+    const due = await this.db
+      .selectFrom('recordings')
+      .select(['id', 'organization_id'])
+      .where('state', '=', 'stopped')
+      .where('stopped_at', '<', now - this.mergeWindowMs)
+      .orderBy('stopped_at')
+      .orderBy('id')
+      .execute();
     for (const { id, organization_id } of due) {
-      this.db.transaction(() => {
-        this.db.prepare(`UPDATE recordings SET state = 'finishing' WHERE id = ?`).run(id);
+      await this.db.transaction().execute(async (trx) => {
+        // Guarded on its state: of the sweepers of several processes, one finishes it (and a publish back
+        // meanwhile keeps it live).
+        const r = await trx
+          .updateTable('recordings')
+          .set({ state: 'finishing' })
+          .where('id', '=', id)
+          .where('state', '=', 'stopped')
+          .executeTakeFirst();
         // Grouped by organization: one organization's long recordings never hold every other's (app.ts).
-        this.jobs.enqueue(FINISH_RECORDING, { recordingId: id }, undefined, organization_id);
-      })();
+        if (r.numUpdatedRows > 0n)
+          await this.jobs.enqueue(FINISH_RECORDING, { recordingId: id }, { group: organization_id, db: trx });
+      });
     }
-    const expired = this.db
-      .prepare(`SELECT id FROM recordings WHERE state = 'complete' AND end_at <= ?`)
-      .all(now - RECORDING_RETENTION_MS) as { id: string }[];
+    const expired = await this.db
+      .selectFrom('recordings')
+      .select('id')
+      .where('state', '=', 'complete')
+      .where('end_at', '<=', now - RECORDING_RETENTION_MS)
+      .execute();
     await Promise.all(expired.map(({ id }) => this.remove(id)));
   }
 
@@ -350,7 +401,7 @@ export class Recordings {
    * every segment's estimated length stretch the timeline (measured: about 15 s over 10 minutes of 2 s segments).
    */
   async finish(id: string, signal: AbortSignal): Promise<void> {
-    const row = this.row(id);
+    const row = await this.row(id);
     if (!row || row.state !== 'finishing') return;
     const dir = this.files.recordingDir(id);
     const parts = (await this.parts(id)).filter((p) => p.segments.length > 0);
@@ -368,11 +419,12 @@ export class Recordings {
       }));
       made = await this.media.joinPlaylists(dir, inputs, mp4, signal);
     }
-    this.db
-      .prepare(
-        `UPDATE recordings SET state = 'complete', end_at = stopped_at, duration = ?, size = ? WHERE id = ? AND state = 'finishing'`,
-      )
-      .run(made.duration, made.size, id);
+    await this.db
+      .updateTable('recordings')
+      .set((eb) => ({ state: 'complete', end_at: eb.ref('stopped_at'), duration: made.duration, size: made.size }))
+      .where('id', '=', id)
+      .where('state', '=', 'finishing')
+      .execute();
   }
 
   /**
@@ -385,11 +437,11 @@ export class Recordings {
     try {
       await this.storyboards.idle(id);
       await this.media.remove(this.files.recordingDir(id));
-      this.db.transaction(() => {
-        this.conversions.forget(id);
-        this.db.prepare('DELETE FROM recording_parts WHERE recording_id = ?').run(id);
-        this.db.prepare('DELETE FROM recordings WHERE id = ?').run(id);
-      })();
+      await this.db.transaction().execute(async (trx) => {
+        await this.conversions.forget(id, trx);
+        await trx.deleteFrom('recording_parts').where('recording_id', '=', id).execute();
+        await trx.deleteFrom('recordings').where('id', '=', id).execute();
+      });
       this.known.delete(id);
       this.storyboards.forget(id);
     } finally {

@@ -10,7 +10,7 @@ import type {
   UploadUrlResponse,
 } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
-import type { Db } from '../db.js';
+import { engineOf, type Db, type Executor } from '../db/index.js';
 import { newId, newSecret } from '../ids.js';
 import type { Accounts, Caller } from './accounts.js';
 import { badField, notFound, ServiceError, show } from './errors.js';
@@ -35,6 +35,11 @@ interface ChunkRow {
 }
 
 const KEY_SHAPE = /^mpu_[A-Za-z0-9_-]{32}$/;
+/**
+ * How long #6's claim on a video holds should its process die while completing (Videos.claimCompleting): a
+ * completion takes its checks and one transaction, seconds at most; after this another #6 may complete it.
+ */
+const COMPLETING_HOLDS_MS = 5 * 60_000;
 /** Decision: an expired session can still be completed or aborted for a day; then the sweeper aborts it. */
 export const ABANDONED_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
 /** Decision: on a direct store, the sweeper asks the store about open #2 links every 5 s (a HeadObject each). */
@@ -123,8 +128,6 @@ export interface UploadsOptions {
  * under temporary names and removed after, so a crash at any point loses no accepted byte.
  */
 export class Uploads {
-  /** Videos whose multipart upload is being completed: one at a time per video, whichever session. */
-  private readonly completing = new Set<string>();
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly store: UploadStore;
@@ -152,64 +155,93 @@ export class Uploads {
   }
 
   // #2: a signed link for one PUT of the whole file, valid 6 hours, while the token that asked for it is not revoked.
-  // Refused once the hosting-minute or the storage quota is used up.
+  // Refused once the hosting-minute or the storage quota is used up. The caps are counted and the link inserted
+  // in one transaction holding the organization's lock, so requests at once never pass them together.
   async createLink(caller: Caller, videoId: string): Promise<UploadUrlResponse> {
-    const video = this.videos.find(caller, videoId);
-    this.usage.assertRoom(caller.organizationId, 0);
+    const video = await this.videos.find(caller, videoId);
+    await this.usage.assertRoom(caller.organizationId, 0);
     this.videos.assertWaiting(video);
-    this.videos.assertQueueRoom(caller);
     const id = newId();
     const now = this.clock.now();
-    assertUnderCaps(
-      this.caps,
-      caller,
-      now,
-      'signed links not expired',
-      'use one of them, or wait until the oldest expires.',
-      (user) => this.open('upload_links', 'AND closed_at IS NULL', caller, user, now),
-    );
     const expires = now + UPLOAD_TTL_MS;
-    this.db
-      .prepare(
-        'INSERT INTO upload_links (id, video_id, created_at, expires_at, organization_id, end_user, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(id, video.id, now, expires, video.organization_id, video.end_user, caller.tokenHash);
+    await this.db.transaction().execute(async (trx) => {
+      await this.accounts.lockOrganization(trx, caller.organizationId);
+      await this.videos.assertQueueRoom(caller, trx);
+      await assertUnderCaps(
+        this.caps,
+        caller,
+        now,
+        'signed links not expired',
+        'use one of them, or wait until the oldest expires.',
+        (user) => this.open(trx, 'upload_links', caller, user, now),
+      );
+      await trx
+        .insertInto('upload_links')
+        .values({
+          id,
+          video_id: video.id,
+          created_at: now,
+          expires_at: expires,
+          organization_id: video.organization_id,
+          end_user: video.end_user,
+          token_hash: caller.tokenHash,
+        })
+        .execute();
+    });
     if (this.direct) return { url: await this.direct.linkUrl(target(video), now, expires) };
     return { url: this.store.linkUrl(id, expires) };
   }
 
-  // #3: a multipart session, valid 6 hours while its token is not revoked; the quotas as for #2.
+  // #3: a multipart session, valid 6 hours while its token is not revoked; the quotas and caps as for #2.
   async begin(caller: Caller, videoId: string): Promise<MultipartSession> {
-    const video = this.videos.find(caller, videoId);
-    this.usage.assertRoom(caller.organizationId, 0);
+    const video = await this.videos.find(caller, videoId);
+    await this.usage.assertRoom(caller.organizationId, 0);
     this.videos.assertWaiting(video);
-    this.videos.assertQueueRoom(caller);
     const key = newSecret('mpu_');
     const now = this.clock.now();
-    assertUnderCaps(
-      this.caps,
-      caller,
-      now,
-      'multipart sessions open',
-      'complete or abort one of them, or wait until the oldest expires.',
-      (user) => this.open('upload_sessions', `AND state = 'open'`, caller, user, now),
-    );
     const expiresAt = now + UPLOAD_TTL_MS;
+    // The store's multipart upload first (a call to the store, not under the organization's lock); given up if
+    // the caps refuse the session.
     const uploadId = this.direct ? await this.direct.begin(target(video)) : null;
-    this.db
-      .prepare(
-        `INSERT INTO upload_sessions (key, video_id, created_at, expires_at, state, organization_id, end_user, token_hash, upload_id)
-         VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?)`,
-      )
-      .run(key, video.id, now, expiresAt, video.organization_id, video.end_user, caller.tokenHash, uploadId);
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await this.accounts.lockOrganization(trx, caller.organizationId);
+        await this.videos.assertQueueRoom(caller, trx);
+        await assertUnderCaps(
+          this.caps,
+          caller,
+          now,
+          'multipart sessions open',
+          'complete or abort one of them, or wait until the oldest expires.',
+          (user) => this.open(trx, 'upload_sessions', caller, user, now),
+        );
+        await trx
+          .insertInto('upload_sessions')
+          .values({
+            key,
+            video_id: video.id,
+            created_at: now,
+            expires_at: expiresAt,
+            state: 'open',
+            organization_id: video.organization_id,
+            end_user: video.end_user,
+            token_hash: caller.tokenHash,
+            upload_id: uploadId,
+          })
+          .execute();
+      });
+    } catch (err) {
+      if (uploadId) await this.direct?.abort(target(video), uploadId).catch(() => {});
+      throw err;
+    }
     return { key, expiresAt };
   }
 
   // #4: one URL for one chunk of one session. Decision: the URL lives as long as its session.
   async chunkUrl(caller: Caller, { key, chunkId }: ChunkUrlRequest, pathVideoId?: string): Promise<UploadUrlResponse> {
-    const session = this.session(caller, key, pathVideoId);
+    const session = await this.session(caller, key, pathVideoId);
     this.assertOpen(session);
-    this.accounts.assertSource(session.token_hash);
+    await this.accounts.assertSource(session.token_hash);
     if (this.clock.now() >= session.expires_at) {
       throw new ServiceError(
         'session_expired',
@@ -231,24 +263,25 @@ export class Uploads {
   }
 
   // #6: checks the list against the stored chunks and commits it; the source is assembled when processing starts.
+  // One #6 at a time per video, whichever session and whichever process: the video is claimed by a conditional
+  // update (Videos.claimCompleting) before anything is read, and the session closed by one guarded on its state.
   async complete(caller: Caller, { key, chunks }: CompleteRequest, pathVideoId?: string): Promise<CompleteResponse> {
-    const session = this.session(caller, key, pathVideoId);
+    const session = await this.session(caller, key, pathVideoId);
     this.assertOpen(session);
-    this.accounts.assertSource(session.token_hash);
+    await this.accounts.assertSource(session.token_hash);
     const listed = inOrder(chunks);
-    if (this.completing.has(session.video_id)) {
+    const until = this.clock.now() + COMPLETING_HOLDS_MS;
+    if (!(await this.videos.claimCompleting(session.video_id, until))) {
       throw new ServiceError('session_completing', "This video's multipart upload is already being completed.");
     }
-    this.completing.add(session.video_id);
     try {
       if (this.direct) return await this.completeInStore(session, chunks);
-      const stored = new Map(
-        (
-          this.db
-            .prepare('SELECT chunk_id, etag, size, file FROM chunks WHERE session_key = ?')
-            .all(session.key) as ChunkRow[]
-        ).map((c) => [c.chunk_id, c]),
-      );
+      const rows = await this.db
+        .selectFrom('chunks')
+        .select(['chunk_id', 'etag', 'size', 'file'])
+        .where('session_key', '=', session.key)
+        .execute();
+      const stored = new Map(rows.map((c) => [c.chunk_id, c as ChunkRow]));
       const parts = listed.map((c, i) => {
         const chunk = stored.get(c.chunkId);
         if (!chunk) throw badField(`chunks[${i}].chunkId`, `Chunk ${c.chunkId} was never uploaded to this session.`);
@@ -266,32 +299,51 @@ export class Uploads {
       // The listed chunks stay, in their rows, until processing joins them into the source (assemble);
       // #6 answers without copying the file (bench/link.bench.ts measured that copy at the end of every upload).
       const unlisted = [...stored.values()].filter((c) => !parts.includes(c));
-      this.db.transaction(() => {
-        this.videos.assertWaiting(this.videos.row(session.video_id)!);
+      await this.db.transaction().execute(async (trx) => {
+        // Closed first, guarded on its state: this locks the session's row against a chunk being stored and
+        // an abort, in any process; a session closed meanwhile (aborted, swept) is said as closed.
+        const closed = await trx
+          .updateTable('upload_sessions')
+          .set({ state: 'completed', closed_at: this.clock.now() })
+          .where('key', '=', session.key)
+          .where('state', '=', 'open')
+          .executeTakeFirst();
+        if (closed.numUpdatedRows === 0n) this.assertOpen((await this.sessionRow(session.key, trx))!);
+        this.videos.assertWaiting((await this.videos.lock(session.video_id, trx))!);
         // A chunk sent again while this complete waited for the disk check: its eTag is no longer the listed one.
-        const now = this.db.prepare('SELECT file FROM chunks WHERE session_key = ? AND chunk_id = ?');
-        parts.forEach((p, i) => {
-          if ((now.get(session.key, p.chunk_id) as { file: string } | undefined)?.file !== p.file)
+        for (const [i, p] of parts.entries()) {
+          const now = await trx
+            .selectFrom('chunks')
+            .select('file')
+            .where('session_key', '=', session.key)
+            .where('chunk_id', '=', p.chunk_id)
+            .executeTakeFirst();
+          if (now?.file !== p.file)
             throw badField(
               `chunks[${i}].eTag`,
               `Chunk ${p.chunk_id} was sent again meanwhile; complete with its new eTag.`,
             );
-        });
-        this.db
-          .prepare("UPDATE upload_sessions SET state = 'completed', closed_at = ? WHERE key = ?")
-          .run(this.clock.now(), session.key);
-        const drop = this.db.prepare('DELETE FROM chunks WHERE session_key = ? AND chunk_id = ?');
-        for (const c of unlisted) drop.run(session.key, c.chunk_id);
-        this.videos.startProcessing(session.video_id, size, 'multipart');
-        this.closeLinks(session.video_id);
-      })();
+        }
+        if (unlisted.length > 0)
+          await trx
+            .deleteFrom('chunks')
+            .where('session_key', '=', session.key)
+            .where(
+              'chunk_id',
+              'in',
+              unlisted.map((c) => c.chunk_id),
+            )
+            .execute();
+        await this.videos.startProcessing(session.video_id, size, 'multipart', trx);
+        await this.closeLinks(session.video_id, trx);
+      });
       await this.store.removeChunks(
         session.key,
         unlisted.map((c) => c.file),
       );
       return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
     } finally {
-      this.completing.delete(session.video_id);
+      await this.videos.releaseCompleting(session.video_id, until);
     }
   }
 
@@ -300,35 +352,44 @@ export class Uploads {
    * on disk (fsync) before their rows go. Idempotent: a crash at any point leaves the rows, and the job runs again.
    */
   async assemble(videoId: string): Promise<void> {
-    const session = this.db
-      .prepare(`SELECT key FROM upload_sessions WHERE video_id = ? AND state = 'completed'`)
-      .get(videoId) as { key: string } | undefined;
-    if (!session || !this.hasChunks(session.key)) return;
-    const parts = this.db
-      .prepare('SELECT file FROM chunks WHERE session_key = ? ORDER BY chunk_id')
-      .all(session.key) as { file: string }[];
+    const session = await this.db
+      .selectFrom('upload_sessions')
+      .select('key')
+      .where('video_id', '=', videoId)
+      .where('state', '=', 'completed')
+      .executeTakeFirst();
+    if (!session || !(await this.hasChunks(session.key))) return;
+    const parts = await this.db
+      .selectFrom('chunks')
+      .select('file')
+      .where('session_key', '=', session.key)
+      .orderBy('chunk_id')
+      .execute();
     await this.store.assemble(
       videoId,
       session.key,
       parts.map((p) => p.file),
     );
-    this.db.prepare('DELETE FROM chunks WHERE session_key = ?').run(session.key);
+    await this.db.deleteFrom('chunks').where('session_key', '=', session.key).execute();
     await this.store.removeSession(session.key);
   }
 
   // #7: cancels the session and deletes its chunks. Decision: aborting twice is a success, like a DELETE.
   async abort(caller: Caller, { key }: AbortRequest): Promise<AbortResponse> {
-    const session = this.session(caller, key);
-    if (session.state === 'completed') {
-      throw new ServiceError('session_closed', 'This multipart session was completed; it can no longer be aborted.');
-    }
-    if (this.completing.has(session.video_id)) {
+    const session = await this.session(caller, key);
+    const closedAs = () =>
+      new ServiceError('session_closed', 'This multipart session was completed; it can no longer be aborted.');
+    if (session.state === 'completed') throw closedAs();
+    if (this.videos.isCompleting((await this.videos.row(session.video_id))!)) {
       throw new ServiceError(
         'session_completing',
         'This multipart session is being completed; it can no longer be aborted.',
       );
     }
-    if (session.state === 'open') this.closeSession(session.key);
+    // A #6 of another process may have completed it since it was read: the close is guarded on its state.
+    if (session.state === 'open' && !(await this.closeSession(session.key))) {
+      if ((await this.sessionRow(session.key))?.state === 'completed') throw closedAs();
+    }
     if (this.direct && session.upload_id) await this.direct.abort(await this.target(session), session.upload_id);
     await this.store.removeSession(session.key);
     return { success: true };
@@ -338,74 +399,80 @@ export class Uploads {
    * #5 for a signed link, before its body is read: the link's video, which must still wait for its file, and the
    * organization's storage quota for the storage to check as the bytes arrive. The storage checked the signature.
    */
-  acceptLink(linkId: string): { videoId: string; storageCheck: (size: number) => void } {
-    const link = this.db.prepare('SELECT video_id, token_hash FROM upload_links WHERE id = ?').get(linkId) as
-      { video_id: string; token_hash: string | null } | undefined;
+  async acceptLink(linkId: string): Promise<{ videoId: string; storageCheck: (size: number) => void }> {
+    const link = await this.db
+      .selectFrom('upload_links')
+      .select(['video_id', 'token_hash'])
+      .where('id', '=', linkId)
+      .executeTakeFirst();
     if (!link) throw notFound('This upload link');
-    this.accounts.assertSource(link.token_hash);
-    const video = this.videos.row(link.video_id)!;
+    await this.accounts.assertSource(link.token_hash);
+    const video = (await this.videos.row(link.video_id))!;
     this.videos.assertWaiting(video);
-    return { videoId: video.id, storageCheck: this.usage.storageCheck(video.organization_id) };
+    return { videoId: video.id, storageCheck: await this.usage.storageCheck(video.organization_id) };
   }
 
   /**
    * #5 for a signed link, once the whole body is stored under a temporary name: `place` gives it the source's name
-   * in the same transaction that starts processing, unless the video got its file meanwhile.
+   * in the same transaction that starts processing, unless the video got its file meanwhile (the video's row is
+   * locked, so two bodies for one video at once, to any process, never both become its source).
    */
-  fileStored(videoId: string, size: number, place: () => void): void {
-    this.db.transaction(() => {
-      this.videos.assertWaiting(this.videos.row(videoId)!);
+  async fileStored(videoId: string, size: number, place: () => void): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      this.videos.assertWaiting((await this.videos.lock(videoId, trx))!);
       place();
-      this.videos.startProcessing(videoId, size, 'single');
-      this.closeLinks(videoId);
-    })();
+      await this.videos.startProcessing(videoId, size, 'single', trx);
+      await this.closeLinks(videoId, trx);
+    });
   }
 
   /** #5 for a chunk, before its body is read: the session must be open, its token live, its video waiting. */
-  acceptChunk(key: string): { storageCheck: (size: number) => void } {
-    const session = this.sessionRow(key);
+  async acceptChunk(key: string): Promise<{ storageCheck: (size: number) => void }> {
+    const session = await this.sessionRow(key);
     if (!session) throw notFound('This multipart session');
     this.assertOpen(session);
-    this.accounts.assertSource(session.token_hash);
+    await this.accounts.assertSource(session.token_hash);
     // A video that has its file (by the signed link, or another session) takes no more chunks.
-    const video = this.videos.row(session.video_id)!;
+    const video = (await this.videos.row(session.video_id))!;
     this.videos.assertWaiting(video);
-    return { storageCheck: this.usage.storageCheck(video.organization_id) };
+    return { storageCheck: await this.usage.storageCheck(video.organization_id) };
   }
 
   /**
    * #5 for a chunk, once stored as `file`: its row says it is the chunk now (the one it replaces is deleted).
-   * Closed meanwhile: the file goes, and the PUT is refused as closed.
+   * Closed meanwhile: the file goes, and the PUT is refused as closed. The session's row is locked while the
+   * chunk's is written, so a #6 or #7 of another process never closes it in between.
    */
   async chunkStored(key: string, chunkId: number, written: { md5: string; size: number; file: string }): Promise<void> {
-    const replaced = this.db.transaction(() => {
-      const now = this.sessionRow(key)!;
+    const replaced = await this.db.transaction().execute(async (trx) => {
+      const now = (await this.sessionRow(key, trx, { lock: true }))!;
       if (now.state !== 'open') return null;
-      const old = this.db
-        .prepare('SELECT file FROM chunks WHERE session_key = ? AND chunk_id = ?')
-        .get(key, chunkId) as { file: string } | undefined;
-      this.db
-        .prepare(
-          `INSERT INTO chunks (session_key, chunk_id, etag, size, file, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (session_key, chunk_id) DO UPDATE SET etag = excluded.etag, size = excluded.size,
-           file = excluded.file, updated_at = excluded.updated_at`,
-        )
-        .run(key, chunkId, written.md5, written.size, written.file, this.clock.now());
+      const old = await trx
+        .selectFrom('chunks')
+        .select('file')
+        .where('session_key', '=', key)
+        .where('chunk_id', '=', chunkId)
+        .executeTakeFirst();
+      const row = { etag: written.md5, size: written.size, file: written.file, updated_at: this.clock.now() };
+      await trx
+        .insertInto('chunks')
+        .values({ session_key: key, chunk_id: chunkId, ...row })
+        .onConflict((c) => c.columns(['session_key', 'chunk_id']).doUpdateSet(row))
+        .execute();
       return old?.file ?? '';
-    })();
+    });
     if (replaced === null) {
       await this.dropIfClosed(key, written.file);
-      this.assertOpen(this.sessionRow(key)!);
+      this.assertOpen((await this.sessionRow(key))!);
     } else if (replaced) {
       await this.store.removeChunks(key, [replaced]);
     }
   }
 
   /** The video a signed link is for (the test hooks' byte counters). */
-  videoOfLink(linkId: string): string | undefined {
-    return (
-      this.db.prepare('SELECT video_id FROM upload_links WHERE id = ?').get(linkId) as { video_id: string } | undefined
-    )?.video_id;
+  async videoOfLink(linkId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('upload_links').select('video_id').where('id', '=', linkId).executeTakeFirst();
+    return row?.video_id;
   }
 
   /**
@@ -414,25 +481,30 @@ export class Uploads {
    * a completed session listed stay until they are assembled.
    */
   async dropIfClosed(key: string, file: string): Promise<void> {
-    if (this.sessionRow(key)?.state === 'open') return;
+    if ((await this.sessionRow(key))?.state === 'open') return;
     await this.store.removeChunks(key, [file]);
-    if (!this.hasChunks(key)) await this.store.removeSession(key);
+    if (!(await this.hasChunks(key))) await this.store.removeSession(key);
   }
 
-  private hasChunks(key: string): boolean {
-    return !!this.db.prepare('SELECT 1 FROM chunks WHERE session_key = ?').get(key);
+  private async hasChunks(key: string): Promise<boolean> {
+    return !!(await this.db
+      .selectFrom('chunks')
+      .select('chunk_id')
+      .where('session_key', '=', key)
+      .limit(1)
+      .executeTakeFirst());
   }
 
   /** Bytes of the chunks in the organization's open sessions (its storage quota, domain/usage.ts). */
-  chunkBytes(organizationId: string): number {
-    return (
-      this.db
-        .prepare(
-          `SELECT COALESCE(SUM(c.size), 0) AS b FROM chunks c JOIN upload_sessions s ON s.key = c.session_key
-           WHERE s.organization_id = ? AND s.state = 'open'`,
-        )
-        .get(organizationId) as { b: number }
-    ).b;
+  async chunkBytes(organizationId: string): Promise<number> {
+    const { b } = await this.db
+      .selectFrom('chunks as c')
+      .innerJoin('upload_sessions as s', 's.key', 'c.session_key')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('c.size'), eb.lit(0)).as('b'))
+      .where('s.organization_id', '=', organizationId)
+      .where('s.state', '=', 'open')
+      .executeTakeFirstOrThrow();
+    return Number(b);
   }
 
   /**
@@ -441,12 +513,14 @@ export class Uploads {
    * writer can exist yet): half bodies, half assembled sources.
    */
   async sweepOrphans(): Promise<void> {
-    const closed = this.db
-      .prepare(
-        `SELECT key FROM upload_sessions WHERE state != 'open'
-         AND NOT EXISTS (SELECT 1 FROM chunks WHERE session_key = key)`,
+    const closed = await this.db
+      .selectFrom('upload_sessions as s')
+      .select('s.key')
+      .where('s.state', '!=', 'open')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('chunks as c').select('c.chunk_id').whereRef('c.session_key', '=', 's.key'))),
       )
-      .all() as { key: string }[];
+      .execute();
     await Promise.all(closed.map((s) => this.store.removeSession(s.key)));
     await this.store.sweepTemporary();
   }
@@ -456,13 +530,17 @@ export class Uploads {
    * is aborted and its chunks deleted.
    */
   async sweepAbandoned(): Promise<void> {
-    const stale = this.db
-      .prepare(`SELECT key FROM upload_sessions WHERE state = 'open' AND expires_at < ?`)
-      .all(this.clock.now() - ABANDONED_AFTER_EXPIRY_MS) as { key: string }[];
-    for (const { key } of stale) {
-      if (this.completing.has(this.sessionRow(key)!.video_id)) continue;
-      this.closeSession(key);
-      const session = this.sessionRow(key)!;
+    const stale = await this.db
+      .selectFrom('upload_sessions')
+      .select(['key', 'video_id'])
+      .where('state', '=', 'open')
+      .where('expires_at', '<', this.clock.now() - ABANDONED_AFTER_EXPIRY_MS)
+      .execute();
+    for (const { key, video_id } of stale) {
+      const video = await this.videos.row(video_id);
+      if (video && this.videos.isCompleting(video)) continue;
+      if (!(await this.closeSession(key))) continue;
+      const session = (await this.sessionRow(key))!;
       if (this.direct && session.upload_id) await this.direct.abort(await this.target(session), session.upload_id);
       await this.store.removeSession(key);
     }
@@ -482,14 +560,19 @@ export class Uploads {
       chunks,
       await this.usage.storageCheck(where.organizationId),
     );
-    this.db.transaction(() => {
-      this.videos.assertWaiting(this.videos.row(session.video_id)!);
-      this.db
-        .prepare("UPDATE upload_sessions SET state = 'completed', closed_at = ? WHERE key = ?")
-        .run(this.clock.now(), session.key);
-      this.videos.startProcessing(session.video_id, size, 'multipart');
-      this.closeLinks(session.video_id);
-    })();
+    await this.db.transaction().execute(async (trx) => {
+      // Closed first, guarded on its state, as on disk (complete): an abort or the sweeper in another process.
+      const closed = await trx
+        .updateTable('upload_sessions')
+        .set({ state: 'completed', closed_at: this.clock.now() })
+        .where('key', '=', session.key)
+        .where('state', '=', 'open')
+        .executeTakeFirst();
+      if (closed.numUpdatedRows === 0n) this.assertOpen((await this.sessionRow(session.key, trx))!);
+      this.videos.assertWaiting((await this.videos.lock(session.video_id, trx))!);
+      await this.videos.startProcessing(session.video_id, size, 'multipart', trx);
+      await this.closeLinks(session.video_id, trx);
+    });
     return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
   }
 
@@ -502,9 +585,13 @@ export class Uploads {
    */
   async sourceArrived(videoId: string): Promise<void> {
     if (!this.direct) return;
-    const link = this.db
-      .prepare('SELECT 1 FROM upload_links WHERE video_id = ? AND closed_at IS NULL AND expires_at > ? LIMIT 1')
-      .get(videoId, this.clock.now());
+    const link = await this.db
+      .selectFrom('upload_links')
+      .select('id')
+      .where('video_id', '=', videoId)
+      .where('closed_at', 'is', null)
+      .where('expires_at', '>', this.clock.now())
+      .executeTakeFirst();
     const video = link ? await this.videos.row(videoId) : undefined;
     if (!video || video.status !== 'waiting') return;
     const where = target(video);
@@ -518,20 +605,25 @@ export class Uploads {
       await this.direct.discard(where);
       return;
     }
-    this.db.transaction(() => {
-      if (this.videos.row(videoId)!.status !== 'waiting') return;
-      this.videos.startProcessing(videoId, seen.size, 'single');
-      this.closeLinks(videoId);
-    })();
+    await this.db.transaction().execute(async (trx) => {
+      // The video's row locked: #8 in another process, or the sweeper, may have seen the same upload.
+      if ((await this.videos.lock(videoId, trx))?.status !== 'waiting') return;
+      await this.videos.startProcessing(videoId, seen.size, 'single', trx);
+      await this.closeLinks(videoId, trx);
+    });
   }
 
   /** By the sweeper, every few seconds on a direct store: the videos whose #2 link took its PUT (sourceArrived). */
   async sweepLinks(): Promise<void> {
     if (!this.direct || this.clock.now() - this.linksSweptAt < LINK_SWEEP_MS) return;
     this.linksSweptAt = this.clock.now();
-    const waiting = this.db
-      .prepare('SELECT DISTINCT video_id FROM upload_links WHERE closed_at IS NULL AND expires_at > ?')
-      .all(this.clock.now()) as { video_id: string }[];
+    const waiting = await this.db
+      .selectFrom('upload_links')
+      .select('video_id')
+      .distinct()
+      .where('closed_at', 'is', null)
+      .where('expires_at', '>', this.clock.now())
+      .execute();
     for (const { video_id } of waiting) await this.sourceArrived(video_id).catch(() => undefined);
   }
 
@@ -540,57 +632,73 @@ export class Uploads {
   }
 
   /** Links or sessions not expired of the caller's organization, or of its end user `user` (domain/open-uploads.ts). */
-  private open(
+  private async open(
+    trx: Executor,
     table: 'upload_links' | 'upload_sessions',
-    where: string,
     caller: Caller,
     user: string | null | undefined,
     now: number,
-  ): Open {
-    return this.db
-      .prepare(
-        `SELECT COUNT(*) AS n, MIN(expires_at) AS freesAt FROM ${table} WHERE organization_id = ?
-         ${user === undefined ? '' : 'AND end_user IS ?'} ${where} AND expires_at > ?`,
-      )
-      .get(caller.organizationId, ...(user === undefined ? [] : [user]), now) as Open;
+  ): Promise<Open> {
+    let query = trx
+      .selectFrom(table)
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('freesAt')])
+      .where('organization_id', '=', caller.organizationId)
+      .where('expires_at', '>', now);
+    if (user !== undefined)
+      query = user === null ? query.where('end_user', 'is', null) : query.where('end_user', '=', user);
+    // A link counts until its video has its file; a session while open.
+    query = table === 'upload_links' ? query.where('closed_at', 'is', null) : query.where('state', '=', 'open');
+    const row = (await query.executeTakeFirstOrThrow()) as { n: number | string; freesAt: number | null };
+    return { n: Number(row.n), freesAt: row.freesAt === null ? null : Number(row.freesAt) };
   }
 
   /** The video has its file: its links stop counting against the caps (a PUT to one still gets 409 already_uploaded). */
-  private closeLinks(videoId: string): void {
-    this.db.prepare('UPDATE upload_links SET closed_at = ? WHERE video_id = ?').run(this.clock.now(), videoId);
+  private async closeLinks(videoId: string, db: Executor): Promise<void> {
+    await db.updateTable('upload_links').set({ closed_at: this.clock.now() }).where('video_id', '=', videoId).execute();
   }
 
   /** By the sweeper: signed links past their expiry, which no PUT can use any more (the signature expired with them). */
-  prune(): void {
-    this.db.prepare('DELETE FROM upload_links WHERE expires_at < ?').run(this.clock.now());
+  async prune(): Promise<void> {
+    await this.db.deleteFrom('upload_links').where('expires_at', '<', this.clock.now()).execute();
   }
 
   /** A purge (domain/usage.ts): every session, chunk and link of these videos, files first. */
   async purge(videoIds: string[]): Promise<void> {
-    const where = `video_id IN (${videoIds.map(() => '?').join(', ')})`;
     if (videoIds.length === 0) return;
-    const sessions = this.db.prepare(`SELECT key FROM upload_sessions WHERE ${where}`).all(...videoIds) as {
-      key: string;
-    }[];
+    const sessions = await this.db
+      .selectFrom('upload_sessions')
+      .select('key')
+      .where('video_id', 'in', videoIds)
+      .execute();
     for (const s of sessions) await this.store.removeSession(s.key);
-    this.db.transaction(() => {
-      this.db
-        .prepare(`DELETE FROM chunks WHERE session_key IN (SELECT key FROM upload_sessions WHERE ${where})`)
-        .run(...videoIds);
-      this.db.prepare(`DELETE FROM upload_sessions WHERE ${where}`).run(...videoIds);
-      this.db.prepare(`DELETE FROM upload_links WHERE ${where}`).run(...videoIds);
-    })();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('chunks')
+        .where('session_key', 'in', (eb) =>
+          eb.selectFrom('upload_sessions').select('key').where('video_id', 'in', videoIds),
+        )
+        .execute();
+      await trx.deleteFrom('upload_sessions').where('video_id', 'in', videoIds).execute();
+      await trx.deleteFrom('upload_links').where('video_id', 'in', videoIds).execute();
+    });
   }
 
-  private sessionRow(key: string): SessionRow | undefined {
-    return this.db.prepare('SELECT * FROM upload_sessions WHERE key = ?').get(key) as SessionRow | undefined;
+  /** A session's row; `lock`: held (PostgreSQL: FOR UPDATE) until the transaction `db` ends. */
+  private async sessionRow(
+    key: string,
+    db: Executor = this.db,
+    { lock = false } = {},
+  ): Promise<SessionRow | undefined> {
+    const query = db.selectFrom('upload_sessions').selectAll().where('key', '=', key);
+    const row = await (lock && engineOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    return row as SessionRow | undefined;
   }
 
   /** The caller's session named by `key`; with the path form that names a video, it must be that video's. */
-  private session(caller: Caller, key: string, pathVideoId?: string): SessionRow {
-    const session = KEY_SHAPE.test(key) ? this.sessionRow(key) : undefined;
+  private async session(caller: Caller, key: string, pathVideoId?: string): Promise<SessionRow> {
+    const session = KEY_SHAPE.test(key) ? await this.sessionRow(key) : undefined;
     if (!session) throw new ServiceError('not_found', `No multipart session has the key ${show(key)}.`, 'key');
-    this.videos.find(caller, session.video_id);
+    await this.videos.find(caller, session.video_id);
     if (pathVideoId !== undefined && pathVideoId !== session.video_id) {
       throw new ServiceError(
         'not_found',
@@ -601,12 +709,22 @@ export class Uploads {
     return session;
   }
 
-  /** Aborted: the session and its chunks' rows (#6 closes a session itself, keeping the chunks it listed). */
-  private closeSession(key: string): void {
-    this.db
-      .prepare("UPDATE upload_sessions SET state = 'aborted', closed_at = ? WHERE key = ?")
-      .run(this.clock.now(), key);
-    this.db.prepare('DELETE FROM chunks WHERE session_key = ?').run(key);
+  /**
+   * Aborted: the session and its chunks' rows (#6 closes a session itself, keeping the chunks it listed). Only an
+   * open session: false when another request (of any process) closed it first.
+   */
+  private async closeSession(key: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('upload_sessions')
+        .set({ state: 'aborted', closed_at: this.clock.now() })
+        .where('key', '=', key)
+        .where('state', '=', 'open')
+        .executeTakeFirst();
+      if (r.numUpdatedRows === 0n) return false;
+      await trx.deleteFrom('chunks').where('session_key', '=', key).execute();
+      return true;
+    });
   }
 
   private assertOpen(session: SessionRow): void {

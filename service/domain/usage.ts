@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import type { Db } from '../db/index.js';
 import { iso, type Clock } from '../clock.js';
 import type { UsageReport } from '../../src/api/types.js';
 import { PLAN_GRACE_MS } from '../../src/api/limits.js';
@@ -11,14 +12,16 @@ import type { Videos } from './videos.js';
 /** What the organization's files are, for a purge: each module deletes its own rows (and files). */
 export interface Holdings {
   /** Seconds of conversions under way (domain/exports.ts). */
-  pendingSeconds(organizationId: string): number;
+  pendingSeconds(organizationId: string): Promise<number>;
   /** Deletes the uploads and conversions of these videos (domain/uploads.ts, domain/exports.ts). */
   purgeVideos(videoIds: string[]): Promise<void>;
   /** Bytes of the chunks in open multipart sessions (domain/uploads.ts). */
-  chunkBytes(organizationId: string): number;
+  chunkBytes(organizationId: string): Promise<number>;
 }
 
 export interface UsageOptions {
+  /** For the one transaction that ends a purge (the rows of two modules go together). */
+  db: Db;
   clock: Clock;
   files: Files;
   accounts: Accounts;
@@ -42,6 +45,7 @@ export interface UsageOptions {
  * refuses new bytes past it with 403 `storage_quota_exceeded`: the organization's limit, not the disk's (507).
  */
 export class Usage {
+  private readonly db: Db;
   private readonly clock: Clock;
   private readonly files: Files;
   private readonly accounts: Accounts;
@@ -52,6 +56,7 @@ export class Usage {
 
   constructor(options: UsageOptions) {
     ({
+      db: this.db,
       clock: this.clock,
       files: this.files,
       accounts: this.accounts,
@@ -62,19 +67,21 @@ export class Usage {
     } = options);
   }
 
-  minutesUsed(organizationId: string): number {
-    return (this.videos.readySeconds(organizationId) + this.holdings.pendingSeconds(organizationId)) / 60;
+  async minutesUsed(organizationId: string): Promise<number> {
+    return (
+      ((await this.videos.readySeconds(organizationId)) + (await this.holdings.pendingSeconds(organizationId))) / 60
+    );
   }
 
   private plan(organizationId: string) {
     return this.accounts.plan(organizationId);
   }
 
-  report(caller: Caller): UsageReport {
-    const plan = this.plan(caller.organizationId);
+  async report(caller: Caller): Promise<UsageReport> {
+    const plan = await this.plan(caller.organizationId);
     return {
       hosting_minutes: {
-        used: Math.round(this.minutesUsed(caller.organizationId) * 100) / 100,
+        used: Math.round((await this.minutesUsed(caller.organizationId)) * 100) / 100,
         quota: plan.quota_minutes,
       },
       plan: {
@@ -84,13 +91,13 @@ export class Usage {
     };
   }
 
-  storedBytes(organizationId: string): number {
-    return this.videos.storedBytes(organizationId) + this.holdings.chunkBytes(organizationId);
+  async storedBytes(organizationId: string): Promise<number> {
+    return (await this.videos.storedBytes(organizationId)) + (await this.holdings.chunkBytes(organizationId));
   }
 
   /** The organization's storage quota in bytes; null: unlimited. */
-  quotaBytes(organizationId: string): number | null {
-    const own = this.plan(organizationId).quota_bytes;
+  async quotaBytes(organizationId: string): Promise<number | null> {
+    const own = (await this.plan(organizationId)).quota_bytes;
     return own === null ? this.defaultQuotaBytes : own < 0 ? null : own;
   }
 
@@ -98,34 +105,30 @@ export class Usage {
    * Refuses new bytes past the organization's storage quota: once it is used up, or when `incoming` more would
    * pass it. A body of unknown length is checked again as it arrives (`incoming`: its bytes so far).
    */
-  assertStorage(organizationId: string, incoming = 0, stored = this.storedBytes(organizationId)): void {
-    const quota = this.quotaBytes(organizationId);
-    if (quota === null || (stored < quota && stored + incoming <= quota)) return;
-    throw new ServiceError(
-      'storage_quota_exceeded',
-      `The organization's storage quota is used up: it stores ${stored} of its ${quota} bytes${incoming > 0 ? ` and this body brings ${incoming} more` : ''}. ` +
-        "This is the organization's quota, set by its account owner (plan --quota-bytes), not the service's disk.",
-    );
+  async assertStorage(organizationId: string): Promise<void> {
+    const quota = await this.quotaBytes(organizationId);
+    storageRule(quota, await this.storedBytes(organizationId), 0);
   }
 
   /**
-   * The quota check of one body (a PUT, an import): what the organization stores is read once, as the body starts;
-   * the check is then asked with the body's size, declared first and counted as its bytes arrive.
+   * The quota check of one body (a PUT, an import): what the organization stores, and its quota, are read once,
+   * as the body starts; the check is then asked with the body's size, declared first and counted as its bytes arrive.
    */
-  storageCheck(organizationId: string): (size: number) => void {
-    const stored = this.storedBytes(organizationId);
-    return (size) => this.assertStorage(organizationId, size, stored);
+  async storageCheck(organizationId: string): Promise<(size: number) => void> {
+    const quota = await this.quotaBytes(organizationId);
+    const stored = await this.storedBytes(organizationId);
+    return (size) => storageRule(quota, stored, size);
   }
 
   /**
    * Refuses what would take the organization past its quotas: hosting minutes, and stored bytes once they are used
    * up. `minutes` is 0 for an upload (its length is not known yet).
    */
-  assertRoom(organizationId: string, minutes: number): void {
-    this.assertStorage(organizationId);
-    const { quota_minutes: quota } = this.plan(organizationId);
+  async assertRoom(organizationId: string, minutes: number): Promise<void> {
+    await this.assertStorage(organizationId);
+    const { quota_minutes: quota } = await this.plan(organizationId);
     if (quota === null) return;
-    const used = this.minutesUsed(organizationId);
+    const used = await this.minutesUsed(organizationId);
     if (used + minutes > quota || used >= quota) {
       throw new ServiceError(
         'quota_exceeded',
@@ -136,16 +139,32 @@ export class Usage {
 
   /** Run by the sweeper: PLAN_GRACE_MS after a plan ended, every file of the organization is deleted, permanently. */
   async sweep(): Promise<void> {
-    for (const id of this.accounts.plansEndedBy(this.clock.now() - PLAN_GRACE_MS)) await this.purge(id);
+    for (const id of await this.accounts.plansEndedBy(this.clock.now() - PLAN_GRACE_MS)) await this.purge(id);
   }
 
   /** Files first, rows after: until every file is gone the organization is not marked purged, and the next sweep goes on. */
   private async purge(organizationId: string): Promise<void> {
-    for (const id of this.recordings.ids(organizationId)) await this.recordings.remove(id);
-    const videos = this.videos.ids(organizationId);
+    for (const id of await this.recordings.ids(organizationId)) await this.recordings.remove(id);
+    const videos = await this.videos.ids(organizationId);
     for (const id of videos) await rm(this.files.videoDir(id), { recursive: true, force: true });
     await this.holdings.purgeVideos(videos);
-    this.videos.deleteAll(organizationId);
-    this.accounts.markPurged(organizationId);
+    // One transaction: no request sees the videos gone and the organization not yet purged (404, not 403).
+    await this.db.transaction().execute(async (trx) => {
+      await this.videos.deleteAll(organizationId, trx);
+      await this.accounts.markPurged(organizationId, trx);
+    });
   }
+}
+
+/**
+ * Refuses new bytes past the organization's storage quota (null: unlimited): once it is used up, or when
+ * `incoming` more would pass it. A body of unknown length is checked again as it arrives (`incoming`: its bytes so far).
+ */
+function storageRule(quota: number | null, stored: number, incoming: number): void {
+  if (quota === null || (stored < quota && stored + incoming <= quota)) return;
+  throw new ServiceError(
+    'storage_quota_exceeded',
+    `The organization's storage quota is used up: it stores ${stored} of its ${quota} bytes${incoming > 0 ? ` and this body brings ${incoming} more` : ''}. ` +
+      "This is the organization's quota, set by its account owner (plan --quota-bytes), not the service's disk.",
+  );
 }

@@ -7,11 +7,11 @@ import type {
   VideoStatus,
 } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
-import type { Db } from '../db.js';
+import { engineOf, type Db, type Executor } from '../db/index.js';
 import { isId, newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
 import type { Files } from '../storage/files.js';
-import { owned, type Caller } from './accounts.js';
+import { owned, type Accounts, type Caller } from './accounts.js';
 import { notFound, ServiceError } from './errors.js';
 import { assertUnderCaps, capReached, type OpenUploadCaps } from './open-uploads.js';
 
@@ -35,6 +35,8 @@ export interface VideoRow {
   live_stream_id: string | null;
   /** The token that made it (domain/accounts.ts, Caller.tokenHash). */
   token_hash: string | null;
+  /** While #6 completes its multipart upload: until when (claimCompleting). */
+  completing_until: number | null;
 }
 
 export const PROCESS_VIDEO = 'process-video';
@@ -73,7 +75,9 @@ export interface VideosOptions {
   apiOrigin: () => string;
   files: Files;
   /** An import's progress (domain/imports.ts), for #8. */
-  importOf: (id: string) => ImportProgress | null;
+  importOf: (id: string) => Promise<ImportProgress | null>;
+  /** The organization's lock, held while its caps are counted (domain/accounts.ts). */
+  accounts: Accounts;
   caps: OpenUploadCaps;
   queueCaps?: QueueCaps;
 }
@@ -85,7 +89,8 @@ export class Videos {
   private readonly jobs: Jobs;
   private readonly apiOrigin: () => string;
   private readonly files: Files;
-  private readonly importOf: (id: string) => ImportProgress | null;
+  private readonly importOf: (id: string) => Promise<ImportProgress | null>;
+  private readonly accounts: Accounts;
   private readonly caps: OpenUploadCaps;
   private readonly queueCaps: QueueCaps;
 
@@ -97,6 +102,7 @@ export class Videos {
       apiOrigin: this.apiOrigin,
       files: this.files,
       importOf: this.importOf,
+      accounts: this.accounts,
       caps: this.caps,
       queueCaps: this.queueCaps = DEFAULT_QUEUE_CAPS,
     } = options);
@@ -106,8 +112,8 @@ export class Videos {
    * The path of a playback file (no token: the ids are unguessable). 404 until the video is ready, and for
    * any name playback does not serve. `rendition` undefined: a file of the video itself.
    */
-  mediaFile(id: string, rendition: string | undefined, name: string): string {
-    const row = isId(id) ? this.row(id) : undefined;
+  async mediaFile(id: string, rendition: string | undefined, name: string): Promise<string> {
+    const row = isId(id) ? await this.row(id) : undefined;
     if (!row) throw notFound(`Video ${JSON.stringify(id)}`);
     if (row.status !== 'ready')
       throw new ServiceError('not_ready', `Video ${id} is not ready yet (status ${row.status}).`);
@@ -117,102 +123,149 @@ export class Videos {
   }
 
   /** The embed page's video: its HLS address and status (any status: the page says what it waits for). */
-  embed(id: string): { hlsUrl: string; status: VideoStatus } {
-    const row = isId(id) ? this.row(id) : undefined;
+  async embed(id: string): Promise<{ hlsUrl: string; status: VideoStatus }> {
+    const row = isId(id) ? await this.row(id) : undefined;
     if (!row) throw notFound(`Video ${JSON.stringify(id)}`);
     return { hlsUrl: this.object(row).playback.hls_url, status: row.status };
   }
 
-  /** #1, or a conversion (#10), which names its live stream and is processing from the start. */
-  create(caller: Caller, fileName: string | null, liveStreamId: string | null = null): VideoObject {
+  /**
+   * #1, or a conversion (#10), which names its live stream and is processing from the start (inside the
+   * conversion's transaction, `db`). #1 counts the videos waiting and inserts in one transaction holding the
+   * organization's lock: requests at once never pass its caps together.
+   */
+  async create(
+    caller: Caller,
+    fileName: string | null,
+    liveStreamId: string | null = null,
+    db: Executor = this.db,
+  ): Promise<VideoObject> {
     const id = newId();
     const now = this.clock.now();
-    if (!liveStreamId) this.assertUnderWaitingCaps(caller, now);
-    this.db
-      .prepare(
-        `INSERT INTO videos (id, organization_id, user_id, end_user, environment, status, file_name, live_stream_id, token_hash, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        caller.organizationId,
-        caller.userId,
-        caller.endUser,
-        caller.environment,
-        liveStreamId ? 'processing' : 'waiting',
-        fileName,
-        liveStreamId,
-        caller.tokenHash,
-        now,
-        now,
-      );
-    return this.object(this.row(id)!);
+    const insert = (trx: Executor) =>
+      trx
+        .insertInto('videos')
+        .values({
+          id,
+          organization_id: caller.organizationId,
+          user_id: caller.userId,
+          end_user: caller.endUser,
+          environment: caller.environment,
+          status: liveStreamId ? 'processing' : 'waiting',
+          file_name: fileName,
+          live_stream_id: liveStreamId,
+          token_hash: caller.tokenHash,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    if (liveStreamId) await insert(db);
+    else
+      await db.transaction().execute(async (trx) => {
+        await this.accounts.lockOrganization(trx, caller.organizationId);
+        await this.assertUnderWaitingCaps(trx, caller, now);
+        await insert(trx);
+      });
+    return this.object((await this.row(id, db))!);
   }
 
-  private assertUnderWaitingCaps(caller: Caller, now: number): void {
+  private async assertUnderWaitingCaps(trx: Executor, caller: Caller, now: number): Promise<void> {
     const since = now - WAITING_COUNTS_FOR_MS;
-    assertUnderCaps(
+    await assertUnderCaps(
       this.caps,
       caller,
       now,
       'videos waiting for their file',
       'upload a file to one of them first, or wait until the oldest, a day old, stops counting.',
-      (user) => {
-        const row = this.db
-          .prepare(
-            `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM videos WHERE organization_id = ?
-             ${user === undefined ? '' : 'AND end_user IS ?'} AND status = 'waiting' AND created_at > ?`,
-          )
-          .get(caller.organizationId, ...(user === undefined ? [] : [user]), since) as { n: number; oldest: number };
-        return { n: row.n, freesAt: row.oldest === null ? null : row.oldest + WAITING_COUNTS_FOR_MS };
+      async (user) => {
+        let query = trx
+          .selectFrom('videos')
+          .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+          .where('organization_id', '=', caller.organizationId)
+          .where('status', '=', 'waiting')
+          .where('created_at', '>', since);
+        if (user !== undefined)
+          query = user === null ? query.where('end_user', 'is', null) : query.where('end_user', '=', user);
+        const row = (await query.executeTakeFirstOrThrow()) as { n: number | string; oldest: number | null };
+        return { n: Number(row.n), freesAt: row.oldest === null ? null : Number(row.oldest) + WAITING_COUNTS_FOR_MS };
       },
     );
   }
 
   /** #8. */
-  get(caller: Caller, id: string): VideoDetails {
-    return this.details(this.find(caller, id));
+  async get(caller: Caller, id: string): Promise<VideoDetails> {
+    return this.details(await this.find(caller, id));
   }
 
   /** #11. Decision: the permanent videos converted from the stream, as #8 shows them, oldest first. */
-  convertedFrom(streamId: string): VideoDetails[] {
-    const rows = this.db
-      .prepare('SELECT * FROM videos WHERE live_stream_id = ? ORDER BY created_at, id')
-      .all(streamId) as VideoRow[];
-    return rows.map((r) => this.details(r));
+  async convertedFrom(streamId: string): Promise<VideoDetails[]> {
+    const rows = await this.db
+      .selectFrom('videos')
+      .selectAll()
+      .where('live_stream_id', '=', streamId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return Promise.all(rows.map((r) => this.details(r as VideoRow)));
   }
 
   /** Seconds of the organization's ready videos (hosting minutes, domain/usage.ts). */
-  readySeconds(organizationId: string): number {
-    return (
-      this.db
-        .prepare(`SELECT COALESCE(SUM(duration), 0) AS s FROM videos WHERE organization_id = ? AND status = 'ready'`)
-        .get(organizationId) as { s: number }
-    ).s;
+  async readySeconds(organizationId: string): Promise<number> {
+    const { s } = await this.db
+      .selectFrom('videos')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('duration'), eb.lit(0)).as('s'))
+      .where('organization_id', '=', organizationId)
+      .where('status', '=', 'ready')
+      .executeTakeFirstOrThrow();
+    return Number(s);
   }
 
   /** Bytes of the organization's sources (uploads, imports, conversions), for its storage quota (domain/usage.ts). */
-  storedBytes(organizationId: string): number {
-    return (
-      this.db
-        .prepare('SELECT COALESCE(SUM(size), 0) AS b FROM videos WHERE organization_id = ?')
-        .get(organizationId) as { b: number }
-    ).b;
+  async storedBytes(organizationId: string): Promise<number> {
+    const { b } = await this.db
+      .selectFrom('videos')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('b'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return Number(b);
   }
 
-  ids(organizationId: string): string[] {
-    return (
-      this.db.prepare('SELECT id FROM videos WHERE organization_id = ?').all(organizationId) as { id: string }[]
-    ).map((r) => r.id);
+  /** The bytes of every video's source, of all organizations (what /metrics shows as stored). */
+  async allStoredBytes(): Promise<number> {
+    const { b } = await this.db
+      .selectFrom('videos')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('b'))
+      .executeTakeFirstOrThrow();
+    return Number(b);
+  }
+
+  async ids(organizationId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('videos')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   /** Deletes the organization's video rows (their files and uploads are gone first: domain/usage.ts). */
-  deleteAll(organizationId: string): void {
-    this.db.prepare('DELETE FROM videos WHERE organization_id = ?').run(organizationId);
+  async deleteAll(organizationId: string, db: Executor = this.db): Promise<void> {
+    await db.deleteFrom('videos').where('organization_id', '=', organizationId).execute();
   }
 
-  row(id: string): VideoRow | undefined {
-    return this.db.prepare('SELECT * FROM videos WHERE id = ?').get(id) as VideoRow | undefined;
+  async row(id: string, db: Executor = this.db): Promise<VideoRow | undefined> {
+    return (await db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirst()) as VideoRow | undefined;
+  }
+
+  /**
+   * The video's row, held until the transaction `trx` ends (PostgreSQL: FOR UPDATE; SQLite: the transaction is
+   * the file's one writer once it writes), so that two ways of giving it its file at once, in any processes,
+   * are taken one after the other and the second finds it no longer waiting.
+   */
+  async lock(id: string, trx: Executor): Promise<VideoRow | undefined> {
+    const query = trx.selectFrom('videos').selectAll().where('id', '=', id);
+    return (await (engineOf(trx) === 'postgres' ? query.forUpdate() : query).executeTakeFirst()) as
+      VideoRow | undefined;
   }
 
   /**
@@ -222,8 +275,8 @@ export class Videos {
    * another such token's), so a token refreshed without a user cannot continue the last one's upload: name a
    * `user` when minting for that.
    */
-  find(caller: Caller, id: string): VideoRow {
-    const row = isId(id) ? this.row(id) : undefined;
+  async find(caller: Caller, id: string): Promise<VideoRow> {
+    const row = isId(id) ? await this.row(id) : undefined;
     const visible =
       caller.scope === 'key' ||
       (caller.scope === 'upload' &&
@@ -251,7 +304,7 @@ export class Videos {
     };
   }
 
-  details(row: VideoRow): VideoDetails {
+  async details(row: VideoRow): Promise<VideoDetails> {
     return {
       ...this.object(row),
       status: row.status,
@@ -261,7 +314,7 @@ export class Videos {
       size: row.size,
       file_name: row.file_name,
       upload_method: row.upload_method,
-      import: this.importOf(row.id),
+      import: await this.importOf(row.id),
       live_stream_id: row.live_stream_id,
       mediainfo: row.mediainfo ? (JSON.parse(row.mediainfo) as MediaInfo) : null,
       update_time: iso(row.updated_at),
@@ -275,40 +328,58 @@ export class Videos {
   }
 
   /** Which of these videos are the organization's (a few at a time: conversions under way, domain/exports.ts). */
-  ofOrganization(organizationId: string, ids: string[]): string[] {
+  async ofOrganization(organizationId: string, ids: string[]): Promise<string[]> {
     if (ids.length === 0) return [];
-    return (
-      this.db
-        .prepare(`SELECT id FROM videos WHERE organization_id = ? AND id IN (${ids.map(() => '?').join(', ')})`)
-        .all(organizationId, ...ids) as { id: string }[]
-    ).map((r) => r.id);
+    const rows = await this.db
+      .selectFrom('videos')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
-  /** The source is complete on disk: queue its processing. Call inside the transaction that accepts the upload. */
-  startProcessing(id: string, size: number, method: UploadMethod | null): void {
-    this.db
-      .prepare(`UPDATE videos SET status = 'processing', size = ?, upload_method = ?, updated_at = ? WHERE id = ?`)
-      .run(size, method, this.clock.now(), id);
+  /**
+   * The source is complete on disk: queue its processing. Call inside the transaction that accepts the upload
+   * (`db`), so that the video's state and its job commit together.
+   */
+  async startProcessing(id: string, size: number, method: UploadMethod | null, db: Executor = this.db): Promise<void> {
+    await db
+      .updateTable('videos')
+      .set({ status: 'processing', size, upload_method: method, updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .execute();
     // Grouped by organization: the job runner takes turns between organizations (app.ts).
-    const { organization_id } = this.row(id)!;
-    this.jobs.enqueue(PROCESS_VIDEO, { videoId: id }, undefined, organization_id);
+    const { organization_id } = (await this.row(id, db))!;
+    await this.jobs.enqueue(PROCESS_VIDEO, { videoId: id }, { group: organization_id, db });
   }
 
   /** An import begins (domain/imports.ts): the video is processing from now, its file on the way. */
-  startImport(video: VideoRow): void {
+  async startImport(video: VideoRow, db: Executor = this.db): Promise<void> {
     this.assertWaiting(video);
-    this.db
-      .prepare(`UPDATE videos SET status = 'processing', upload_method = 'import', updated_at = ? WHERE id = ?`)
-      .run(this.clock.now(), video.id);
+    await db
+      .updateTable('videos')
+      .set({ status: 'processing', upload_method: 'import', updated_at: this.clock.now() })
+      .where('id', '=', video.id)
+      .execute();
   }
 
   /**
    * Refuses (429 `queue_full`) a new upload (#2, #3) or import while the organization, or the upload token's end
-   * user, has as many videos processing as its cap. Checked when the work is asked for, never when bytes arrive.
+   * user, has as many videos processing as its cap. Checked when the work is asked for, never when bytes arrive;
+   * inside the transaction (`db`) that holds the organization's lock and records what was asked for.
    */
-  assertQueueRoom(caller: Caller): void {
-    const processing = `SELECT COUNT(*) AS n FROM videos WHERE organization_id = ? AND status = 'processing'
-      AND live_stream_id IS NULL`;
+  async assertQueueRoom(caller: Caller, db: Executor = this.db): Promise<void> {
+    const processing = (endUser?: string) => {
+      let query = db
+        .selectFrom('videos')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organization_id', '=', caller.organizationId)
+        .where('status', '=', 'processing')
+        .where('live_stream_id', 'is', null);
+      if (endUser !== undefined) query = query.where('end_user', '=', endUser);
+      return query.executeTakeFirstOrThrow().then((r) => Number(r.n));
+    };
     const full = (n: number, cap: number, who: string, flag: string) => {
       if (n >= cap)
         throw capReached(
@@ -321,13 +392,9 @@ export class Videos {
           QUEUE_RETRY_AFTER_SECONDS,
         );
     };
-    const org = this.db.prepare(processing).get(caller.organizationId) as { n: number };
-    full(org.n, this.queueCaps.perOrganization, 'This organization', '--max-queued-per-organization');
+    full(await processing(), this.queueCaps.perOrganization, 'This organization', '--max-queued-per-organization');
     if (caller.scope !== 'upload' || caller.endUser === null) return;
-    const user = this.db.prepare(`${processing} AND end_user = ?`).get(caller.organizationId, caller.endUser) as {
-      n: number;
-    };
-    full(user.n, this.queueCaps.perUser, 'This end user', '--max-queued-per-user');
+    full(await processing(caller.endUser), this.queueCaps.perUser, 'This end user', '--max-queued-per-user');
   }
 
   /** A video takes its file once, by whichever way (#2, #3–#6, an import): after that, 409 `already_uploaded`. */
@@ -336,21 +403,60 @@ export class Videos {
       throw new ServiceError('already_uploaded', `Video ${video.id} already has its file (status ${video.status}).`);
   }
 
-  markReady(id: string, result: { duration: number; hasVideo: boolean; mediainfo: MediaInfo }): void {
+  /**
+   * #6 begins completing the video's multipart upload: true when no other completion of it (by any process, of
+   * any session) holds it. One conditional update, so two at once never both win; a claim whose process died
+   * passes at `until` (a completion takes seconds: its checks and one transaction).
+   */
+  async claimCompleting(id: string, until: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('videos')
+      .set({ completing_until: until })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('completing_until', 'is', null), eb('completing_until', '<=', this.clock.now())]))
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
+  /** #6 ended, however: its claim (the one that holds until `until`) is released. */
+  async releaseCompleting(id: string, until: number): Promise<void> {
+    await this.db
+      .updateTable('videos')
+      .set({ completing_until: null })
+      .where('id', '=', id)
+      .where('completing_until', '=', until)
+      .execute();
+  }
+
+  /** Whether #6 is completing the video's upload now (#7 and the sweeper leave its session alone meanwhile). */
+  isCompleting(row: VideoRow): boolean {
+    return row.completing_until != null && row.completing_until > this.clock.now();
+  }
+
+  async markReady(id: string, result: { duration: number; hasVideo: boolean; mediainfo: MediaInfo }): Promise<void> {
     const now = this.clock.now();
-    this.db
-      .prepare(
-        `UPDATE videos SET status = 'ready', failure_reason = NULL, duration = ?, has_video = ?, mediainfo = ?,
-         updated_at = ?, ready_at = ? WHERE id = ?`,
-      )
-      .run(result.duration, result.hasVideo ? 1 : 0, JSON.stringify(result.mediainfo), now, now, id);
+    await this.db
+      .updateTable('videos')
+      .set({
+        status: 'ready',
+        failure_reason: null,
+        duration: result.duration,
+        has_video: result.hasVideo ? 1 : 0,
+        mediainfo: JSON.stringify(result.mediainfo),
+        updated_at: now,
+        ready_at: now,
+      })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Every failure_reason passes here: a server path in it becomes its last part (a client never sees where files live). */
-  markFailed(id: string, reason: string): void {
-    this.db
-      .prepare(`UPDATE videos SET status = 'failed', failure_reason = ?, updated_at = ? WHERE id = ?`)
-      .run(withoutPaths(reason), this.clock.now(), id);
+  async markFailed(id: string, reason: string, db: Executor = this.db): Promise<void> {
+    await db
+      .updateTable('videos')
+      .set({ status: 'failed', failure_reason: withoutPaths(reason), updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .execute();
   }
 }
 

@@ -1,13 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { iso, type Clock } from '../clock.js';
-import type { Db } from '../db.js';
+import type { Db } from '../db/index.js';
 import { isId, newId, newSecret } from '../ids.js';
 import { RetryAt, type Jobs } from '../jobs.js';
 import { checkUrl, post, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
 import { WEBHOOK_EVENTS } from '../../src/api/contract.js';
 import { MAX_WEBHOOKS } from '../../src/api/limits.js';
 import type { CreateWebhookRequest, Webhook } from '../../src/api/types.js';
-import { owned, type Caller } from './accounts.js';
+import { owned, type Accounts, type Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -51,6 +51,8 @@ export interface WebhooksOptions {
   clock: Clock;
   jobs: Jobs;
   outbound: OutboundPolicy;
+  /** The organization's lock, held while its webhooks are counted (domain/accounts.ts). */
+  accounts: Accounts;
 }
 
 /** Webhook endpoints (decision: POST/GET/DELETE /webhooks) and the durable delivery of events to them. */
@@ -59,9 +61,10 @@ export class Webhooks {
   private readonly clock: Clock;
   private readonly jobs: Jobs;
   private readonly outbound: OutboundPolicy;
+  private readonly accounts: Accounts;
 
   constructor(options: WebhooksOptions) {
-    ({ db: this.db, clock: this.clock, jobs: this.jobs, outbound: this.outbound } = options);
+    ({ db: this.db, clock: this.clock, jobs: this.jobs, outbound: this.outbound, accounts: this.accounts } = options);
   }
 
   /** The receiver's URL must be http(s) and reach no internal address (net/outbound.ts): checked now and at each delivery. */
@@ -73,48 +76,62 @@ export class Webhooks {
       if (!(err instanceof RefusedUrl)) throw err;
       throw badField('url', `url ${show(url)} is refused: ${err.message}`);
     }
-    if (this.list(caller).length >= MAX_WEBHOOKS) {
-      throw new ServiceError(
-        'too_many_webhooks',
-        `An organization has at most ${MAX_WEBHOOKS} webhooks in an environment; delete one first.`,
-      );
-    }
     const id = newId();
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    this.db
-      .prepare(
-        'INSERT INTO webhooks (id, organization_id, environment, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        id,
-        caller.organizationId,
-        caller.environment,
-        parsed.href,
-        JSON.stringify([...new Set(events)]),
-        secret,
-        this.clock.now(),
-      );
-    return { ...this.object(this.find(caller, id)), secret };
+    // Counted and inserted under the organization's lock: two at once, to any process, never pass the cap.
+    await this.db.transaction().execute(async (trx) => {
+      await this.accounts.lockOrganization(trx, caller.organizationId);
+      const { n } = await trx
+        .selectFrom('webhooks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organization_id', '=', caller.organizationId)
+        .where('environment', '=', caller.environment)
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= MAX_WEBHOOKS) {
+        throw new ServiceError(
+          'too_many_webhooks',
+          `An organization has at most ${MAX_WEBHOOKS} webhooks in an environment; delete one first.`,
+        );
+      }
+      await trx
+        .insertInto('webhooks')
+        .values({
+          id,
+          organization_id: caller.organizationId,
+          environment: caller.environment,
+          url: parsed.href,
+          events: JSON.stringify([...new Set(events)]),
+          secret,
+          created_at: this.clock.now(),
+        })
+        .execute();
+    });
+    return { ...this.object(await this.find(caller, id)), secret };
   }
 
-  list(caller: Caller): Webhook[] {
-    const rows = this.db
-      .prepare('SELECT * FROM webhooks WHERE organization_id = ? AND environment = ? ORDER BY created_at, id')
-      .all(caller.organizationId, caller.environment) as WebhookRow[];
+  async list(caller: Caller): Promise<Webhook[]> {
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('organization_id', '=', caller.organizationId)
+      .where('environment', '=', caller.environment)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map((r) => this.object(r));
   }
 
-  find(caller: Caller, id: string): WebhookRow {
+  async find(caller: Caller, id: string): Promise<WebhookRow> {
     const row = isId(id)
-      ? (this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as WebhookRow | undefined)
+      ? await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()
       : undefined;
     return owned(caller, row, `Webhook ${JSON.stringify(id)}`);
   }
 
   /** Deliveries already made for it stop being retried. */
-  remove(caller: Caller, id: string): { success: true } {
-    this.find(caller, id);
-    this.db.prepare('DELETE FROM webhooks WHERE id = ?').run(id);
+  async remove(caller: Caller, id: string): Promise<{ success: true }> {
+    await this.find(caller, id);
+    await this.db.deleteFrom('webhooks').where('id', '=', id).execute();
     return { success: true };
   }
 
@@ -128,41 +145,47 @@ export class Webhooks {
   }
 
   /** Queues the event to every webhook of the organization and environment that takes it (one transaction). */
-  emit(organizationId: string, environment: string, event: WebhookEvent, payload: unknown): void {
-    const hooks = this.db
-      .prepare('SELECT * FROM webhooks WHERE organization_id = ? AND environment = ?')
-      .all(organizationId, environment) as WebhookRow[];
+  async emit(organizationId: string, environment: string, event: WebhookEvent, payload: unknown): Promise<void> {
+    const hooks = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('environment', '=', environment)
+      .execute();
     const body = JSON.stringify({ event, payload });
-    this.db.transaction(() => {
+    await this.db.transaction().execute(async (trx) => {
       for (const hook of hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(event))) {
         const id = newSecret('msg_', 18);
-        this.db
-          .prepare(
-            `INSERT INTO webhook_deliveries (id, webhook_id, event, body, state, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`,
-          )
-          .run(id, hook.id, event, body, this.clock.now());
-        this.jobs.enqueue(DELIVER_WEBHOOK, { deliveryId: id }, undefined, organizationId);
+        await trx
+          .insertInto('webhook_deliveries')
+          .values({ id, webhook_id: hook.id, event, body, state: 'pending', created_at: this.clock.now() })
+          .execute();
+        await this.jobs.enqueue(DELIVER_WEBHOOK, { deliveryId: id }, { group: organizationId, db: trx });
       }
-    })();
+    });
   }
 
   /**
    * By the sweeper: deliveries made over 30 days ago. Each one is settled by then (delivered, or given up after
    * about 27.6 hours of retries), or its webhook was deleted and it will never be tried again.
    */
-  prune(): void {
-    this.db
-      .prepare('DELETE FROM webhook_deliveries WHERE created_at < ?')
-      .run(this.clock.now() - PRUNE_DELIVERIES_AFTER_MS);
+  async prune(): Promise<void> {
+    await this.db
+      .deleteFrom('webhook_deliveries')
+      .where('created_at', '<', this.clock.now() - PRUNE_DELIVERIES_AFTER_MS)
+      .execute();
   }
 
   /** The DELIVER_WEBHOOK job: one attempt; a failure asks the job runner to come back after the next wait. */
   async deliver(deliveryId: string, signal: AbortSignal): Promise<void> {
-    const delivery = this.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(deliveryId) as
-      { id: string; webhook_id: string; body: string; state: string; attempts: number } | undefined;
+    const delivery = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', deliveryId)
+      .executeTakeFirst();
     const hook =
       delivery &&
-      (this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(delivery.webhook_id) as WebhookRow | undefined);
+      (await this.db.selectFrom('webhooks').selectAll().where('id', '=', delivery.webhook_id).executeTakeFirst());
     if (!delivery || delivery.state !== 'pending' || !hook) return;
     const timestamp = Math.floor(this.clock.now() / 1000);
     const attempts = delivery.attempts + 1;
@@ -190,11 +213,17 @@ export class Webhooks {
     }
     const wait = RETRY_WAITS_MS[attempts - 1];
     const state = error === null ? 'delivered' : wait === undefined ? 'failed' : 'pending';
-    this.db
-      .prepare(
-        'UPDATE webhook_deliveries SET attempts = ?, last_status = ?, last_error = ?, state = ?, delivered_at = ? WHERE id = ?',
-      )
-      .run(attempts, status, error, state, state === 'delivered' ? this.clock.now() : null, delivery.id);
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({
+        attempts,
+        last_status: status,
+        last_error: error,
+        state,
+        delivered_at: state === 'delivered' ? this.clock.now() : null,
+      })
+      .where('id', '=', delivery.id)
+      .execute();
     if (state === 'pending') throw new RetryAt(this.clock.now() + wait!, `webhook ${hook.url} ${error}`);
   }
 }

@@ -120,7 +120,7 @@ export function op<
     scopes === 'public'
       ? undefined
       : async (req: FastifyRequest) => {
-          req.caller = accounts.authenticate(req.headers.authorization);
+          req.caller = await accounts.authenticate(req.headers.authorization);
           if (!scopes.includes(req.caller.scope)) throw outOfScope(req.caller, o.what ?? 'use this endpoint');
         };
   return { schema, ...(onRequest ? { onRequest } : {}) };

@@ -4,7 +4,8 @@ import { connect } from 'node:net';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db.js';
+import { sql } from 'kysely';
+import type { Db } from '../db/index.js';
 import { ServiceError } from '../domain/errors.js';
 import type { Metrics } from '../metrics.js';
 import type { Api } from './api.js';
@@ -66,18 +67,18 @@ function reason(err: unknown): string {
 }
 
 /**
- * The database answers a trivial query, from the file it was opened on. SQLite keeps answering from a file that
+ * The database answers a trivial query (PostgreSQL: the server is reachable; a pool reconnects by itself after a
+ * restart), and a SQLite database from the file it was opened on (`file`): SQLite keeps answering from a file that
  * was moved or deleted under it (it holds it open), and what it writes there is lost at the next start: that
  * service is not ready, though `SELECT 1` works.
  */
-export function sqliteCheck(db: Db): Check {
+export function databaseCheck(db: Db, file?: string): Check {
   // An in-memory database (a rule's fast test) has no file to move away.
-  const opened = db.memory ? undefined : statSync(db.name).ino;
+  const opened = file === undefined || file === ':memory:' ? undefined : statSync(file).ino;
   return async () => {
-    if (!db.open) throw new CheckFailed('the database is closed');
-    db.prepare('SELECT 1').get();
+    await sql`SELECT 1`.execute(db);
     if (opened === undefined) return;
-    const now = await stat(db.name).catch(() => undefined);
+    const now = await stat(file!).catch(() => undefined);
     if (now?.ino !== opened) throw new CheckFailed('the database file is no longer where the service opened it');
   };
 }

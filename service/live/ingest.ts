@@ -75,6 +75,8 @@ export class Ingest {
   private host = '127.0.0.1';
   private port = 0;
   private closing = false;
+  /** The worker's messages being handled, one after another (handle). */
+  private inbox: Promise<void> = Promise.resolve();
   /** By the worker's session id. */
   private readonly publishes = new Map<string, Publish>();
   private readonly disconnecting = new Map<string, () => void>();
@@ -129,7 +131,7 @@ export class Ingest {
         this.tell({ type: 'close' });
       });
     }
-    this.endAll();
+    await this.endAll();
   }
 
   private start(): Promise<void> {
@@ -144,7 +146,7 @@ export class Ingest {
           resolve();
         } else if (message.type === 'listen-error') {
           reject(Object.assign(new Error(message.message), { code: message.code, port: this.port }));
-        } else this.receive(message);
+        } else this.handle(message);
       });
       worker.once('exit', (code, signal) => {
         reject(new Error(`the RTMP ingest exited (${signal ?? code}) before it listened`));
@@ -156,7 +158,7 @@ export class Ingest {
   private exited(worker: ChildProcess, code: number | null, signal: string | null): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
-    this.endAll();
+    void this.endAll();
     // Never listened (its port was taken): the service does not start, so there is nothing to restart.
     if (this.closing || !this.origin) return;
     // Back-off rather than giving up: a worker that cannot live is retried ever more slowly, never abandoned.
@@ -177,26 +179,40 @@ export class Ingest {
   }
 
   /** The worker is gone: its publishes ended now, and whoever waits for one of them waits no more. */
-  private endAll(): void {
+  private async endAll(): Promise<void> {
+    // After the messages the worker sent before it went (a publish being recorded, say).
+    await this.inbox;
     const now = this.clock.now();
     for (const [sid, p] of this.publishes) {
       clearInterval(p.storyboard);
       void p.shipping?.finish();
-      this.recordings.endPart(p.recordingId, p.seq, p.endedAt ?? now);
       this.publishes.delete(sid);
+      await this.recordings
+        .endPart(p.recordingId, p.seq, p.endedAt ?? now)
+        .catch((err: unknown) => console.error('RTMP ingest: could not end a part:', err));
     }
     for (const resolve of this.disconnecting.values()) resolve();
     this.disconnecting.clear();
   }
 
-  private receive(message: FromWorker): void {
+  /**
+   * The worker's messages, each handled after the one before (a publish's end never overtakes its beginning,
+   * whose database statements take a moment).
+   */
+  private handle(message: FromWorker): void {
+    this.inbox = this.inbox
+      .then(() => this.receive(message))
+      .catch((err: unknown) => console.error(`RTMP ingest: ${message.type}:`, err));
+  }
+
+  private async receive(message: FromWorker): Promise<void> {
     if (message.type === 'publish') {
-      const stream = message.app === 'live' ? this.streams.byKey(message.key) : undefined;
+      const stream = message.app === 'live' ? await this.streams.byKey(message.key) : undefined;
       if (!stream) return this.tell({ type: 'refuse', sid: message.sid, why: 'no live stream has that key' });
       if ([...this.publishes.values()].some((p) => p.streamId === stream.id)) {
         return this.tell({ type: 'refuse', sid: message.sid, why: 'the stream already has a publisher' });
       }
-      const { recordingId, seq, dir } = this.recordings.beginPart(stream, this.clock.now());
+      const { recordingId, seq, dir } = await this.recordings.beginPart(stream, this.clock.now());
       const storyboard = setInterval(
         () => void this.recordings.storyboards.update(recordingId).catch(() => {}),
         STORYBOARD_EVERY_MS,
@@ -213,7 +229,7 @@ export class Ingest {
       this.publishes.delete(message.sid);
       clearInterval(publish.storyboard);
       void publish.shipping?.finish();
-      this.recordings.endPart(publish.recordingId, publish.seq, publish.endedAt ?? this.clock.now());
+      await this.recordings.endPart(publish.recordingId, publish.seq, publish.endedAt ?? this.clock.now());
       void this.recordings.storyboards.update(publish.recordingId).catch(() => {});
     } else if (message.type === 'disconnected') {
       this.disconnecting.get(message.streamId)?.();

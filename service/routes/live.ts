@@ -199,7 +199,7 @@ export function liveRoutes(
       ok: fileAnswer('MP4 (206 for a range)', ['video/mp4']),
       errors: ['not_found'],
     }),
-    (req, reply) => sendFile(req, reply, recordings.download(req.params.id), 'public, max-age=60'),
+    async (req, reply) => sendFile(req, reply, await recordings.download(req.params.id), 'public, max-age=60'),
   );
 
   app.get(

@@ -86,8 +86,8 @@ export function mediaRoutes(
       ok: fileAnswer('HTML page', ['text/html']),
       errors: ['not_found'],
     }),
-    (req, reply) => {
-      const { hlsUrl, status } = videos.embed(req.params.id);
+    async (req, reply) => {
+      const { hlsUrl, status } = await videos.embed(req.params.id);
       return reply
         .type('text/html; charset=utf-8')
         .header(

@@ -79,7 +79,7 @@ export function testHookRoutes(
       body: Type.Object({ token: Type.String() }),
       ok: Done('expired'),
     }),
-    (req) => ({ expired: deps.accounts.expireToken(req.body.token) }),
+    async (req) => ({ expired: await deps.accounts.expireToken(req.body.token) }),
   );
 
   app.post(

@@ -52,7 +52,7 @@ export class UploadOrigin {
     const [, linkId] = url.pathname.match(LINK_PATH) ?? [];
     if (!linkId) throw notFound('This upload URL');
     this.signer.verify(url, this.clock.now());
-    const { videoId, storageCheck } = this.uploads.acceptLink(linkId);
+    const { videoId, storageCheck } = await this.uploads.acceptLink(linkId);
     const source = this.store.files.source(videoId);
     const written = await this.exclusively(`video:${videoId}`, async () => {
       const temp = `${source}${TEMP_MARK}${newId()}`;
@@ -61,7 +61,7 @@ export class UploadOrigin {
         check: storageCheck,
       });
       try {
-        this.uploads.fileStored(videoId, body.size, () => renameSync(temp, source));
+        await this.uploads.fileStored(videoId, body.size, () => renameSync(temp, source));
       } finally {
         await rm(temp, { force: true });
       }
@@ -76,7 +76,7 @@ export class UploadOrigin {
     if (!key || !id) throw notFound('This upload URL');
     this.signer.verify(url, this.clock.now());
     const chunkId = Number(id);
-    const { storageCheck } = this.uploads.acceptChunk(key);
+    const { storageCheck } = await this.uploads.acceptChunk(key);
     const file = `${chunkId}-${newId()}`;
     const path = this.store.files.chunk(key, file);
     const written = await this.exclusively(`chunk:${key}/${chunkId}`, () =>
@@ -109,10 +109,10 @@ export class UploadOrigin {
   }
 
   /** Counts bytes that reached a storage path (a fault took them): the session's key, or the link's video. */
-  countFor(pathname: string, n: number): void {
+  async countFor(pathname: string, n: number): Promise<void> {
     const key = CHUNK_PATH.exec(pathname)?.[1];
     const linkId = LINK_PATH.exec(pathname)?.[1];
-    const id = key ?? (linkId ? this.uploads.videoOfLink(linkId) : undefined);
+    const id = key ?? (linkId ? await this.uploads.videoOfLink(linkId) : undefined);
     if (id) this.count(id, n);
   }
 

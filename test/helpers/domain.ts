@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApi, buildContext, type Context, type ServiceOptions } from '../../service/app.js';
 import { testClock } from '../../service/clock.js';
-import { openDatabase } from '../../service/db.js';
+import { openDatabase } from '../../service/db/index.js';
 import { settings } from '../../service/settings.js';
 
 /** An answer of `app.inject()`: its status, its JSON body, its headers. */
@@ -31,9 +31,9 @@ export async function domainUnderTest(
 ): Promise<DomainUnderTest> {
   // Files checks the free space of its folder (statfs); nothing is written to it by these rules.
   const dataDir = await mkdtemp(join(tmpdir(), 'domain-'));
-  const db = openDatabase(':memory:');
+  const db = await openDatabase(':memory:');
   const origins = { api: 'http://127.0.0.1:1', storage: 'http://127.0.0.1:2', rtmp: 'rtmp://127.0.0.1:3' };
-  const context = buildContext({
+  const context = await buildContext({
     ...{ db, clock: testClock(), dataDir, origins },
     settings: settings({ ...options, dataDir }),
     outbound: { allowPrivateNetwork: false },
@@ -42,7 +42,7 @@ export async function domainUnderTest(
   const { app } = await buildApi(context, origins);
   return {
     context,
-    key: context.accounts.createToken('acme'),
+    key: await context.accounts.createToken('acme'),
     async call(method, path, { token, body } = {}) {
       const res = await app.inject({
         method,
@@ -54,7 +54,7 @@ export async function domainUnderTest(
     },
     async close() {
       await app.close();
-      db.close();
+      await db.destroy();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { checkedOrigins } from './contract.js';
+import { startPostgres, type Postgres } from './engines/postgres.js';
 import { sha256 } from './media.js';
 import { tempDir } from './temp.js';
 
@@ -22,6 +23,8 @@ export interface RunningService {
   /** rtmp://127.0.0.1:PORT/live; empty for a role without the ingest (api, worker). */
   rtmp: string;
   data: string;
+  /** `--data` and, on PostgreSQL, `--database`: what a command of the service run by hand needs to act on this one's. */
+  dataArgs: string[];
   process: ChildProcess;
   /** Creates an organization's token with the service's own command line. */
   token(org: string, environment?: string): Promise<string>;
@@ -41,6 +44,25 @@ export interface RunningService {
   stop(): Promise<void>;
   /** SIGKILL: no cleanup at all, as a crash. */
   kill(): Promise<void>;
+}
+
+/**
+ * `SERVICE_DATABASE=postgres`: every service a test starts keeps its metadata and jobs in a PostgreSQL database of
+ * its own (`--database`), on a throwaway cluster started once per test file, at its first service, and stopped
+ * when the file's process exits. A service started again on the same data folder (a restart) gets its database
+ * again. Unset: SQLite in the data folder, the service's default.
+ */
+const ON_POSTGRES = process.env.SERVICE_DATABASE === 'postgres';
+let cluster: Promise<Postgres> | undefined;
+const databases = new Map<string, string>();
+async function databaseOf(data: string): Promise<string> {
+  let url = databases.get(data);
+  if (!url) {
+    cluster ??= startPostgres();
+    url = await (await cluster).freshDatabase();
+    databases.set(data, url);
+  }
+  return url;
 }
 
 /** Receivers of the tests listen on 127.0.0.1, which the service refuses to reach unless told it may. */
@@ -67,7 +89,9 @@ export async function startService(
 ): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
   const data = options.data ?? (await tempData());
+  const database = ON_POSTGRES ? ['--database', await databaseOf(data)] : [];
   const args = [
+    ...database,
     '--port',
     port(options.ports?.api),
     '--storage-port',
@@ -113,6 +137,7 @@ export async function startService(
     storage: storage!,
     rtmp: rtmp!,
     data,
+    dataArgs: ['--data', data, ...database],
     process: child,
     async token(org, environment = 'production') {
       return service.cli('token', '--org', org, '--environment', environment);
@@ -120,7 +145,7 @@ export async function startService(
     async cli(...cliArgs) {
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        [...TSX, options.main ?? MAIN, ...cliArgs, '--data', data],
+        [...TSX, options.main ?? MAIN, ...cliArgs, ...service.dataArgs],
         { cwd: ROOT },
       );
       return stdout.trim();

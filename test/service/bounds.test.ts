@@ -391,7 +391,7 @@ describe('indexes and pruning', () => {
 
   it('prunes minted tokens two days after expiry or revocation (never keys), links once expired, jobs after 7 days, deliveries after 30', async () => {
     const revoke = (token: string) =>
-      execFileSync(process.execPath, ['--import', 'tsx', MAIN, 'revoke-token', '--data', service.data], {
+      execFileSync(process.execPath, ['--import', 'tsx', MAIN, 'revoke-token', ...service.dataArgs], {
         input: token,
       });
     const mint = async () => (await service.call('POST', '/tokens', { token: key, body: {} })).body.token as string;

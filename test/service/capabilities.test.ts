@@ -22,7 +22,7 @@ describe('capabilities end with their source', () => {
     new Promise<void>((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', 'service/main.ts', 'revoke-token', '--data', service.data],
+        ['--import', 'tsx', 'service/main.ts', 'revoke-token', ...service.dataArgs],
         { stdio: ['pipe', 'ignore', 'ignore'] },
       );
       child.stdin.end(`${token}\n`);

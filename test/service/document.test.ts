@@ -65,7 +65,7 @@ describe('the OpenAPI document of a service started with other limits', () => {
     const help = await service.cli('--help');
     for (const [name, flag] of Object.entries(SERVICE_FLAGS)) {
       const shown =
-        flag.type === 'boolean' || name === 'data' || !('default' in flag)
+        flag.type === 'boolean' || name === 'data' || name === 'database' || !('default' in flag)
           ? `[--${name}`
           : `[--${name} ${flag.default}]`;
       assert.ok(help.includes(shown), `${shown} in:\n${help}`);

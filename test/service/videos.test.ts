@@ -48,7 +48,7 @@ describe('accounts, video objects and errors', () => {
     await new Promise<void>((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', 'service/main.ts', 'revoke-token', '--data', service.data],
+        ['--import', 'tsx', 'service/main.ts', 'revoke-token', ...service.dataArgs],
         { stdio: ['pipe', 'ignore', 'ignore'] },
       );
       child.stdin.end(`${doomed}\n`);

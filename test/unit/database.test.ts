@@ -3,9 +3,9 @@ import { sql } from 'kysely';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase as openTodaysDatabase } from '../../service/db.js';
-import { openDatabase, setting } from '../../service/db/index.js';
+import { openDatabase, setting, shownLocation } from '../../service/db/index.js';
 import { startPostgres, type Postgres } from '../helpers/engines/postgres.js';
+import { makeLegacyDatabase } from '../helpers/legacy-database.js';
 import { tempDir } from '../helpers/temp.js';
 
 /** Everything SQLite knows of a file's schema: each table's columns, keys and foreign keys, and each index. */
@@ -58,29 +58,36 @@ function schemaOf(path: string) {
 }
 
 describe('the database (service/db)', () => {
-  it("makes on SQLite today's schema, column for column, and today's code opens its file as its own", async () => {
+  it('makes on SQLite the schema the service had before Kysely, column for column, and then its own steps', async () => {
     const dir = await tempDir('schema-');
-    const todays = join(dir, 'todays.db');
-    openTodaysDatabase(todays).close();
+    const legacy = join(dir, 'legacy.db');
+    makeLegacyDatabase(legacy).close();
     const made = join(dir, 'made.db');
     await (await openDatabase(made)).destroy();
-    assert.deepEqual(schemaOf(made), schemaOf(todays));
+    // What came after the service moved onto Kysely: #6's claim on a video (0005-completing), the conversions'
+    // order (0006-export-order).
+    const withoutLater = schemaOf(made);
+    withoutLater.videos!.columns = withoutLater.videos!.columns.filter((c) => !c.startsWith('completing_until'));
+    withoutLater.exports!.columns = withoutLater.exports!.columns.filter((c) => !c.startsWith('seq'));
+    assert.deepEqual(withoutLater, schemaOf(legacy));
     const version = (path: string) => new BetterSqlite(path).pragma('user_version', { simple: true });
-    assert.equal(version(made), version(todays), 'the older code finds no migration left to run');
-    openTodaysDatabase(made).close();
+    assert.equal(version(made), 14, 'user_version counts every step, as the older code did');
+  });
+
+  it('shows a PostgreSQL URL (the ready line) without its user, password or parameters', () => {
+    assert.equal(
+      shownLocation('postgres://videos:s3cret@db.example:5432/videos?sslmode=require&password=again'),
+      'postgres://db.example:5432/videos',
+    );
+    assert.equal(shownLocation('/var/lib/videos/service.db'), '/var/lib/videos/service.db');
   });
 
   it('adopts a data directory of the service before it, without running its migrations again, keeping its rows', async () => {
     const dir = await tempDir('adopt-');
     const path = join(dir, 'service.db');
-    const todays = openTodaysDatabase(path);
-    // The file as the service made it before the queue's leases (user_version 9): the steps since taken back by hand.
+    // The file as the service made it before the queue's leases (user_version 9).
+    const todays = makeLegacyDatabase(path, 9);
     todays.exec(`
-      ALTER TABLE upload_sessions DROP COLUMN upload_id;
-      DROP TABLE rate_limits; DROP TABLE leases;
-      DROP TABLE job_kinds; DROP TABLE job_groups;
-      ALTER TABLE jobs DROP COLUMN worker; ALTER TABLE jobs DROP COLUMN lease_until;
-      PRAGMA user_version = 9;
       INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'acme', 1000);
       INSERT INTO settings (name, value) VALUES ('signing_secret', 'kept');`);
     todays.close();
@@ -95,7 +102,14 @@ describe('the database (service/db)', () => {
       const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
       assert.deepEqual(
         rows.map((m) => m.name),
-        ['0001-baseline', '0002-job-leases', '0003-shared-limits', '0004-store-uploads'],
+        [
+          '0001-baseline',
+          '0002-job-leases',
+          '0003-shared-limits',
+          '0004-store-uploads',
+          '0005-completing',
+          '0006-export-order',
+        ],
       );
     } finally {
       await db.destroy();

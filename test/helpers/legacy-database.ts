@@ -1,15 +1,11 @@
 import Database from 'better-sqlite3';
-import { chmodSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-
-export type Db = Database.Database;
 
 /**
- * Schema, one migration per entry; `user_version` says how many have run. Times are milliseconds
- * of the service clock. Chunk bytes and media live on disk under the data directory; this holds
- * what they are.
+ * A data directory's database as the service made it before its statements moved onto Kysely (service/db): its ten
+ * migrations, counted in SQLite's `user_version`. The service no longer has this code; the tests keep it to make
+ * such a file and show that service/db adopts it (test/unit/database.test.ts).
  */
-const MIGRATIONS = [
+const LEGACY_MIGRATIONS = [
   `
   CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE organizations (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
@@ -122,8 +118,7 @@ const MIGRATIONS = [
   ALTER TABLE videos ADD COLUMN token_hash TEXT;
   ALTER TABLE organizations ADD COLUMN quota_bytes INTEGER;
   `,
-  // The queue's leases and its fair pick's state (jobs.ts). The same step as service/db/migrations.ts's
-  // '0002-job-leases', written twice only until the domain opens its database there (issue 30, item 2).
+  // The queue's leases and its fair pick's state (jobs.ts): service/db/migrations.ts's '0002-job-leases'.
   `
   ALTER TABLE jobs ADD COLUMN worker TEXT;
   ALTER TABLE jobs ADD COLUMN lease_until INTEGER;
@@ -143,38 +138,13 @@ const MIGRATIONS = [
   `ALTER TABLE upload_sessions ADD COLUMN upload_id TEXT;`,
 ];
 
-/**
- * Opens (and makes) the data directory's database. The directory is the service's alone (0700): it holds the
- * signing secret, token hashes, webhook secrets and every uploaded byte.
- */
-export function openDb(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  chmodSync(dataDir, 0o700);
-  return openDatabase(join(dataDir, 'service.db'));
-}
-
-/** The database at `path` (`:memory:` for a rule's unit test), migrated. */
-export function openDatabase(path: string): Db {
+/** Makes the file at `path` as the service before Kysely did, with its first `steps` migrations (default: all of them). */
+export function makeLegacyDatabase(path: string, steps = LEGACY_MIGRATIONS.length): Database.Database {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  const done = db.pragma('user_version', { simple: true }) as number;
-  for (let i = done; i < MIGRATIONS.length; i++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[i]!);
-      db.pragma(`user_version = ${i + 1}`);
-    })();
+  for (let i = 0; i < steps; i++) {
+    db.exec(LEGACY_MIGRATIONS[i]!);
+    db.pragma(`user_version = ${i + 1}`);
   }
   return db;
-}
-
-/** A setting of this data directory, made by `make` the first time it is asked for. */
-export function setting(db: Db, name: string, make: () => string): string {
-  const row = db.prepare('SELECT value FROM settings WHERE name = ?').get(name) as { value: string } | undefined;
-  if (row) return row.value;
-  const value = make();
-  db.prepare('INSERT INTO settings (name, value) VALUES (?, ?)').run(name, value);
-  return value;
 }
