@@ -120,7 +120,14 @@ function postgres(url: string): PostgresDialect {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
       oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   };
-  return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, types }) });
+  const pool = new pg.Pool({ connectionString: url, types });
+  // An idle connection the server closed (a restart, a failover, an administrator) is an 'error' on the pool; left
+  // unheard it ends the process. The pool drops that connection and opens a new one for the next query, so the
+  // service goes on: a request or job in flight fails and is retried, nothing else.
+  pool.on('error', (err) =>
+    console.error(`database: a connection was lost (${err.message}); the next query reconnects`),
+  );
+  return new PostgresDialect({ pool });
 }
 
 function sqlite(path: string): SqliteDialect {
