@@ -54,6 +54,11 @@ export interface ServiceOptions {
   role?: Role;
   /** `--database`: a PostgreSQL URL (`postgres://…`) shared by every process; default SQLite in `dataDir`. */
   database?: string;
+  /**
+   * `--public-url`: where clients reach the API (a load balancer's origin). The URLs answers and webhooks carry start
+   * with it, whichever process made them (a worker's video-ready too); default: this process's own API address.
+   */
+  publicUrl?: string;
   host?: string;
   /** API port ({base_url}), or the health port of a role without the API; 0 picks a free one. */
   port?: number;
@@ -128,6 +133,8 @@ export interface Origins {
   api: string;
   storage: string;
   rtmp: string;
+  /** Where clients reach the API (`--public-url`), when not at `api`. */
+  public?: string;
 }
 
 /** The service's modules: one typed context, each module built after what it needs (buildContext). */
@@ -182,6 +189,8 @@ export async function buildContext(base: {
   databaseFile?: string;
 }): Promise<Context> {
   const { db, clock, settings: running, origins, outbound, databaseFile } = base;
+  /** The origin of the URLs answers and webhooks carry. */
+  const apiOrigin = () => origins.public ?? origins.api;
   const files = new Files(base.dataDir, running.minFreeBytes);
   const metrics: Metrics = new Metrics({
     queue: () => jobs.stats(), // later: jobs
@@ -200,7 +209,7 @@ export async function buildContext(base: {
   const store = new LocalStore(files, signer);
   const remote = base.s3 && new S3Media(base.s3);
   const videos: Videos = new Videos({
-    ...{ db, clock, jobs, files, accounts, apiOrigin: () => origins.api },
+    ...{ db, clock, jobs, files, accounts, apiOrigin },
     importOf: (id) => imports.progress(id), // later: imports
     caps: running.openUploadCaps,
     queueCaps: running.queueCaps,
@@ -214,7 +223,7 @@ export async function buildContext(base: {
     : new RecordingMedia();
   const recordings: Recordings = new Recordings({
     ...{ db, clock, jobs, files, media: recordingMedia, mergeWindowMs: running.mergeWindowMs },
-    apiOrigin: () => origins.api,
+    apiOrigin,
     // later: exports
     conversions: { entries: (id) => exports.entries(id), forget: (id, trx) => exports.forgetRecording(id, trx) },
   });
@@ -230,7 +239,7 @@ export async function buildContext(base: {
   });
   const uploads = new Uploads({
     ...{ db, clock, store, videos, usage, accounts },
-    apiOrigin: () => origins.api,
+    apiOrigin,
     caps: running.openUploadCaps,
     ...(base.s3 ? { direct: new S3Uploads(base.s3) } : {}),
   });
@@ -324,7 +333,7 @@ export async function buildApi(
   context: Context,
   origins: Origins,
   testHooks?: Omit<Parameters<typeof testHookRoutes>[1], 'accounts' | 'clock' | 'jobs' | 'recordingWork'>,
-  ops: { logLevel?: LogLevel; metricsToken?: string } = {},
+  ops: { logLevel?: LogLevel; metricsToken?: string; sharedLimits?: boolean } = {},
 ): Promise<{ app: Api; health: Health }> {
   const { accounts, videos, uploads, imports, streams, recordings, exports, webhooks, usage } = context;
   const running = context.settings;
@@ -353,12 +362,18 @@ export async function buildHealthPort(
   context: Context,
   origins: Origins,
   testHooks?: Omit<Parameters<typeof testHookRoutes>[1], 'accounts' | 'clock' | 'jobs' | 'recordingWork'>,
-  ops: { logLevel?: LogLevel; metricsToken?: string } = {},
+  ops: { logLevel?: LogLevel; metricsToken?: string; sharedLimits?: boolean } = {},
 ): Promise<{ app: Api; health: Health }> {
   const { accounts, metrics } = context;
   const app = await createApi({
-    ...{ accounts, faults: testHooks?.faults, origin: () => origins.api, settings: context.settings, metrics },
-    ...{ logLevel: ops.logLevel ?? 'warn', rateLimitStore: context.rateLimits.store() },
+    ...{
+      accounts,
+      faults: testHooks?.faults,
+      origin: () => origins.public ?? origins.api,
+      settings: context.settings,
+      metrics,
+    },
+    ...{ logLevel: ops.logLevel ?? 'warn', rateLimitStore: ops.sharedLimits ? context.rateLimits.store() : undefined },
   });
   const health = new Health(app.log);
   health.addCheck('database', databaseCheck(context.db, context.databaseFile));
@@ -380,7 +395,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const runs = RUNS[role];
   const location = databaseLocation({ database: options.database, data: options.dataDir });
   const db = await openDatabase(location);
-  const origins: Origins = { api: '', storage: '', rtmp: '' };
+  const origins: Origins = { api: '', storage: '', rtmp: '', public: options.publicUrl };
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
   let log: Pick<FastifyBaseLogger, 'error'> = { error: (...args: unknown[]) => console.error(...args) };
   const s3 =
@@ -399,7 +414,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const origin = new UploadOrigin(uploads, store, signer, clock);
   const faults = options.testHooks ? new Faults() : undefined;
   const testHooks = faults && { received: origin.received, storageRequests, faults, sweep: () => sweep() };
-  const ops = { logLevel: options.logLevel, metricsToken: options.metricsToken };
+  // Rate limits count in the database when other processes may serve the same tokens (a role of a fleet, or a
+  // database server several `all` share); one process on its own file counts in memory, a write per request spared
+  // (bench/scale.bench.ts measured the database's count at half the requests a second of two API processes).
+  const sharedLimits = role !== 'all' || options.database !== undefined;
+  const ops = { logLevel: options.logLevel, metricsToken: options.metricsToken, sharedLimits };
   const { app, health } = runs.api
     ? await buildApi(context, origins, testHooks, ops)
     : await buildHealthPort(context, origins, testHooks, ops);

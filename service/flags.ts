@@ -12,7 +12,12 @@ const { limits, importLimits, queueCaps, ingestLimits, conversionLimits, openUpl
 const seconds = (ms: number) => String(ms / 1000);
 const value = (fallback: number | string) => ({ type: 'string', default: String(fallback) }) as const;
 /** What `--help` shows for a flag without a default (its value is taken from the environment, or none). */
-const PLACEHOLDERS: Record<string, string> = { 's3-endpoint': 'URL', 's3-region': 'REGION', 'media-base-url': 'URL' };
+const PLACEHOLDERS: Record<string, string> = {
+  's3-endpoint': 'URL',
+  's3-region': 'REGION',
+  'media-base-url': 'URL',
+  'public-url': 'URL',
+};
 
 /** Each flag of the service itself (not of its account commands), with its default: what `--help` lists. */
 export const SERVICE_FLAGS = {
@@ -25,6 +30,8 @@ export const SERVICE_FLAGS = {
   data: { type: 'string', default: DEFAULT_DATA },
   // Empty: SQLite in the data directory (db/index.ts, databaseLocation).
   database: { type: 'string', default: '' },
+  // Where clients reach the API (a load balancer's address), for the URLs answers and webhooks carry.
+  'public-url': { type: 'string' },
   // Where media lives (storage/options.ts): the data directory, or an S3-compatible store and how to reach it.
   storage: value('disk'),
   's3-endpoint': { type: 'string' },

@@ -45,6 +45,29 @@ function port(flag: 'port' | 'storage-port' | 'rtmp-port'): number {
   return n;
 }
 
+/** `--public-url`: an http(s) origin, without a path, query or credentials (the URLs answers carry start with it). */
+function publicUrl(): string | undefined {
+  const given = values['public-url'];
+  if (given === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(given);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    !/^https?:$/.test(url.protocol) ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    url.pathname !== '/'
+  )
+    fail(`--public-url must be an http(s) origin such as https://video.example.com, not ${JSON.stringify(given)}.`);
+  return url.origin;
+}
+
 /** The account commands' side of the database the service uses (`--database`, else SQLite under `--data`). */
 async function withAccounts<T>(work: (accounts: Accounts) => Promise<T>): Promise<T> {
   const db = await openDatabase(databaseLocation({ database: values.database || undefined, data: values.data }));
@@ -252,6 +275,7 @@ if (values.help) {
     dataDir: values.data,
     role: role(),
     database: values.database || undefined,
+    publicUrl: publicUrl(),
     host: values.host,
     port: port('port'),
     storagePort: port('storage-port'),

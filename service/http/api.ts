@@ -263,8 +263,11 @@ export interface ApiOptions {
   /** Each request observed (http/observe.ts) and logged at this level (log.ts). */
   metrics: Metrics;
   logLevel: LogLevel;
-  /** Where the rate limits count (http/rate-limit-store.ts: in the database, shared by every API process). */
-  rateLimitStore: FastifyRateLimitStoreCtor;
+  /**
+   * Where the rate limits count when several processes serve the API (http/rate-limit-store.ts: in the database);
+   * none: in this process's memory, the one process that serves it.
+   */
+  rateLimitStore?: FastifyRateLimitStoreCtor;
 }
 
 /** The Fastify instance with its shared rules; the route modules add their operations to it. */
@@ -359,7 +362,7 @@ export async function createApi({
   });
 
   // After the CORS headers (a browser reads the 429), before the token is checked or the body read.
-  await app.register(rateLimit, { global: false, store: rateLimitStore });
+  await app.register(rateLimit, { global: false, ...(rateLimitStore && { store: rateLimitStore }) });
   const limiter = (budget: string, max: number) =>
     app.rateLimit({
       max,

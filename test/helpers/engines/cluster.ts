@@ -22,6 +22,7 @@ import { tempDir } from '../temp.js';
 import type { StoreRequest } from './ceph.js';
 import { scaleEngines } from './environment.js';
 import { startNginx, type Balancer } from './nginx.js';
+import { freePort } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'service/main.ts');
@@ -161,12 +162,16 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
   // The run's PostgreSQL restarts under some tests: an idle client of the pool losing its connection is no failure.
   pool.on('error', () => undefined);
   let balancer: Balancer | undefined;
+  // The balancer's address is chosen first: every process names it as the API's (--public-url), as behind a real one.
+  const balancerPort = await freePort();
+  const publicUrl = `http://127.0.0.1:${balancerPort}`;
 
   const argsOf = async (name: ProcessName) => [
     ...['--role', CLUSTER[name], '--database', database, '--storage', storage],
     ...['--s3-endpoint', engines.s3.endpoint, '--s3-path-style'],
     // The tests' webhook receivers listen on 127.0.0.1.
     '--allow-private-network',
+    ...['--public-url', publicUrl],
     ...['--port', ports.get(name) ?? '0', '--storage-port', '0', '--rtmp-port', '0'],
     // Local scratch only (a worker's copy of a source for ffmpeg): every process its own, as on its own machine.
     ...['--data', await tempDir(`cluster-${name}-`)],
@@ -208,7 +213,7 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
     const failed = starts.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
     const apis = (['api1', 'api2'] as const).map((name) => running.get(name)!.process.api!);
-    balancer = await startNginx(apis);
+    balancer = await startNginx(apis, { port: balancerPort });
     checkedOrigins.add(balancer.url);
   } catch (error) {
     await stop();

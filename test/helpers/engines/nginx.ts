@@ -58,14 +58,14 @@ export interface Balancer {
 }
 
 /** Starts nginx in front of `origins` (`http://127.0.0.1:PORT` each). */
-export async function startNginx(origins: string[]): Promise<Balancer> {
+export async function startNginx(origins: string[], options: { port?: number } = {}): Promise<Balancer> {
   const dir = await engineFolder('nginx', stopNginx);
   try {
     // The workers run as nobody when nginx starts as root: they must reach the folder to write request bodies
     // nginx spools (none while buffering is off, but nginx checks the folders at start).
     await chmod(dir, 0o755);
     await mkdir(join(dir, 'temp'));
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const conf = join(dir, 'nginx.conf');
     await writeFile(conf, config({ dir, port, origins }));
     const nginx = await spawnDaemon(dir, 'nginx', NGINX, ['-p', dir, '-e', join(dir, 'log', 'error.log'), '-c', conf]);
