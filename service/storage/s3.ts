@@ -32,7 +32,7 @@ import { keyBeside, signPlaylist } from './playlist-links.js';
 /**
  * Media on an S3-compatible store (AWS S3, Cloudflare R2, MinIO, Ceph's RADOS Gateway), issue 30. The browser's
  * PUTs go straight to the store by presigned links (#2, #4), so no byte of an upload passes through the service; the
- * store's ETag of a part is the chunk's eTag (#5, #6). Key layout (docs/scale-storage.md), under the `s3://` prefix:
+ * store's ETag of a part is the chunk's eTag (#5, #6). Key layout (docs/scale.md, Object store), under the `s3://` prefix:
  *
  *   orgs/<organization id>/videos/<video id>/source          the uploaded file (#2's PUT, or #6's joined parts)
  *   orgs/<organization id>/videos/<video id>/media/…         what processing delivers, named as processing/pipeline.ts
