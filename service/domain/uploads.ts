@@ -742,10 +742,13 @@ const target = (video: { id: string; organization_id: string }): UploadTarget =>
   videoId: video.id,
 });
 
-/** `chunks` of #6 (its schema checked each entry): chunkIds 1..N, in any order, with no gap and no duplicate. */
-function inOrder(list: ChunkDetail[]): ChunkDetail[] {
+/**
+ * `chunks` of #6 (its schema checked each entry): chunkIds 1..N, in any order, with no gap and no duplicate. Sorted,
+ * each with its place in the request (`at`, for the field an error names); on disk and on a store alike.
+ */
+export function inOrder(list: ChunkDetail[]): (ChunkDetail & { at: number })[] {
   const sorted = list
-    .map((c) => ({ chunkId: c.chunkId, eTag: c.eTag.toLowerCase() }))
+    .map((c, at) => ({ chunkId: c.chunkId, eTag: c.eTag.toLowerCase(), at }))
     .sort((a, b) => a.chunkId - b.chunkId);
   sorted.forEach((c, i) => {
     if (c.chunkId !== i + 1) {

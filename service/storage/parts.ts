@@ -1,6 +1,7 @@
 import { MAX_PART_BYTES } from '../../src/api/limits.js';
 import type { ChunkDetail } from '../../src/api/types.js';
 import { badField, show } from '../domain/errors.js';
+import { inOrder } from '../domain/uploads.js';
 import type { StoredPart } from './s3.js';
 
 /**
@@ -14,20 +15,7 @@ export function matchParts(
   stored: StoredPart[],
   minPartBytes = 0,
 ): { parts: { partNumber: number; etag: string }[]; size: number } {
-  const sorted = listed
-    .map((c, i) => ({ chunkId: c.chunkId, eTag: c.eTag, at: i }))
-    .sort((a, b) => a.chunkId - b.chunkId);
-  sorted.forEach((c, i) => {
-    if (c.chunkId !== i + 1) {
-      const dup = sorted[i - 1]?.chunkId === c.chunkId;
-      throw badField(
-        'chunks',
-        dup
-          ? `chunkId ${c.chunkId} is listed twice.`
-          : `chunkIds must run from 1 to ${listed.length} with no gap; chunk ${i + 1} is missing.`,
-      );
-    }
-  });
+  const sorted = inOrder(listed);
   const byNumber = new Map(stored.map((p) => [p.partNumber, p]));
   let size = 0;
   const parts = sorted.map((c, i) => {
