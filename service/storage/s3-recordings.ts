@@ -92,14 +92,20 @@ export class S3RecordingMedia extends RecordingMedia {
 
   override async fetch(files: string[]) {
     const fetched: string[] = [];
+    // A recording's folder this process did not have (a worker, not the ingest node) is scratch: all of it goes
+    // after (what ffmpeg wrote beside the fetched files too); in one it had, only what was fetched.
+    const scratch = new Set<string>();
     const release = async () => {
       await Promise.all(fetched.map((file) => rm(file, { force: true })));
+      await Promise.all([...scratch].map((dir) => rm(dir, { recursive: true, force: true })));
     };
     try {
       for (const file of files) {
         if (existsSync(file)) continue;
         const key = await this.keyOf(file);
         if (!key) continue;
+        const folder = join(this.recordingsRoot, relative(this.recordingsRoot, file).split(sep)[0]!);
+        if (!existsSync(folder)) scratch.add(folder);
         await mkdir(dirname(file), { recursive: true });
         await this.s3.download(key, file);
         fetched.push(file);
