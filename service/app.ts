@@ -252,6 +252,7 @@ export async function buildContext(base: {
     ...{ db, clock, jobs, files, videos, streams, recordings, usage, accounts },
     strategy: running.cutStrategy,
     bounds: { conversions: running.conversionLimits, processing: running.limits },
+    ...(remote ? { remote } : {}),
   });
   const webhooks = new Webhooks({ db, clock, jobs, outbound, accounts });
   const imports = new Imports({

@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConversionRequest, ExportEntry } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
@@ -11,6 +11,7 @@ import { cutPart, type CutStrategy } from '../processing/cut.js';
 import { spoken } from '../processing/ffmpeg.js';
 import type { ProcessingLimits } from '../processing/pipeline.js';
 import type { Files } from '../storage/files.js';
+import type { S3Media } from '../storage/s3-media.js';
 import type { Accounts, Caller } from './accounts.js';
 import { badField, ServiceError, show } from './errors.js';
 import type { LiveStreams } from './live-streams.js';
@@ -71,6 +72,8 @@ export interface ExportsOptions {
   accounts: Accounts;
   strategy: CutStrategy;
   bounds: { conversions: ConversionLimits; processing: ProcessingLimits };
+  /** Media on an S3 store: the cut goes there as the new video's source, which processing reads (domain/ready.ts). */
+  remote?: S3Media;
 }
 
 /** Conversions of temporary recordings into permanent videos (#10), and their entries in #9's export_data. */
@@ -86,6 +89,7 @@ export class Exports {
   private readonly accounts: Accounts;
   private readonly strategy: CutStrategy;
   private readonly bounds: { conversions: ConversionLimits; processing: ProcessingLimits };
+  private readonly remote: S3Media | undefined;
 
   constructor(options: ExportsOptions) {
     ({
@@ -100,6 +104,7 @@ export class Exports {
       accounts: this.accounts,
       strategy: this.strategy,
       bounds: this.bounds,
+      remote: this.remote,
     } = options);
   }
 
@@ -357,24 +362,29 @@ export class Exports {
     const allowed = baseSeconds + secondsPerMediaSecond * row.duration;
     const timeUp = AbortSignal.timeout(Math.ceil(allowed * 1000));
     const signal = AbortSignal.any([stop, timeUp]);
-    let snapshot: string | undefined;
+    let release: (() => Promise<void>) | undefined;
     try {
       await mkdir(join(source, '..'), { recursive: true });
       // A complete recording is cut from its MP4; one still going on from the playlist of the publish holding
-      // the part, as it stands (Recordings.liveSource), re-encoded whole: both on the same timeline.
+      // the part, as it stands (Recordings.liveSource), re-encoded whole: both on the same timeline. On a store,
+      // either is fetched to this disk first when it is not here (a worker other than the ingest node).
       const complete = (await this.recordings.row(row.recording_id))?.state === 'complete';
-      const live = complete ? undefined : await this.recordings.liveSource(row.recording_id, row.from_at);
-      if (!complete && !live) throw new Error('the recording has no media at from any more');
-      snapshot = live?.playlist;
+      const from = complete
+        ? await this.recordings.mp4Source(row.recording_id)
+        : await this.recordings.liveSource(row.recording_id, row.from_at);
+      if (!from) throw new Error('the recording has no media at from any more');
+      release = from.release;
       await cutPart(
-        live?.playlist ?? join(this.files.recordingDir(row.recording_id), 'recording.mp4'),
-        live?.offset ?? row.offset,
+        from.playlist,
+        complete ? row.offset : from.offset,
         row.duration,
         `${source}.mp4`,
-        live ? 'whole' : this.strategy,
+        complete ? this.strategy : 'whole',
         signal,
       );
       await rename(`${source}.mp4`, source);
+      const video = await this.videos.row(row.video_id);
+      if (this.remote && video) await this.remote.putSource(video.organization_id, row.video_id, source);
     } catch (err) {
       if (stop.aborted) throw err;
       await this.videos.markFailed(
@@ -386,7 +396,7 @@ export class Exports {
       await this.videoDone(row.video_id);
       return;
     } finally {
-      if (snapshot) await rm(snapshot, { force: true });
+      await release?.();
     }
     // Never a throw between the cut and the queued processing: the entry would stay PROCESSING, holding its caps.
     await this.videos.startProcessing(row.video_id, (await stat(source).catch(() => ({ size: 0 }))).size, null);

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExportEntry, TemporaryRecording } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
@@ -13,6 +14,13 @@ import type { Caller } from './accounts.js';
 import { notFound } from './errors.js';
 import { shownKey, type StreamRow } from './live-streams.js';
 import { waitForRoom } from './ready.js';
+
+/** What a cut reads (a file ffmpeg opens), where in it `from` is, and what removes what was made or fetched for it. */
+export interface CutSource {
+  playlist: string;
+  offset: number;
+  release(): Promise<void>;
+}
 
 export interface RecordingRow {
   id: string;
@@ -304,13 +312,32 @@ export class Recordings {
    * reads it as a file), and the seconds from that publish's start to `at`. ffmpeg seeks in the playlist by
    * its segments' lengths, so nothing is copied first, whatever the length of the recording.
    */
-  async liveSource(id: string, at: number): Promise<{ playlist: string; offset: number } | undefined> {
+  async liveSource(id: string, at: number): Promise<CutSource | undefined> {
     for (const part of await this.parts(id)) {
       if (at < part.startedAt || at >= part.startedAt + partSeconds(part) * 1000) continue;
-      const playlist = await this.media.snapshot(join(this.files.recordingDir(id), `part${part.seq}`));
-      return { playlist, offset: (at - part.startedAt) / 1000 + (await this.firstFrameAt(id, part.seq)) };
+      const dir = join(this.files.recordingDir(id), `part${part.seq}`);
+      // On a store, a worker other than the ingest node fetches the part first (its playlist, then its segments).
+      const fetched = await this.media.fetch([
+        join(dir, 'stream.m3u8'),
+        ...part.segments.map((s) => join(dir, s.file)),
+      ]);
+      try {
+        const playlist = await this.media.snapshot(dir);
+        const release = async () => (await rm(playlist, { force: true }), await fetched.release());
+        return { playlist, offset: (at - part.startedAt) / 1000 + (await this.firstFrameAt(id, part.seq)), release };
+      } catch (err) {
+        await fetched.release();
+        throw err;
+      }
     }
     return undefined;
+  }
+
+  /** For a part of a complete recording (#10): its MP4, fetched to this disk when the store holds it. */
+  async mp4Source(id: string): Promise<CutSource> {
+    const mp4 = join(this.files.recordingDir(id), 'recording.mp4');
+    const fetched = await this.media.fetch([mp4]);
+    return { playlist: mp4, offset: 0, release: fetched.release };
   }
 
   /**
@@ -417,7 +444,14 @@ export class Recordings {
         playlist: join(dir, `part${p.seq}`, 'stream.m3u8'),
         seconds: length(p, i),
       }));
-      made = await this.media.joinPlaylists(dir, inputs, mp4, signal);
+      // On a store, a worker other than the ingest node reads the parts from there (storage/s3-recordings.ts).
+      const fetched = await this.media.fetch([...inputs.map((i) => i.playlist), ...segmentFiles]);
+      try {
+        made = await this.media.joinPlaylists(dir, inputs, mp4, signal);
+        await this.media.keep(mp4);
+      } finally {
+        await fetched.release();
+      }
     }
     await this.db
       .updateTable('recordings')

@@ -228,7 +228,8 @@ export class Ingest {
       if (!publish) return;
       this.publishes.delete(message.sid);
       clearInterval(publish.storyboard);
-      void publish.shipping?.finish();
+      // On a store, the part is stopped once the store has all of it: a worker elsewhere may finish it a second later.
+      await publish.shipping?.finish();
       await this.recordings.endPart(publish.recordingId, publish.seq, publish.endedAt ?? this.clock.now());
       void this.recordings.storyboards.update(publish.recordingId).catch(() => {});
     } else if (message.type === 'disconnected') {

@@ -85,6 +85,18 @@ export class RecordingMedia {
     return playlist;
   }
 
+  /**
+   * Files of a recording's folder this process needs on its disk to run ffmpeg on them (finishing it, cutting it).
+   * On disk they are there already; a store's subclass fetches the missing ones (storage/s3-recordings.ts). Returns
+   * what removes the fetched ones again.
+   */
+  async fetch(_files: string[]): Promise<{ release(): Promise<void> }> {
+    return { release: async () => undefined };
+  }
+
+  /** A recording's MP4, made: on disk it stays where it is (a store's subclass puts it there). */
+  async keep(_mp4: string): Promise<void> {}
+
   /** A recording's folder and everything in it. */
   async remove(dir: string): Promise<void> {
     // A publish just ended may still write its last segment and thumbnails meanwhile (rmdir: ENOTEMPTY, a 500

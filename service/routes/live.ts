@@ -199,7 +199,14 @@ export function liveRoutes(
       ok: fileAnswer('MP4 (206 for a range)', ['video/mp4']),
       errors: ['not_found'],
     }),
-    async (req, reply) => sendFile(req, reply, await recordings.download(req.params.id), 'public, max-age=60'),
+    async (req, reply) => {
+      const file = await recordings.download(req.params.id);
+      // On a store the MP4 is there (storage/s3-recordings.ts, keep).
+      const media = deps.recordingMedia;
+      const stored = media instanceof S3RecordingMedia ? await media.elsewhere(file) : undefined;
+      if (stored) return reply.header('cache-control', 'public, max-age=60').redirect(stored, 302);
+      return sendFile(req, reply, file, 'public, max-age=60');
+    },
   );
 
   app.get(

@@ -19,6 +19,11 @@ export class S3Media {
     await this.s3.download(this.s3.keys.source(organizationId, videoId), file);
   }
 
+  /** A conversion's cut (domain/exports.ts), made on this disk: the new video's source in the store. */
+  async putSource(organizationId: string, videoId: string, file: string): Promise<void> {
+    await this.s3.putFile(file, this.s3.keys.source(organizationId, videoId));
+  }
+
   /** Processing: every file of the local output folder to the video's media folder in the store. */
   async publish(organizationId: string, videoId: string, dir: string): Promise<void> {
     await this.s3.uploadFolder(dir, this.s3.keys.media(organizationId, videoId));

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { playlistSegments } from '../live/playlist.js';
 import { RecordingMedia } from '../processing/recording-media.js';
 import { ServiceError } from '../domain/errors.js';
@@ -53,9 +53,11 @@ export class S3Recordings {
 }
 
 /**
- * A recording's files as an API process that is not its ingest node reads them: a part's playlist from the store
+ * A recording's files as a process that is not its ingest node reads them: a part's playlist from the store
  * when --data has no such file (what the ingest shipped: S3Recordings), and a segment's presigned link. On the ingest
- * node itself (and with every role in one process) the local files are read as on disk.
+ * node itself (and with every role in one process) the local files are read as on disk. A worker that finishes or
+ * cuts a recording fetches what ffmpeg reads into the recording's folder under its own --data, and removes it after.
+ * The recording's MP4 lives in the store (`…/recording.mp4`): put there once made, its download a presigned link.
  */
 export class S3RecordingMedia extends RecordingMedia {
   constructor(
@@ -86,6 +88,42 @@ export class S3RecordingMedia extends RecordingMedia {
     const size = Buffer.byteLength(text);
     if (unless === size) return { size };
     return { size, read: { segments: playlistSegments(text), ended: /#EXT-X-ENDLIST/.test(text) } };
+  }
+
+  override async fetch(files: string[]) {
+    const fetched: string[] = [];
+    // A recording's folder this process did not have (a worker, not the ingest node) is scratch: all of it goes
+    // after (what ffmpeg wrote beside the fetched files too); in one it had, only what was fetched.
+    const scratch = new Set<string>();
+    const release = async () => {
+      await Promise.all(fetched.map((file) => rm(file, { force: true })));
+      await Promise.all([...scratch].map((dir) => rm(dir, { recursive: true, force: true })));
+    };
+    try {
+      for (const file of files) {
+        if (existsSync(file)) continue;
+        const key = await this.keyOf(file);
+        if (!key) continue;
+        const folder = join(this.recordingsRoot, relative(this.recordingsRoot, file).split(sep)[0]!);
+        if (!existsSync(folder)) scratch.add(folder);
+        await mkdir(dirname(file), { recursive: true });
+        await this.s3.download(key, file);
+        fetched.push(file);
+        this.work.fileCalls++;
+      }
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    return { release };
+  }
+
+  /** The MP4 to the store, and off this disk: every API process redirects its download there (`elsewhere`). */
+  override async keep(mp4: string): Promise<void> {
+    const key = await this.keyOf(mp4);
+    if (!key) return;
+    await this.s3.putFile(mp4, key);
+    await rm(mp4, { force: true });
   }
 
   /** A segment this process does not hold: its presigned link in the store; undefined for one it holds. */

@@ -19,9 +19,25 @@ import { after, before, describe, it } from 'node:test';
 import type { StoreRequest } from '../helpers/engines/ceph.js';
 import { scaleEngines } from '../helpers/engines/environment.js';
 import { createStream, push } from '../helpers/live.js';
-import { media } from '../helpers/media.js';
+import { media, probeDuration } from '../helpers/media.js';
 import { completeMultipart, startService, waitForVideo, type RunningService } from '../helpers/service.js';
 import { S3Store } from '../../service/storage/s3.js';
+import pg from 'pg';
+
+/** A new database on the run's PostgreSQL: processes with different --data folders share it (SQLite cannot). */
+async function freshDatabase(serverUrl: string): Promise<string> {
+  const name = `s3_service_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.href;
+}
 
 const engines = scaleEngines();
 const { endpoint, region, credentials } = engines.s3;
@@ -251,5 +267,53 @@ describe('the service on an S3 store', () => {
     const aborted = await service.call('POST', '/videos/multipart-upload/abort', { token, body: { key: session.key } });
     assert.equal(aborted.status, 200);
     assert.deepEqual(await heldFor(folder), { objects: [], uploads: [] });
+  });
+  it('a live push recorded by an ingest node completes and converts (#10) on a worker of another machine', async () => {
+    // Three machines, each its own --data, on one PostgreSQL database and this store: nothing of the recording is on
+    // the worker's disk or the API's, only in the store (storage/s3-recordings.ts).
+    const database = await freshDatabase(engines.databaseUrl);
+    const args = [...serviceArgs, '--database', database, '--merge-window-seconds', '1'];
+    const [api, ingest, worker] = await Promise.all([
+      startService({ role: 'api', args }),
+      startService({ role: 'ingest', args }),
+      startService({ role: 'worker', args }),
+    ]);
+    try {
+      const apiToken = await api.cli('token', '--org', 'acme', '--database', database);
+      const stream = await createStream(api, apiToken);
+      assert.equal(await push(`${ingest.rtmp}/${stream.stream_key}`, 6), 0, 'the publish ran to its end');
+      const recording = await stream.waitFor('the recording to complete', (r) => r.status === 'complete', 0, 120_000);
+      assert.ok(recording.duration >= 5, JSON.stringify(recording));
+      // Its MP4 was made on the worker and kept in the store: the download is a link there.
+      const download = await fetch(recording.download_url);
+      assert.equal(download.status, 200);
+      assert.ok(download.url.startsWith(`${endpoint}/${bucket}/`), download.url);
+      assert.ok(Math.abs((await probeDuration(download.url)) - recording.duration) <= 1);
+      assert.deepEqual(await readdir(join(worker.data, 'recordings')).catch(() => []), [], "the worker's scratch");
+
+      // A part of it (cut from the MP4 fetched from the store), and the whole of it.
+      const from = new Date(Date.parse(recording.start_time) + 1_000).toISOString();
+      const part = await stream.convert(recording._id, { from, duration: 3 });
+      assert.equal(part.status, 200, JSON.stringify(part.body));
+      const whole = await stream.convert(recording._id, {});
+      assert.equal(whole.status, 200, JSON.stringify(whole.body));
+      const exported = await stream.waitFor(
+        'both conversions to be exported',
+        (r) => r.export_data.length === 2 && r.export_data.every((e: any) => e.status !== 'PROCESSING'),
+        0,
+        240_000,
+      );
+      const lengths = [3, recording.duration];
+      for (const [i, entry] of exported.export_data.entries()) {
+        assert.equal(entry.status, 'EXPORTED', JSON.stringify(exported.export_data));
+        const video = await waitForVideo(api, apiToken, entry.video_id);
+        assert.equal(video.status, 'ready', JSON.stringify(video));
+        await assertPlaysAndDownloads(video);
+        assert.ok(Math.abs((await probeDuration(video.playback.hls_url)) - lengths[i]!) <= 1, JSON.stringify(entry));
+      }
+      assert.deepEqual(await readdir(join(worker.data, 'recordings')).catch(() => []), [], "the worker's scratch");
+    } finally {
+      await Promise.all([api.stop(), ingest.stop(), worker.stop()]);
+    }
   });
 });
