@@ -265,14 +265,19 @@ export class Jobs {
       if (!(await this.lockKind(trx, kind))) return [];
       const now = this.clock.now();
       // A job whose lease passed has lost its worker: it is due again, in its place by its start time. This
-      // process's own jobs are alive whatever the clock says (a test may move the clock past their lease).
+      // process's own jobs still running here are alive whatever the clock says (a test may move the clock past
+      // their lease); one of its own that is no longer running here (its end could not be recorded: the database
+      // was away) is due again like any other, or a lone worker would leave it running for good.
+      const mine = [...this.running.keys()];
       await trx
         .updateTable('jobs')
         .set({ state: 'queued', worker: null, lease_until: null, last_error: 'lease expired' })
         .where('kind', '=', kind)
         .where('state', '=', 'running')
         .where('lease_until', '<=', now)
-        .where('worker', '<>', this.workerId)
+        .where((eb) =>
+          mine.length > 0 ? eb.or([eb('worker', '<>', this.workerId), eb('id', 'not in', mine)]) : eb.lit(true),
+        )
         .execute();
       await this.requeueDeadNeighbours(trx, kind);
       const busy = new Map<string, number>();
