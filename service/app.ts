@@ -470,7 +470,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   if (role === 'all') await uploads.sweepOrphans();
   // The recordings left live were this ingest's (one ingest node per database: docs/scale.md, Roles).
   if (runs.ingest) await recordings.interrupted();
-  if (runs.jobs) jobs.start();
+  if (runs.jobs) await jobs.start();
   // The timed rules of the live half (merge window, 3-day retention, 15 days after a plan ends) on the service clock.
   let purging: Promise<void> | undefined;
   let prunedAt = -Infinity;
@@ -500,7 +500,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       purging,
     ]);
   };
-  const sweeper = runs.jobs ? setInterval(() => void sweep(), 250) : undefined;
+  // One pass at a time: a pass that outlasts the interval (a slow store, a database away) is not joined by more.
+  let sweeping: Promise<void> | undefined;
+  const sweeper = runs.jobs
+    ? setInterval(() => (sweeping ??= sweep().finally(() => (sweeping = undefined))), 250)
+    : undefined;
 
   const testHooksOn = options.testHooks ? ' (test hooks on)' : '';
   // A database server is named without its credentials (shownLocation).

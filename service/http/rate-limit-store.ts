@@ -10,8 +10,8 @@ const PRUNE_EVERY_MS = 60_000;
  * of a service counts against the one budget, so a token whose requests a load balancer spreads over two processes
  * gets its 429 at the same total as on one (issue 30, item 4).
  *
- * Decision: always in the database, one process or many: one code path, and it costs one upsert per request that
- * takes a token (which already reads its token's row). A window is fixed, as @fastify/rate-limit's own store does:
+ * Used when other processes may serve the same tokens (a role of a fleet, a database server: app.ts, sharedLimits);
+ * one `all` process on its own SQLite file counts in memory, sparing a write per request. A window is fixed, as @fastify/rate-limit's own store does:
  * the first request of a key starts a minute, the count goes back to 1 at the first request after it ends. The
  * window is wall-clock time (not the service clock a test moves): it guards the process's real load.
  */
