@@ -258,6 +258,7 @@ export async function buildContext(base: {
   const imports = new Imports({
     ...{ db, clock, jobs, files, videos, usage, accounts, outbound },
     limits: running.importLimits,
+    ...(remote ? { remote } : {}),
   });
   const ingest = new Ingest(
     streams,

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ImportProgress, VideoDetails } from '../../src/api/types.js';
+import type { S3Media } from '../storage/s3-media.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/index.js';
 import { newId } from '../ids.js';
@@ -67,6 +68,8 @@ export interface ImportsOptions {
   accounts: Accounts;
   outbound: OutboundPolicy;
   limits: ImportLimits;
+  /** An S3 store (--storage s3://…): the downloaded file becomes the video's source there, as an upload's does. */
+  remote?: S3Media;
 }
 
 /**
@@ -85,6 +88,7 @@ export class Imports {
   private readonly accounts: Accounts;
   private readonly outbound: OutboundPolicy;
   private readonly limits: ImportLimits;
+  private readonly remote: S3Media | undefined;
 
   constructor(options: ImportsOptions) {
     ({
@@ -97,6 +101,7 @@ export class Imports {
       accounts: this.accounts,
       outbound: this.outbound,
       limits: this.limits,
+      remote: this.remote,
     } = options);
   }
 
@@ -153,11 +158,14 @@ export class Imports {
         const hold = await this.files.disk.hold(total ?? this.limits.maxBytes);
         const recheck = everyFewMiB((n) => (quota(n), hold.check(n)));
         const bytes = await this.save(videoId, res, temp, total, deadline, recheck).finally(hold.release);
+        // On a store, processing (on any worker) reads the source from there (domain/ready.ts), not this disk.
+        if (this.remote) await this.remote.putSource((await this.videos.row(videoId))!.organization_id, videoId, temp);
         await this.db.transaction().execute(async (trx) => {
-          renameSync(temp, source);
+          if (!this.remote) renameSync(temp, source);
           await trx.deleteFrom('imports').where('video_id', '=', videoId).execute();
           await this.videos.startProcessing(videoId, bytes, 'import', trx);
         });
+        if (this.remote) await rm(temp, { force: true });
       } finally {
         res.destroy();
       }

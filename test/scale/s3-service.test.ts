@@ -13,6 +13,8 @@ import {
 } from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,7 +22,13 @@ import type { StoreRequest } from '../helpers/engines/ceph.js';
 import { scaleEngines } from '../helpers/engines/environment.js';
 import { createStream, push } from '../helpers/live.js';
 import { media, probeDuration } from '../helpers/media.js';
-import { completeMultipart, startService, waitForVideo, type RunningService } from '../helpers/service.js';
+import {
+  completeMultipart,
+  LOCAL_RECEIVERS,
+  startService,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
 import { S3Store } from '../../service/storage/s3.js';
 import pg from 'pg';
 
@@ -62,6 +70,8 @@ describe('the service on an S3 store', () => {
   let service: RunningService;
   let token: string;
   const serviceArgs = ['--storage', `s3://${bucket}/media`, '--s3-endpoint', endpoint, '--s3-path-style'];
+  // The import's source is a server of this test, on 127.0.0.1.
+  serviceArgs.push(...LOCAL_RECEIVERS.args);
 
   before(async () => {
     service = await startService({ args: serviceArgs });
@@ -131,6 +141,27 @@ describe('the service on an S3 store', () => {
     await assertPlaysAndDownloads(ready);
     // Processing's local copies (the downloaded source, the outputs) went once the store had them.
     assert.deepEqual(await readdir(join(service.data, 'videos')).catch(() => []), []);
+  });
+
+  it('an import from a URL becomes the source in the store, and the video plays', async () => {
+    const file = await readFile(await media('h264-aac-320p-4s.mp4'));
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-length': file.length }).end(file));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const id = await newVideo();
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/clip.mp4`;
+      const started = await service.call('POST', `/videos/${id}/import`, { token, body: { url } });
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const ready = await waitForVideo(service, token, id);
+      assert.equal(ready.status, 'ready', ready.failure_reason);
+      await engines.waitForStoreRequests((r) => putsOf(r, id).some((p) => p.path.includes('/source')));
+      await assertPlaysAndDownloads(ready);
+      // The download was the import's work space only: processing took the source from the store.
+      assert.deepEqual(await readdir(join(service.data, 'videos')).catch(() => []), []);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('#3–#6: each chunk goes straight to the store, #6 checks the eTags and joins them; the video plays', async () => {
