@@ -30,22 +30,7 @@ import {
   type RunningService,
 } from '../helpers/service.js';
 import { S3Store } from '../../service/storage/s3.js';
-import pg from 'pg';
-
-/** A new database on the run's PostgreSQL: processes with different --data folders share it (SQLite cannot). */
-async function freshDatabase(serverUrl: string): Promise<string> {
-  const name = `s3_service_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.href;
-}
+import { freshDatabase } from '../helpers/engines/cluster.js';
 
 const engines = scaleEngines();
 const { endpoint, region, credentials } = engines.s3;
@@ -302,7 +287,7 @@ describe('the service on an S3 store', () => {
   it('a live push recorded by an ingest node completes and converts (#10) on a worker of another machine', async () => {
     // Three machines, each its own --data, on one PostgreSQL database and this store: nothing of the recording is on
     // the worker's disk or the API's, only in the store (storage/s3-recordings.ts).
-    const database = await freshDatabase(engines.databaseUrl);
+    const database = await freshDatabase(engines.databaseUrl, 's3_service');
     const args = [...serviceArgs, '--database', database, '--merge-window-seconds', '1'];
     const [api, ingest, worker] = await Promise.all([
       startService({ role: 'api', args }),

@@ -256,9 +256,9 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
   };
 }
 
-/** A new database on the run's PostgreSQL, named for this cluster: no test sees another's rows. */
-async function freshDatabase(serverUrl: string): Promise<string> {
-  const name = `cluster_${randomBytes(6).toString('hex')}`;
+/** A new database on the run's PostgreSQL, named for its user (`cluster_…`): no test sees another's rows. */
+export async function freshDatabase(serverUrl: string, prefix = 'cluster'): Promise<string> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
