@@ -165,16 +165,7 @@ export class Uploads {
     const now = this.clock.now();
     const expires = now + UPLOAD_TTL_MS;
     await this.db.transaction().execute(async (trx) => {
-      await this.accounts.lockOrganization(trx, caller.organizationId);
-      await this.videos.assertQueueRoom(caller, trx);
-      await assertUnderCaps(
-        this.caps,
-        caller,
-        now,
-        'signed links not expired',
-        'use one of them, or wait until the oldest expires.',
-        (user) => this.open(trx, 'upload_links', caller, user, now),
-      );
+      await this.assertRoomLocked(trx, caller, now, 'upload_links');
       await trx
         .insertInto('upload_links')
         .values({
@@ -205,16 +196,7 @@ export class Uploads {
     const uploadId = this.direct ? await this.direct.begin(target(video)) : null;
     try {
       await this.db.transaction().execute(async (trx) => {
-        await this.accounts.lockOrganization(trx, caller.organizationId);
-        await this.videos.assertQueueRoom(caller, trx);
-        await assertUnderCaps(
-          this.caps,
-          caller,
-          now,
-          'multipart sessions open',
-          'complete or abort one of them, or wait until the oldest expires.',
-          (user) => this.open(trx, 'upload_sessions', caller, user, now),
-        );
+        await this.assertRoomLocked(trx, caller, now, 'upload_sessions');
         await trx
           .insertInto('upload_sessions')
           .values({
@@ -629,6 +611,25 @@ export class Uploads {
 
   private async target(session: SessionRow): Promise<UploadTarget> {
     return target((await this.videos.row(session.video_id))!);
+  }
+
+  /**
+   * #2's and #3's caps (the queue's, then the open links' or sessions'), counted under the organization's lock in
+   * `trx`, which then inserts the new one: requests at once, in any process, never pass them together.
+   */
+  private async assertRoomLocked(
+    trx: Executor,
+    caller: Caller,
+    now: number,
+    table: 'upload_links' | 'upload_sessions',
+  ): Promise<void> {
+    await this.accounts.lockOrganization(trx, caller.organizationId);
+    await this.videos.assertQueueRoom(caller, trx);
+    const [what, hint] =
+      table === 'upload_links'
+        ? ['signed links not expired', 'use one of them, or wait until the oldest expires.']
+        : ['multipart sessions open', 'complete or abort one of them, or wait until the oldest expires.'];
+    await assertUnderCaps(this.caps, caller, now, what, hint, (user) => this.open(trx, table, caller, user, now));
   }
 
   /** Links or sessions not expired of the caller's organization, or of its end user `user` (domain/open-uploads.ts). */
