@@ -282,16 +282,7 @@ export class Uploads {
       // #6 answers without copying the file (bench/link.bench.ts measured that copy at the end of every upload).
       const unlisted = [...stored.values()].filter((c) => !parts.includes(c));
       await this.db.transaction().execute(async (trx) => {
-        // Closed first, guarded on its state: this locks the session's row against a chunk being stored and
-        // an abort, in any process; a session closed meanwhile (aborted, swept) is said as closed.
-        const closed = await trx
-          .updateTable('upload_sessions')
-          .set({ state: 'completed', closed_at: this.clock.now() })
-          .where('key', '=', session.key)
-          .where('state', '=', 'open')
-          .executeTakeFirst();
-        if (closed.numUpdatedRows === 0n) this.assertOpen((await this.sessionRow(session.key, trx))!);
-        this.videos.assertWaiting((await this.videos.lock(session.video_id, trx))!);
+        await this.closeCompleted(session, trx);
         // A chunk sent again while this complete waited for the disk check: its eTag is no longer the listed one.
         for (const [i, p] of parts.entries()) {
           const now = await trx
@@ -543,15 +534,7 @@ export class Uploads {
       await this.usage.storageCheck(where.organizationId),
     );
     await this.db.transaction().execute(async (trx) => {
-      // Closed first, guarded on its state, as on disk (complete): an abort or the sweeper in another process.
-      const closed = await trx
-        .updateTable('upload_sessions')
-        .set({ state: 'completed', closed_at: this.clock.now() })
-        .where('key', '=', session.key)
-        .where('state', '=', 'open')
-        .executeTakeFirst();
-      if (closed.numUpdatedRows === 0n) this.assertOpen((await this.sessionRow(session.key, trx))!);
-      this.videos.assertWaiting((await this.videos.lock(session.video_id, trx))!);
+      await this.closeCompleted(session, trx);
       await this.videos.startProcessing(session.video_id, size, 'multipart', trx);
       await this.closeLinks(session.video_id, trx);
     });
@@ -611,6 +594,22 @@ export class Uploads {
 
   private async target(session: SessionRow): Promise<UploadTarget> {
     return target((await this.videos.row(session.video_id))!);
+  }
+
+  /**
+   * #6's commit, first in its transaction: the session closed, guarded on its state (this locks its row against a
+   * chunk being stored and an abort, in any process; one closed meanwhile, aborted or swept, is said as closed), and
+   * the video still waiting, its row locked.
+   */
+  private async closeCompleted(session: SessionRow, trx: Executor): Promise<void> {
+    const closed = await trx
+      .updateTable('upload_sessions')
+      .set({ state: 'completed', closed_at: this.clock.now() })
+      .where('key', '=', session.key)
+      .where('state', '=', 'open')
+      .executeTakeFirst();
+    if (closed.numUpdatedRows === 0n) this.assertOpen((await this.sessionRow(session.key, trx))!);
+    this.videos.assertWaiting((await this.videos.lock(session.video_id, trx))!);
   }
 
   /**
