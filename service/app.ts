@@ -13,7 +13,7 @@ import { processVideo } from './domain/ready.js';
 import { Usage } from './domain/usage.js';
 import { DELIVER_WEBHOOK, Webhooks } from './domain/webhooks.js';
 import { Uploads } from './domain/uploads.js';
-import { PROCESS_VIDEO, Videos, type QueueCaps } from './domain/videos.js';
+import { PROCESS_VIDEO, Videos, type QueueCaps, type VideoRow } from './domain/videos.js';
 import { IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
 import type { OpenUploadCaps } from './domain/open-uploads.js';
 import { createApi, type Api, type RateLimits } from './http/api.js';
@@ -213,6 +213,10 @@ export async function buildContext(base: {
     importOf: (id) => imports.progress(id), // later: imports
     caps: running.openUploadCaps,
     queueCaps: running.queueCaps,
+    // A CDN or public bucket in front of the store serves playback itself (--media-base-url).
+    ...(base.s3?.mediaBaseUrl && {
+      publicMedia: (row: VideoRow) => base.s3!.publicUrl(base.s3!.keys.media(row.organization_id, row.id))!,
+    }),
   });
   const recordingMedia = base.s3
     ? new S3RecordingMedia(

@@ -80,6 +80,11 @@ export interface VideosOptions {
   accounts: Accounts;
   caps: OpenUploadCaps;
   queueCaps?: QueueCaps;
+  /**
+   * Where a video's media folder is served from when not by this API: a store's `--media-base-url` (a CDN or a public
+   * bucket), so that a player never passes through the API (storage/s3-media.ts). Unset: `/media/<id>/` here.
+   */
+  publicMedia?: (row: VideoRow) => string;
 }
 
 /** Video objects (#1, #8) and their life: waiting → processing → ready | failed. */
@@ -93,6 +98,7 @@ export class Videos {
   private readonly accounts: Accounts;
   private readonly caps: OpenUploadCaps;
   private readonly queueCaps: QueueCaps;
+  private readonly publicMedia: (row: VideoRow) => string;
 
   constructor(options: VideosOptions) {
     ({
@@ -105,6 +111,7 @@ export class Videos {
       accounts: this.accounts,
       caps: this.caps,
       queueCaps: this.queueCaps = DEFAULT_QUEUE_CAPS,
+      publicMedia: this.publicMedia = (row) => `${this.apiOrigin()}/media/${row.id}/`,
     } = options);
   }
 
@@ -287,14 +294,14 @@ export class Videos {
   }
 
   object(row: VideoRow): VideoObject {
-    const media = `${this.apiOrigin()}/media/${row.id}`;
+    const media = this.publicMedia(row);
     const ready = row.status === 'ready';
     return {
       _id: row.id,
       playback: {
         embed_url: `${this.apiOrigin()}/embed/${row.id}`,
-        hls_url: `${media}/index.m3u8`,
-        poster_url: ready && row.has_video ? `${media}/poster.jpg` : null,
+        hls_url: `${media}index.m3u8`,
+        poster_url: ready && row.has_video ? `${media}poster.jpg` : null,
       },
       // The integrator's end user, when an upload token named one; else the organization's user.
       user: row.end_user ?? row.user_id,
@@ -324,7 +331,7 @@ export class Videos {
 
   /** The processed MP4; null until the video is ready. */
   downloadUrl(row: VideoRow): string | null {
-    return row.status === 'ready' ? `${this.apiOrigin()}/media/${row.id}/download.mp4` : null;
+    return row.status === 'ready' ? `${this.publicMedia(row)}download.mp4` : null;
   }
 
   /** Which of these videos are the organization's (a few at a time: conversions under way, domain/exports.ts). */

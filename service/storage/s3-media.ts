@@ -32,7 +32,8 @@ export class S3Media {
   /**
    * Playback of `path` (index.m3u8, download.mp4, poster.jpg, main/stream.m3u8, main/seg0000.ts, …) of a ready video,
    * the name already checked by the domain (videos.mediaFile). The addresses the API gives out stay its own
-   * (`/media/<id>/…`, the same on disk and on a store), and answer:
+   * (`/media/<id>/…`, the same on disk and on a store; with `--media-base-url` #8 names the base instead, and these
+   * answer links given out before it was set), and answer:
    * - with `--media-base-url`: a redirect to `<base>/<key>` (a CDN; the playlists' relative URIs resolve there);
    * - the master playlist: its text as written (its relative URIs lead back to the API's rendition playlists);
    * - a rendition playlist: each segment's URI its presigned GET (s3.ts, signedPlaylist), the bytes from the store;

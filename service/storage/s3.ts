@@ -458,10 +458,16 @@ export class S3Store {
    * served by the API with their URIs signed: signedPlaylist).
    */
   async getUrl(key: string): Promise<string> {
-    const base = this.options.mediaBaseUrl;
-    if (base) return `${base}/${key.split('/').map(encodeURIComponent).join('/')}`;
+    const known = this.publicUrl(key);
+    if (known) return known;
     const signedAt = Math.floor(this.now() / HOUR_MS) * HOUR_MS;
     return this.presign(new GetObjectCommand({ Bucket: this.bucket, Key: key }), signedAt, signedAt + PLAYBACK_LINK_MS);
+  }
+
+  /** `--media-base-url` + key, or undefined without one. */
+  publicUrl(key: string): string | undefined {
+    const base = this.options.mediaBaseUrl;
+    return base && `${base}/${key.split('/').map(encodeURIComponent).join('/')}`;
   }
 
   /** A small object's text (a master playlist the API serves as written); 404 for one not written yet. */
