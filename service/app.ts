@@ -406,7 +406,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   let log: Pick<FastifyBaseLogger, 'error'> = { error: (...args: unknown[]) => console.error(...args) };
   const s3 =
     options.storage?.kind === 's3' ? new S3Store({ ...options.storage.s3, now: () => clock.now() }) : undefined;
-  await s3?.ensureBucket();
+  const bucket = await s3?.ensureBucket();
   const context = await buildContext({
     ...{ db, clock, dataDir: options.dataDir, settings: running, origins, outbound, s3 },
     databaseFile: options.database ? undefined : location,
@@ -437,6 +437,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       listensCheck(() => origins.rtmp),
     );
   log = app.log;
+  if (bucket?.cors === 'store-wide')
+    app.log.warn(
+      "The store takes no bucket CORS configuration: allow the pages' origins in the store's own setting (MinIO: MINIO_API_CORS_ALLOW_ORIGIN), PUT and GET, with ETag exposed, or browsers cannot upload to it.",
+    );
 
   const storage = runs.api
     ? createServer(

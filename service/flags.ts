@@ -16,6 +16,7 @@ const PLACEHOLDERS: Record<string, string> = {
   's3-endpoint': 'URL',
   's3-region': 'REGION',
   'media-base-url': 'URL',
+  's3-cors-origins': 'ORIGINS',
   'public-url': 'URL',
 };
 
@@ -38,6 +39,7 @@ export const SERVICE_FLAGS = {
   's3-region': { type: 'string' },
   's3-path-style': { type: 'boolean', default: false },
   'media-base-url': { type: 'string' },
+  's3-cors-origins': { type: 'string' },
   'merge-window-seconds': value(seconds(DEFAULTS.mergeWindowMs)),
   cut: value(DEFAULTS.cutStrategy),
   'test-hooks': { type: 'boolean', default: false },

@@ -17,7 +17,7 @@ import { LOG_LEVELS, type LogLevel } from './log.js';
 import { portInUse } from './ports.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
 import { ROLES, type Role } from './roles.js';
-import { storageOptions, StorageOptionError, type StorageOptions } from './storage/options.js';
+import { storageOptions, StorageOptionError, withoutCredentials, type StorageOptions } from './storage/options.js';
 import type { ProcessingLimits } from './processing/pipeline.js';
 
 const { values, positionals } = parseArgs({
@@ -64,7 +64,9 @@ function publicUrl(): string | undefined {
     url.hash ||
     url.pathname !== '/'
   )
-    fail(`--public-url must be an http(s) origin such as https://video.example.com, not ${JSON.stringify(given)}.`);
+    fail(
+      `--public-url must be an http(s) origin such as https://video.example.com, not ${JSON.stringify(withoutCredentials(given))}.`,
+    );
   return url.origin;
 }
 

@@ -12,6 +12,7 @@ export interface StorageFlags {
   's3-region'?: string;
   's3-path-style'?: boolean;
   'media-base-url'?: string;
+  's3-cors-origins'?: string;
 }
 
 export interface S3Credentials {
@@ -33,6 +34,11 @@ export interface S3Options {
   credentials?: S3Credentials;
   /** Playback under a public base (a CDN, a public bucket) instead of presigned GETs: `${mediaBaseUrl}/${key}`. */
   mediaBaseUrl?: string;
+  /**
+   * `--s3-cors-origins`: the origins the bucket's CORS lets PUT and GET, set at every start. Undefined: a CORS
+   * configuration the bucket already has is left as it is, and a bucket without one gets any origin (`*`).
+   */
+  corsOrigins?: string[];
 }
 
 export type StorageOptions = { kind: 'disk' } | { kind: 's3'; s3: S3Options };
@@ -60,9 +66,33 @@ function httpUrl(flag: string, value: string): string {
   }
   if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password)
     fail(
-      `${flag} must be an http(s) address without query or credentials, e.g. https://host:port; got ${shown(value)}.`,
+      `${flag} must be an http(s) address without query or credentials, e.g. https://host:port; got ${shown(withoutCredentials(value))}.`,
     );
   return url!.href.replace(/\/+$/, '');
+}
+
+/** A refused address as the message shows it: a user and password in it are not repeated to the terminal or a log. */
+export function withoutCredentials(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
+}
+
+/** `--s3-cors-origins`: `*`, or origins (`https://app.example.com`) separated by commas. */
+function corsOrigins(value: string): string[] {
+  const origins = value.split(',').map((o) => o.trim());
+  if (origins.length === 1 && origins[0] === '*') return origins;
+  for (const origin of origins) {
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      /* said below */
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin)
+      fail(
+        `--s3-cors-origins must be * or origins separated by commas, such as https://app.example.com (no path, no trailing slash); got ${shown(origin)}.`,
+      );
+  }
+  return origins;
 }
 
 /**
@@ -71,7 +101,9 @@ function httpUrl(flag: string, value: string): string {
  * Throws StorageOptionError naming the flag (or variable) and the bad value.
  */
 export function storageOptions(flags: StorageFlags, env: Record<string, string | undefined> = {}): StorageOptions {
-  const s3Flags = (['s3-endpoint', 's3-region', 'media-base-url'] as const).filter((f) => flags[f] !== undefined);
+  const s3Flags = (['s3-endpoint', 's3-region', 'media-base-url', 's3-cors-origins'] as const).filter(
+    (f) => flags[f] !== undefined,
+  );
   if (flags.storage === undefined || flags.storage === 'disk') {
     const stray = [...s3Flags, ...(flags['s3-path-style'] ? ['s3-path-style'] : [])];
     if (stray.length > 0) fail(`--${stray[0]} applies to an object store only; add --storage s3://BUCKET.`);
@@ -123,6 +155,7 @@ export function storageOptions(flags: StorageFlags, env: Record<string, string |
       forcePathStyle: flags['s3-path-style'] ?? false,
       ...(credentials ? { credentials } : {}),
       ...(mediaBaseUrl ? { mediaBaseUrl } : {}),
+      ...(flags['s3-cors-origins'] !== undefined ? { corsOrigins: corsOrigins(flags['s3-cors-origins']) } : {}),
     },
   };
 }

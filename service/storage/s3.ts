@@ -4,6 +4,7 @@ import {
   CreateBucketCommand,
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
+  GetBucketCorsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
@@ -95,8 +96,6 @@ function safe(segment: string): string {
 export interface S3StoreOptions extends S3Options {
   /** Milliseconds now (the service's clock); presigned links are dated by it. */
   now?: () => number;
-  /** Origins the bucket's CORS lets PUT and GET; default any. */
-  corsOrigins?: string[];
   /** Outputs this large or larger are uploaded in parts (tests lower it). */
   multipartFrom?: number;
   /** Keys or parts per list request: S3's 1,000 (tests lower it, to read every page of a short list). */
@@ -498,10 +497,12 @@ export class S3Store {
 
   /**
    * At start: the bucket, made when missing, with the CORS the browser's direct PUTs and players' GETs need: PUT and
-   * GET from `corsOrigins` (any, by default), Content-Type allowed (the widget sends it), ETag exposed (without it a
-   * browser cannot complete a multipart upload, #6), preflights cached an hour.
+   * GET from `corsOrigins`, Content-Type allowed (the widget sends it), ETag exposed (without it a browser cannot
+   * complete a multipart upload, #6), preflights cached an hour. Without `corsOrigins` a configuration the bucket
+   * already has is the operator's and is kept; a bucket without one gets any origin. A store that takes no bucket
+   * CORS (MinIO's community server has one global setting instead) is said in the answer, for the log.
    */
-  async ensureBucket(): Promise<void> {
+  async ensureBucket(): Promise<{ cors: 'set' | 'kept' | 'store-wide' }> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
     } catch (err) {
@@ -517,6 +518,15 @@ export class S3Store {
         );
       } catch (err) {
         if (name(err) !== 'BucketAlreadyOwnedByYou') throw this.failure(err, 'create the bucket');
+      }
+    }
+    if (!this.options.corsOrigins) {
+      try {
+        await this.client.send(new GetBucketCorsCommand({ Bucket: this.bucket }));
+        return { cors: 'kept' };
+      } catch (err) {
+        if (name(err) !== 'NoSuchCORSConfiguration' && !unsupported(err))
+          throw this.failure(err, "read the bucket's CORS");
       }
     }
     try {
@@ -536,7 +546,9 @@ export class S3Store {
           },
         }),
       );
+      return { cors: 'set' };
     } catch (err) {
+      if (unsupported(err)) return { cors: 'store-wide' };
       throw this.failure(err, "set the bucket's CORS");
     }
   }
@@ -598,6 +610,8 @@ const name = (err: unknown) =>
   err instanceof S3ServiceException ? err.name : err instanceof Error ? err.name : 'UnknownError';
 const status = (err: unknown) =>
   (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+/** A call the store does not implement (MinIO's community server and bucket CORS: minio/minio#20995). */
+const unsupported = (err: unknown) => name(err) === 'NotImplemented' || status(err) === 501;
 
 /** The network's reason when the store was not reached: ECONNREFUSED, ENOTFOUND, a timeout. */
 function network(err: unknown): string | undefined {

@@ -119,6 +119,28 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     assert.equal(other.headers.get('access-control-allow-origin'), null, `status ${other.status}`);
   });
 
+  it('keeps the CORS an operator gave the bucket, unless the service is given origins of its own', async () => {
+    const store = await storeOn({ corsOrigins: [ORIGIN] });
+    const preflight = async (origin: string) => {
+      const now = Date.now();
+      const url = await store.putUrl(store.keys.source('org-1', 'v1'), { signedAt: now, expiresAt: now + HOUR });
+      const answer = await fetch(url, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'PUT' },
+      });
+      return answer.headers.get('access-control-allow-origin');
+    };
+    // Another process starts without --s3-cors-origins: the operator's configuration stays.
+    const again = await storeOn({ bucket: store.bucket });
+    assert.deepEqual(await again.ensureBucket(), { cors: 'kept' });
+    assert.equal(await preflight('https://elsewhere.example'), null, 'still only the configured origin');
+    assert.equal(await preflight(ORIGIN), ORIGIN);
+    // Origins given to the service are its to set, at every start.
+    const other = await storeOn({ bucket: store.bucket, corsOrigins: ['https://elsewhere.example'] });
+    assert.deepEqual(await other.ensureBucket(), { cors: 'set' });
+    assert.equal(await preflight('https://elsewhere.example'), 'https://elsewhere.example');
+  });
+
   it('#2: a link signed with a size takes that many bytes only, and no link works after its expiry', async () => {
     const store = await storeOn();
     const key = store.keys.source('org-1', 'v2');

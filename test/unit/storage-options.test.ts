@@ -86,12 +86,32 @@ describe('the object store options (service/storage/options.ts)', () => {
       { storage: 's3://media', 's3-endpoint': 'ftp://host' },
       /--s3-endpoint must be an http\(s\) address.*"ftp:\/\/host"/,
     );
-    refuses({ storage: 's3://media', 's3-endpoint': 'http://key:secret@host' }, /without query or credentials/);
+    // The refused address is shown without the credentials in it: the message reaches a terminal and the logs.
+    assert.throws(
+      () => storageOptions({ storage: 's3://media', 's3-endpoint': 'http://key:secret@host' }),
+      (err: Error) =>
+        /without query or credentials.*; got "http:\/\/\*\*\*@host"/.test(err.message) &&
+        !err.message.includes('secret'),
+    );
     refuses({ storage: 's3://media' }, /AWS_ENDPOINT_URL must be an http\(s\) address/, {
       AWS_ENDPOINT_URL: 'nonsense',
     });
     refuses({ storage: 's3://media', 's3-region': 'EU West' }, /--s3-region must be a region name.*"EU West"/);
     refuses({ storage: 's3://media', 'media-base-url': '/media' }, /--media-base-url must be an http\(s\) address/);
+    refuses(
+      { storage: 's3://media', 's3-cors-origins': 'https://app.example.com/upload' },
+      /--s3-cors-origins must be \* or origins separated by commas.*"https:\/\/app.example.com\/upload"/,
+    );
+    refuses({ 's3-cors-origins': '*' }, /--s3-cors-origins applies to an object store only/);
+  });
+
+  it("takes the bucket's CORS origins from --s3-cors-origins, and leaves the bucket's own without it", () => {
+    assert.deepEqual(
+      s3({ storage: 's3://media', 's3-cors-origins': 'https://app.example.com, http://127.0.0.1:8080' }).corsOrigins,
+      ['https://app.example.com', 'http://127.0.0.1:8080'],
+    );
+    assert.deepEqual(s3({ storage: 's3://media', 's3-cors-origins': '*' }).corsOrigins, ['*']);
+    assert.equal(s3({ storage: 's3://media' }).corsOrigins, undefined);
   });
 });
 
