@@ -18,7 +18,15 @@ import { IMPORT_VIDEO, Imports, type ImportLimits } from './domain/imports.js';
 import type { OpenUploadCaps } from './domain/open-uploads.js';
 import { createApi, type Api, type RateLimits } from './http/api.js';
 import { Faults } from './faults.js';
-import { databaseCheck, dataDirectoryCheck, Health, healthRoutes, jobLoopCheck, listensCheck } from './http/health.js';
+import {
+  cachedCheck,
+  databaseCheck,
+  dataDirectoryCheck,
+  Health,
+  healthRoutes,
+  jobLoopCheck,
+  listensCheck,
+} from './http/health.js';
 import { RateLimitCounts } from './http/rate-limit-store.js';
 import { Leases } from './leases.js';
 import { RUNS, type Role } from './roles.js';
@@ -123,6 +131,8 @@ const PRUNE_EVERY_MS = 5 * 60_000;
 /** The sweeper's lease (leases.ts): renewed at every pass (4 a second), so it runs out only when its holder is gone. */
 const SWEEPER_LEASE = 'sweeper';
 const SWEEPER_LEASE_MS = 30_000;
+/** /readyz asks the object store at most this often per process (http/health.ts, cachedCheck). */
+const STORE_CHECK_MS = 5_000;
 
 /** The database's own signing secret, so signed URLs outlive a restart and every process signs alike. */
 const signingSecret = async (db: Db) =>
@@ -152,7 +162,8 @@ export interface Context {
   signer: UrlSigner;
   /** Where upload bytes are kept: the local disk, taken by the storage origin (storage/local.ts). */
   store: LocalStore;
-  /** With `--storage s3://…`: the videos' media on the store (processing and playback). */
+  /** With `--storage s3://…`: the store (its readiness check), and the videos' media on it (processing, playback). */
+  s3?: S3Store;
   remote?: S3Media;
   videos: Videos;
   recordingMedia: RecordingMedia;
@@ -285,6 +296,7 @@ export async function buildContext(base: {
       accounts,
       signer,
       store,
+      s3: base.s3,
       remote,
       videos,
       recordingMedia,
@@ -384,6 +396,12 @@ export async function buildHealthPort(
   const health = new Health(app.log);
   health.addCheck('database', databaseCheck(context.db, context.databaseFile));
   health.addCheck('storage', dataDirectoryCheck(context.files.root));
+  const s3 = context.s3;
+  if (s3)
+    health.addCheck(
+      'store',
+      cachedCheck(STORE_CHECK_MS, () => s3.unreachable()),
+    );
   healthRoutes(app, { health, metrics, metricsToken: ops.metricsToken });
   if (testHooks)
     testHookRoutes(app, {

@@ -96,6 +96,19 @@ export function dataDirectoryCheck(dataDir: string): Check {
   };
 }
 
+/**
+ * A check that asks an engine elsewhere (the object store), answered from its last result for `ms`: /readyz takes no
+ * token, so probes (or strangers) at any rate cost the engine one request per `ms` per process.
+ */
+export function cachedCheck(ms: number, check: () => Promise<string | undefined>): Check {
+  let last: { at: number; failed: Promise<string | undefined> } | undefined;
+  return async () => {
+    if (!last || Date.now() - last.at >= ms) last = { at: Date.now(), failed: check() };
+    const failed = await last.failed;
+    if (failed) throw new CheckFailed(failed);
+  };
+}
+
 /** A job loop that has not looked for due jobs in this long is stuck (it looks every 250 ms and when a slot frees). */
 const JOB_LOOP_STALE_MS = 10_000;
 

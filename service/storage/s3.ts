@@ -553,6 +553,22 @@ export class S3Store {
     }
   }
 
+  /**
+   * /readyz of a process on the store: the bucket answers HeadBucket. Undefined when it does, else why not in words an
+   * operator may read on the probe's answer (no address: the log has those).
+   */
+  async unreachable(): Promise<string | undefined> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      return undefined;
+    } catch (err) {
+      if (network(err)) return `the object store did not answer (${network(err)})`;
+      if (status(err) === 404) return 'the bucket does not exist';
+      if (status(err) === 403) return "the object store refused the service's credentials";
+      return `the object store answered ${status(err) ? `HTTP ${status(err)}` : name(err)}`;
+    }
+  }
+
   private async presign(
     command: PutObjectCommand | UploadPartCommand | GetObjectCommand,
     signedAt: number,
