@@ -54,6 +54,7 @@ import { S3RecordingMedia, S3Recordings } from './storage/s3-recordings.js';
 import { S3Uploads } from './storage/s3-uploads.js';
 import { settings, type Settings } from './settings.js';
 import { DEFAULT_HOST } from './ports.js';
+import { log as processLog } from './log.js';
 
 /** How to start a service; a tunable left out takes its default (settings.ts, DEFAULTS). */
 export interface ServiceOptions {
@@ -421,7 +422,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const db = await openDatabase(location);
   const origins: Origins = { api: '', storage: '', rtmp: '', public: options.publicUrl };
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
-  let log: Pick<FastifyBaseLogger, 'error'> = { error: (...args: unknown[]) => console.error(...args) };
+  let log: Pick<FastifyBaseLogger, 'error'> = processLog;
   const s3 =
     options.storage?.kind === 's3' ? new S3Store({ ...options.storage.s3, now: () => clock.now() }) : undefined;
   const bucket = await s3?.ensureBucket();

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from './clock.js';
 import { engineOf } from './db/index.js';
 import type { Database } from './db/schema.js';
+import { log } from './log.js';
 
 /** Thrown by a handler that wants to run again later (a webhook delivery that failed, say). */
 export class RetryAt extends Error {
@@ -123,7 +124,7 @@ export class Jobs {
     this.workerId = `${this.machine}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = options.pollMs ?? 250;
-    this.events = options.events ?? { finished: () => {}, failed: (job, err) => console.error(`${job} failed:`, err) };
+    this.events = options.events ?? { finished: () => {}, failed: (job, err) => log.error({ err }, `${job} failed`) };
   }
 
   register<K extends JobKind>(kind: K, run: JobHandler<K>, { concurrency, perGroup = concurrency }: JobLimits): void {
@@ -249,7 +250,7 @@ export class Jobs {
         this.lookedAt = Date.now();
       } catch (err) {
         // The database away (PostgreSQL restarting, say): the next poll looks again.
-        console.error('job queue: could not claim jobs:', err);
+        log.error({ err }, 'job queue: could not claim jobs');
       } finally {
         this.ticking = undefined;
       }
@@ -487,10 +488,10 @@ export class Jobs {
           .where('state', '=', 'running')
           .where('worker', '=', this.workerId)
           .executeTakeFirst();
-        if (numUpdatedRows === 0n) console.warn(`job ${job.kind} #${job.id}: lease lost, another worker took it`);
+        if (numUpdatedRows === 0n) log.warn(`job ${job.kind} #${job.id}: lease lost, another worker took it`);
       } catch (err) {
         // The database away: the lease runs out and another worker (or this one) runs the job again.
-        console.error(`job ${job.kind} #${job.id}: could not record its end:`, err);
+        log.error({ err }, `job ${job.kind} #${job.id}: could not record its end`);
       } finally {
         this.running.delete(job.id);
         setImmediate(() => this.tick());
@@ -514,7 +515,7 @@ export class Jobs {
       const still = new Set(held.map((r) => r.id));
       for (const id of ids) if (!still.has(id)) this.running.get(id)?.abort.abort(new Error('lease lost'));
     } catch (err) {
-      console.error('job queue: could not renew leases:', err);
+      log.error({ err }, 'job queue: could not renew leases');
     }
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyServerOptions } from 'fastify';
+import { pino, type Logger } from 'pino';
 
 /**
  * The service's log: JSON lines on standard error (pino, through Fastify's logger), one line per request with its
@@ -46,19 +47,35 @@ const REDACTED = [
 /** A URL's path without its query (a signed URL's signature, a token someone put there). */
 export const pathOnly = (url: string) => url.split('?', 1)[0]!;
 
-/** Fastify's logger options for the API (http/api.ts): pino on standard error, the request id ours. */
-export function loggerOptions(level: LogLevel): Pick<FastifyServerOptions, 'logger' | 'genReqId' | 'logController'> {
-  return {
-    logger: {
-      level,
-      stream: process.stderr,
-      redact: { paths: REDACTED, censor: '[redacted]' },
-      // Words and an ISO time, for a reader and a collector alike: "level":"info", "time":"2026-…Z".
-      formatters: { level: (label: string) => ({ level: label }) },
-      timestamp: () => `,"time":"${new Date().toISOString()}"`,
-      // Fastify's own request serializer writes the whole URL, query included: ours writes the path only.
-      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, path: pathOnly(req.url) }) },
+/**
+ * The process's log: every module writes here (`log.error({ err }, 'words')`), never with console.*, so that every
+ * line is JSON with a level and a time. Fastify's request loggers are its children, with the request's id. Its level
+ * is the service's `--log-level` (setLogLevel, at start); one level per process.
+ */
+export const log: Logger = pino(
+  {
+    level: DEFAULT_LOG_LEVEL,
+    redact: { paths: REDACTED, censor: '[redacted]' },
+    // Words and an ISO time, for a reader and a collector alike: "level":"info", "time":"2026-…Z".
+    formatters: { level: (label: string) => ({ level: label }) },
+    timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    // Fastify's own request serializer writes the whole URL, query included: ours writes the path only.
+    serializers: {
+      err: pino.stdSerializers.err,
+      req: (req: { method: string; url: string }) => ({ method: req.method, path: pathOnly(req.url) }),
     },
+  },
+  process.stderr,
+);
+
+export function setLogLevel(level: LogLevel): void {
+  log.level = level;
+}
+
+/** Fastify's logger options for the API (http/api.ts): the process's log, the request id ours. */
+export function loggerOptions(): Pick<FastifyServerOptions, 'loggerInstance' | 'genReqId' | 'logController'> {
+  return {
+    loggerInstance: log,
     genReqId: requestId,
     // Fastify writes two lines per request (incoming, completed); observe.ts writes one, with the route template.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { MIGRATIONS } from './migrations.js';
 import type { Database } from './schema.js';
+import { log } from '../log.js';
 
 export type { Database } from './schema.js';
 export type Db = Kysely<Database>;
@@ -124,9 +125,7 @@ function postgres(url: string): PostgresDialect {
   // An idle connection the server closed (a restart, a failover, an administrator) is an 'error' on the pool; left
   // unheard it ends the process. The pool drops that connection and opens a new one for the next query, so the
   // service goes on: a request or job in flight fails and is retried, nothing else.
-  pool.on('error', (err) =>
-    console.error(`database: a connection was lost (${err.message}); the next query reconnects`),
-  );
+  pool.on('error', (err) => log.error(`database: a connection was lost (${err.message}); the next query reconnects`));
   return new PostgresDialect({ pool });
 }
 

@@ -16,6 +16,7 @@ import { badField, ServiceError, show } from './errors.js';
 import type { Usage } from './usage.js';
 import type { Videos } from './videos.js';
 import { GIB, MiB } from '../../src/api/limits.js';
+import { log } from '../log.js';
 
 export const IMPORT_VIDEO = 'import-video';
 // What the job carries, checked where it is enqueued and where it runs (service/jobs.ts, JobPayloads).
@@ -221,7 +222,7 @@ export class Imports {
       const n = bytes;
       writing = writing
         .then(() => update(n))
-        .catch((err: unknown) => console.error(`import ${videoId}: progress:`, err));
+        .catch((err: unknown) => log.error({ err }, `import ${videoId}: progress`));
     };
     const count = new Transform({
       highWaterMark: BUFFER,

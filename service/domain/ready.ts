@@ -10,6 +10,7 @@ import type { Exports } from './exports.js';
 import type { Uploads } from './uploads.js';
 import type { Videos } from './videos.js';
 import type { Webhooks } from './webhooks.js';
+import { log } from '../log.js';
 
 /** How long work that needs room on the storage waits before it looks again. */
 const ROOM_RETRY_MS = 30_000;
@@ -57,7 +58,7 @@ export function processVideo(deps: {
       await videos.markReady(id, processed);
     } catch (err) {
       if (signal.aborted) throw err;
-      if (!(err instanceof MediaError)) console.error(`processing ${id}:`, err);
+      if (!(err instanceof MediaError)) log.error({ err }, `processing ${id} failed`);
       await videos.markFailed(
         id,
         err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`,

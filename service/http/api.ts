@@ -10,7 +10,7 @@ import type { Accounts, Caller, Scope } from '../domain/accounts.js';
 import { bareToken, hashToken, outOfScope } from '../domain/accounts.js';
 import { ServiceError, show } from '../domain/errors.js';
 import type { Faults } from '../faults.js';
-import { loggerOptions, type LogLevel } from '../log.js';
+import { loggerOptions, setLogLevel, type LogLevel } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { clientAddress } from '../net/client-address.js';
 import type { Settings } from '../settings.js';
@@ -139,7 +139,8 @@ function errorResponses(codes: ErrorCode[]): Record<number, TSchema> {
 }
 
 function replyError(reply: FastifyReply, err: unknown): FastifyReply {
-  const { status, body, headers } = errorAnswer(err);
+  // A 500 is logged by the request's logger: its line carries the request id the client was given.
+  const { status, body, headers } = errorAnswer(err, reply.log);
   return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(body);
 }
 
@@ -281,9 +282,10 @@ export async function createApi({
 }: ApiOptions): Promise<Api> {
   const { rateLimits } = settings;
   const { head, securitySchemes, extensions } = document(settings);
+  setLogLevel(logLevel);
   const routes: { method: string; pattern: RegExp }[] = [];
   const app = Fastify({
-    ...loggerOptions(logLevel),
+    ...loggerOptions(),
     // Node's own limits, as the service had on plain node:http: a request has 5 min, an idle keep-alive 5 s.
     requestTimeout: 300_000,
     keepAliveTimeout: 5_000,

@@ -1,14 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import { ERRORS, type ApiErrorBody } from '../../src/api/contract.js';
 import { ServiceError } from '../domain/errors.js';
+import { log } from '../log.js';
 
 /** The answer to a failure: the one mapping of domain errors to statuses (the contract's ERRORS table). Anything else is a 500, logged. */
-export function errorAnswer(err: unknown): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
+export function errorAnswer(
+  err: unknown,
+  logger: Pick<typeof log, 'error'> = log,
+): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
   const e =
     err instanceof ServiceError
       ? err
       : new ServiceError('internal', 'The service failed on this request; it was logged.');
-  if (!(err instanceof ServiceError)) console.error(err);
+  if (!(err instanceof ServiceError)) logger.error({ err }, 'the request failed');
   const status = ERRORS[e.code][0];
   const body: ApiErrorBody = { error: { status, code: e.code, message: e.message } };
   if (e.field !== undefined) body.error.field = e.field;

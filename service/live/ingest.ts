@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { LiveStreams } from '../domain/live-streams.js';
 import type { Recordings } from '../domain/recordings.js';
 import type { FromWorker, ToWorker, WorkerOptions } from './rtmp-worker.js';
+import { log } from '../log.js';
 
 /** Decisions (docs/service.md, docs/security.md): how the ingest holds against strangers (live/rtmp-worker.ts). */
 export interface IngestLimits {
@@ -166,13 +167,13 @@ export class Ingest {
     const next =
       livedMs > this.limits.restartMaxMs ? FIRST_RESTART_MS : Math.max(FIRST_RESTART_MS, this.restartInMs * 2);
     this.restartInMs = Math.min(this.limits.restartMaxMs, next);
-    console.error(
+    log.error(
       `RTMP ingest: its process exited (${signal ?? code}); restarting it in ${this.restartInMs / 1000} s. Publishers may reconnect.`,
     );
     this.restart = setTimeout(
       () =>
         void this.start().catch(
-          (err: { code?: string; message: string }) => err.code && console.error(`RTMP ingest: ${err.message}`),
+          (err: { code?: string; message: string }) => err.code && log.error(`RTMP ingest: ${err.message}`),
         ),
       this.restartInMs,
     );
@@ -189,7 +190,7 @@ export class Ingest {
       this.publishes.delete(sid);
       await this.recordings
         .endPart(p.recordingId, p.seq, p.endedAt ?? now)
-        .catch((err: unknown) => console.error('RTMP ingest: could not end a part:', err));
+        .catch((err: unknown) => log.error({ err }, 'RTMP ingest: could not end a part'));
     }
     for (const resolve of this.disconnecting.values()) resolve();
     this.disconnecting.clear();
@@ -202,7 +203,7 @@ export class Ingest {
   private handle(message: FromWorker): void {
     this.inbox = this.inbox
       .then(() => this.receive(message))
-      .catch((err: unknown) => console.error(`RTMP ingest: ${message.type}:`, err));
+      .catch((err: unknown) => log.error({ err }, `RTMP ingest: ${message.type}`));
   }
 
   private async receive(message: FromWorker): Promise<void> {

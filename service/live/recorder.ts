@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
+import { log } from '../log.js';
 
 /** Codec ids of RTMP metadata: FLV's numbers, or enhanced RTMP's FourCC (as text or as a number). */
 const H264 = new Set<number | string>([7, 'avc1', 0x61766331]);
@@ -97,11 +98,11 @@ export class Recorder {
     child.stderr.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-2000)));
     this.exited = new Promise((resolve) => {
       child.once('error', (err) => {
-        console.error(`recorder ${this.label}: ${err.message}`);
+        log.error(`recorder ${this.label}: ${err.message}`);
         resolve();
       });
       child.once('exit', (code) => {
-        if (code !== 0) console.error(`recorder ${this.label} exited with ${code}: ${this.stderr.trim()}`);
+        if (code !== 0) log.error(`recorder ${this.label} exited with ${code}: ${this.stderr.trim()}`);
         resolve();
       });
     });
@@ -116,9 +117,7 @@ export class Recorder {
           (fs) => {
             if (fs.bavail * fs.bsize >= room.reserveBytes || !this.watch) return;
             clearInterval(this.watch);
-            console.warn(
-              `recorder ${this.label}: the storage is below its reserve (--min-free-mb); ending the publish.`,
-            );
+            log.warn(`recorder ${this.label}: the storage is below its reserve (--min-free-mb); ending the publish.`);
             room.onFull();
           },
           () => {},

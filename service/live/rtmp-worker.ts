@@ -25,6 +25,7 @@ import RtmpSession from 'node-media-server/src/session/rtmp_session.js';
 import { copyable, Recorder } from './recorder.js';
 import { clientAddress } from '../net/client-address.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { log } from '../log.js';
 
 export interface WorkerOptions {
   host: string;
@@ -104,7 +105,7 @@ function guard(socket: Socket): void {
             try {
               listener(...args);
             } catch (err) {
-              console.warn(
+              log.warn(
                 `RTMP: closed a connection from ${socket.remoteAddress} whose message could not be read: ${(err as Error).message}`,
               );
               socket.destroy();
@@ -205,9 +206,7 @@ process.on('message', (message: ToWorker) => {
     })().catch((err: Error) => {
       // Nothing would be recorded: this publish is refused, and only this one. Its part ends empty (a
       // publish that ended meanwhile is being ended already).
-      console.error(
-        `RTMP: cut a publish to stream ${message.streamId}, whose recording could not start: ${err.message}`,
-      );
+      log.error(`RTMP: cut a publish to stream ${message.streamId}, whose recording could not start: ${err.message}`);
       if (publishes.get(message.sid) !== publish) return;
       publishes.delete(message.sid);
       publish.session.socket?.destroy();
@@ -216,7 +215,7 @@ process.on('message', (message: ToWorker) => {
   } else if (message.type === 'refuse') {
     const publish = publishes.get(message.sid);
     if (!publish) return;
-    console.warn(
+    log.warn(
       `RTMP: refused a publish to /${publish.session.streamApp}/${publish.session.streamName.slice(0, 5)}…: ${message.why}`,
     );
     publishes.delete(message.sid);

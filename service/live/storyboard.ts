@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { run } from '../processing/ffmpeg.js';
 import type { Part } from './playlist.js';
 import { Recent } from './recent.js';
+import { log } from '../log.js';
 
 /** One thumbnail per segment (every 2 s), this size, 10 to a row and 100 to a sheet. */
 export const THUMB_WIDTH = 160;
@@ -79,7 +80,7 @@ export class Storyboards {
     const next = (this.busy.get(id) ?? Promise.resolve()).then(work);
     const settled = next.then(
       () => {},
-      (err: Error) => console.error(`storyboard of ${id}: ${err.message}`),
+      (err: Error) => log.error(`storyboard of ${id}: ${err.message}`),
     );
     this.busy.set(id, settled);
     void settled.then(() => this.busy.get(id) === settled && this.busy.delete(id));

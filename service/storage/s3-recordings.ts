@@ -5,6 +5,7 @@ import { playlistSegments } from '../live/playlist.js';
 import { RecordingMedia } from '../processing/recording-media.js';
 import { ServiceError } from '../domain/errors.js';
 import type { S3Store } from './s3.js';
+import { log } from '../log.js';
 
 /** How often a part's folder is looked at for segments its recorder closed (a segment is 2 s: live/recorder.ts). */
 const EVERY_MS = 1_000;
@@ -41,7 +42,9 @@ export class S3Recordings {
     };
     // One pass at a time; a pass the store refused is tried again at the next tick.
     const next = () =>
-      (pass = pass.then(ship).catch((err: unknown) => console.error(`recording ${recordingId}: ${String(err)}`)));
+      (pass = pass
+        .then(ship)
+        .catch((err: unknown) => log.error({ err }, `recording ${recordingId}: a segment was not shipped`)));
     const timer = setInterval(next, EVERY_MS);
     return {
       async finish() {

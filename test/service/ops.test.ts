@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { startService as startInProcess, type Service } from '../../service/app.js';
 import { media } from '../helpers/media.js';
 import { startWithToken, tempData, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import { push } from '../helpers/live.js';
 
 /**
  * GET as a load balancer or Prometheus asks: plain node:http, as these three endpoints are not in /openapi.json
@@ -35,15 +36,15 @@ describe('health, readiness, metrics and logs (docs/operations.md)', () => {
   let token: string;
   /** The service's standard error: its JSON log lines. */
   let log = '';
+  /** The JSON lines written so far. */
+  const lines = () =>
+    log
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   /** The log line of the request with this id, once written (after the answer). */
   const logLine = (id: string) =>
-    until(`the log line of request ${id}`, async () =>
-      log
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((l) => l.requestId === id && l.msg === 'request'),
-    );
+    until(`the log line of request ${id}`, async () => lines().find((l) => l.requestId === id && l.msg === 'request'));
 
   before(async () => {
     ({ service, token } = await startWithToken('ops'));
@@ -179,6 +180,20 @@ describe('health, readiness, metrics and logs (docs/operations.md)', () => {
     assert.equal(line.path, `/videos/${video._id}`);
     for (const secret of [token, 'SIGSECRET', 'QUERYTOKEN', 'COOKIESECRET', 'UNKNOWNSECRET', 'Bearer'])
       assert.ok(!log.includes(secret), `${secret} in the log`);
+  });
+
+  it('writes only JSON lines to standard error, from its modules as from its requests', async () => {
+    // The RTMP ingest (a process of its own) refuses a publish to a key that is no stream's, and logs it.
+    assert.notEqual(await push(`${service.rtmp}/lv_NOSUCHSTREAMKEY00000000000`, 1), 0);
+    const refused = await until('the refused publish in the log', async () =>
+      lines().find((l) => /refused a publish/.test(String(l.msg))),
+    );
+    assert.equal(refused.level, 'warn');
+    for (const line of log.split('\n').filter((l) => l.trim() !== '')) {
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      assert.ok(typeof parsed.level === 'string' && typeof parsed.time === 'string', line);
+      assert.equal(typeof parsed.msg, 'string', line);
+    }
   });
 });
 
