@@ -280,8 +280,7 @@ export class Uploads {
       await this.store.assertRoom(size);
       // The listed chunks stay, in their rows, until processing joins them into the source (assemble);
       // #6 answers without copying the file (bench/link.bench.ts measured that copy at the end of every upload).
-      const unlisted = [...stored.values()].filter((c) => !parts.includes(c));
-      await this.db.transaction().execute(async (trx) => {
+      const unlisted = await this.db.transaction().execute(async (trx) => {
         await this.closeCompleted(session, trx);
         // A chunk sent again while this complete waited for the disk check: its eTag is no longer the listed one.
         for (const [i, p] of parts.entries()) {
@@ -297,18 +296,23 @@ export class Uploads {
               `Chunk ${p.chunk_id} was sent again meanwhile; complete with its new eTag.`,
             );
         }
-        if (unlisted.length > 0)
-          await trx
-            .deleteFrom('chunks')
-            .where('session_key', '=', session.key)
-            .where(
-              'chunk_id',
-              'in',
-              unlisted.map((c) => c.chunk_id),
-            )
-            .execute();
+        // Every chunk not listed goes, read now that the session is closed: one stored since the rows above were read
+        // (by any process) is among them, and none can be stored after (chunkStored locks the session's row).
+        const listedIds = parts.map((p) => p.chunk_id);
+        const unlisted = await trx
+          .selectFrom('chunks')
+          .select('file')
+          .where('session_key', '=', session.key)
+          .where('chunk_id', 'not in', listedIds)
+          .execute();
+        await trx
+          .deleteFrom('chunks')
+          .where('session_key', '=', session.key)
+          .where('chunk_id', 'not in', listedIds)
+          .execute();
         await this.videos.startProcessing(session.video_id, size, 'multipart', trx);
         await this.closeLinks(session.video_id, trx);
+        return unlisted;
       });
       await this.store.removeChunks(
         session.key,
@@ -451,12 +455,15 @@ export class Uploads {
   /**
    * A PUT that was writing while its session was completed or aborted (the abort removed the session's folder,
    * and the write made it again): what it left goes too, so no chunk outlives its session on disk. The chunks
-   * a completed session listed stay until they are assembled.
+   * a completed session listed stay until they are assembled. The PUT is then refused as closed (409), whatever
+   * its write's own failure was (the folder removed under it, by a #6 or #7 of any process).
    */
   async dropIfClosed(key: string, file: string): Promise<void> {
-    if ((await this.sessionRow(key))?.state === 'open') return;
+    const session = await this.sessionRow(key);
+    if (session?.state === 'open') return;
     await this.store.removeChunks(key, [file]);
     if (!(await this.hasChunks(key))) await this.store.removeSession(key);
+    if (session) this.assertOpen(session);
   }
 
   private async hasChunks(key: string): Promise<boolean> {

@@ -59,7 +59,9 @@ export class LocalStore implements UploadStore {
   }
 
   async removeSession(key: string): Promise<void> {
-    await rm(this.files.chunkDir(key), { recursive: true, force: true });
+    // Retried: a PUT racing the close may create its file in the folder while it is being removed (ENOTEMPTY);
+    // that PUT then finds the session closed and deletes its file (Uploads.dropIfClosed).
+    await rm(this.files.chunkDir(key), { recursive: true, force: true, maxRetries: 5 });
   }
 
   /** Every temporary file under chunks/ and videos/ (no writer can exist yet): half bodies, half assembled sources. */
