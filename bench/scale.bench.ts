@@ -16,7 +16,9 @@
  *      the pair is read against (the balancer's own cost), today's single process the other.
  *   3. Time from #6's answer to the `video-ready` webhook for 8 uploads completed at once, with one and two workers.
  *   4. The p50 and p99 of #8 while 48 single-link uploads run at once, on the data folder (the bytes and their MD5
- *      share the API's event loop) and on the store (the bytes go to the store), each beside #8 at rest.
+ *      share the API's event loop) and on the store (the bytes go to the store), each beside #8 at rest; then again
+ *      with the uploading client and the store's daemons at nice 19, as if they were the other machines they are
+ *      in a deployment (on two cores they otherwise take the API's).
  *
  * What the service cannot do yet (no `--role`, `--database` or `--storage s3://` in its `--help`) is said and
  * skipped. On this machine's two cores a second process cannot double anything: the figures say what it does;
@@ -544,12 +546,35 @@ async function processing(engines: ScaleEngines, features: Features): Promise<st
 }
 
 /**
- * #8's latency at rest, then while 48 single-link uploads of 32 MiB run at once (#1, #2, #5 each, from this
- * process; autocannon in its own). The load starts once every PUT is under way and lasts 5 s, well inside the
- * uploads (1.5 GiB at this machine's few hundred MB/s); how many were still running at its end is printed.
+ * The 48 uploads' client: a process of its own (`nice -n 19` when the browsers are to be "elsewhere") that PUTs a
+ * 32 MiB body to each link at once and prints `started`, then one status per finished PUT.
  */
-async function latencyUnderUploads(deployment: Deployment): Promise<string[]> {
-  const body = Buffer.alloc(32 * MiB, 1);
+const UPLOADER = `
+const links = JSON.parse(process.argv[1]);
+const body = Buffer.alloc(32 * 1024 * 1024, 1);
+console.log('started');
+await Promise.all(links.map((link) =>
+  fetch(link, { method: 'PUT', body, headers: { 'content-type': 'video/mp4' } })
+    .then((res) => res.status, () => 0)
+    .then((status) => console.log(status))));
+`;
+
+/** The Ceph store's daemons (scripts/with-engines.ts started them): their pids, to renice while measuring. */
+async function storeDaemons(): Promise<string[]> {
+  const { stdout } = await run('pgrep', ['-x', 'radosgw|ceph-osd|ceph-mon']).catch(() => ({ stdout: '' }));
+  return stdout.split('\n').filter(Boolean);
+}
+
+/**
+ * #8's latency at rest, then while 48 single-link uploads of 32 MiB run at once (#1 and #2 from this process, the
+ * PUTs from UPLOADER's; autocannon in its own). The load starts once every PUT is under way and lasts 5 s, well
+ * inside the uploads (1.5 GiB at this machine's few hundred MB/s); how many were still running at its end is printed.
+ *
+ * `elsewhere`: on two cores the store's daemons and the uploading client take the cores the API needs, which in a
+ * deployment are other machines' (the browsers, the store). For this row they run at nice 19 while #8 is measured,
+ * so the row shows what the API's own process does; PostgreSQL, part of #8's path, keeps its priority.
+ */
+async function latencyUnderUploads(deployment: Deployment, elsewhere: boolean, onStore: boolean): Promise<string[]> {
   const { _id } = await call(deployment, 'POST', '/videos');
   const url = `${deployment.api}/videos/${_id}`;
   const rest = await load(url, 'GET', deployment.token, { connections: 4 });
@@ -559,18 +584,39 @@ async function latencyUnderUploads(deployment: Deployment): Promise<string[]> {
       return (await call(deployment, 'POST', `/videos/${video._id}/uploads`)).url as string;
     }),
   );
-  let running = links.length;
-  const puts = links.map((link) =>
-    fetch(link, { method: 'PUT', body, headers: { 'content-type': 'video/mp4' } })
-      .then((res) => res.status)
-      .finally(() => running--),
+  const daemons = elsewhere && onStore ? await storeDaemons() : [];
+  const nice = (level: number) => (daemons.length ? run('renice', ['-n', String(level), '-p', ...daemons]) : null);
+  const uploader = spawn(
+    elsewhere ? 'nice' : process.execPath,
+    [
+      ...(elsewhere ? ['-n', '19', process.execPath] : []),
+      '--input-type=module',
+      '-e',
+      UPLOADER,
+      JSON.stringify(links),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  await new Promise((r) => setTimeout(r, 500));
-  const loaded = await load(url, 'GET', deployment.token, { connections: 4 });
-  const left = running;
-  const statuses = await Promise.all(puts);
+  const statuses: number[] = [];
+  let started!: () => void;
+  const underWay = new Promise<void>((resolve) => (started = resolve));
+  const finished = new Promise<void>((resolve) => uploader.once('exit', () => resolve()));
+  createInterface({ input: uploader.stdout! }).on('line', (line) =>
+    line === 'started' ? started() : statuses.push(Number(line)),
+  );
+  await underWay;
+  await nice(19);
+  let loaded;
+  try {
+    await new Promise((r) => setTimeout(r, 500));
+    loaded = await load(url, 'GET', deployment.token, { connections: 4 });
+  } finally {
+    await nice(0);
+  }
+  const left = links.length - statuses.length;
+  await finished;
   return [
-    deployment.label,
+    `${deployment.label}${elsewhere ? `, the uploading client${onStore ? ' and the store' : ''} at nice 19` : ''}`,
     `${rest.p50} / ${rest.p99} ms`,
     `${loaded.p50} / ${loaded.p99} ms`,
     (loaded.p99 / rest.p99).toFixed(1),
@@ -578,7 +624,7 @@ async function latencyUnderUploads(deployment: Deployment): Promise<string[]> {
   ];
 }
 
-/** 4. #8 under 48 uploads: on the data folder, on the store. */
+/** 4. #8 under 48 uploads: on the data folder, on the store; each as measured, then as if the rest were elsewhere. */
 async function latency(engines: ScaleEngines, features: Features): Promise<string[][]> {
   const rows = [
     [
@@ -589,21 +635,23 @@ async function latency(engines: ScaleEngines, features: Features): Promise<strin
       'uploads still running at the end',
     ],
   ];
-  const disk = await onDisk();
-  try {
-    rows.push(await latencyUnderUploads(disk));
-  } finally {
-    await disk.stop();
-  }
-  if (!features.store) {
-    rows.push(['the store', 'not measured: the service has no S3 store yet', '', '', '']);
-    return rows;
-  }
-  const store = await onEngines(engines, features);
-  try {
-    rows.push(await latencyUnderUploads(store));
-  } finally {
-    await store.stop();
+  for (const elsewhere of [false, true]) {
+    const disk = await onDisk();
+    try {
+      rows.push(await latencyUnderUploads(disk, elsewhere, false));
+    } finally {
+      await disk.stop();
+    }
+    if (!features.store) {
+      rows.push(['the store', 'not measured: the service has no S3 store yet', '', '', '']);
+      continue;
+    }
+    const store = await onEngines(engines, features);
+    try {
+      rows.push(await latencyUnderUploads(store, elsewhere, true));
+    } finally {
+      await store.stop();
+    }
   }
   return rows;
 }
