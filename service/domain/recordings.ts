@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ExportEntry, TemporaryRecording } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
@@ -56,6 +57,14 @@ const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
 export const RECORDING_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
 /** Spec, timed rule 3: a stream that resumes within 1 minute continues its recording. */
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
+
+/**
+ * How long an ingest node's heartbeat says it is alive (wall-clock: the service clock a test moves says nothing of
+ * a process); it renews every third of it (live/ingest.ts). A node silent for longer is dead: its live parts end.
+ */
+export const INGEST_NODE_LEASE_MS = 20_000;
+/** Where an ingest node keeps its id, in its data directory (nodeId). */
+const NODE_ID_FILE = 'ingest-node';
 
 export interface RecordingsOptions {
   db: Db;
@@ -137,7 +146,11 @@ export class Recordings {
    * A publish began: it continues the stream's last recording when that one stopped no more than the
    * merge window ago, and starts a new recording otherwise. Returns where the part is recorded.
    */
-  async beginPart(stream: StreamRow, at: number): Promise<{ recordingId: string; seq: number; dir: string }> {
+  async beginPart(
+    stream: StreamRow,
+    at: number,
+    node: string,
+  ): Promise<{ recordingId: string; seq: number; dir: string }> {
     return this.db.transaction().execute(async (trx) => {
       const last = (await trx
         .selectFrom('recordings')
@@ -175,7 +188,10 @@ export class Recordings {
           .execute();
       }
       // (recording_id, seq) is the key: two publishes of one stream beginning at once never share a part.
-      await trx.insertInto('recording_parts').values({ recording_id: recordingId, seq, started_at: at }).execute();
+      await trx
+        .insertInto('recording_parts')
+        .values({ recording_id: recordingId, seq, started_at: at, ingest_node: node })
+        .execute();
       return { recordingId, seq, dir: join(this.files.recordingDir(recordingId), `part${seq}`) };
     });
   }
@@ -198,17 +214,83 @@ export class Recordings {
     });
   }
 
-  /** At start: publishes that were live when the service went down have ended (their publishers are gone). */
-  async interrupted(): Promise<void> {
-    const now = this.clock.now();
-    await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('recording_parts').set({ stopped_at: now }).where('stopped_at', 'is', null).execute();
-      await trx
-        .updateTable('recordings')
-        .set({ state: 'stopped', stopped_at: now })
-        .where('state', '=', 'live')
-        .execute();
+  /**
+   * This process's id as an ingest node, kept in its data directory (where it records): a node started again on
+   * its data directory is the same node, and each data directory is a node of its own. Decision (docs/scale.md, Roles).
+   */
+  async nodeId(): Promise<string> {
+    const file = join(this.files.root, NODE_ID_FILE);
+    const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
+    if (kept) return kept;
+    const id = `${hostname()}:${newId()}`;
+    // Two processes starting on one data directory at once agree on the one written first.
+    await writeFile(file, id, { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
     });
+    return (await readFile(file, 'utf8')).trim();
+  }
+
+  /** An ingest node says it is alive, for INGEST_NODE_LEASE_MS more. */
+  async heartbeat(node: string): Promise<void> {
+    const until = Date.now() + INGEST_NODE_LEASE_MS;
+    await this.db
+      .insertInto('ingest_nodes')
+      .values({ id: node, alive_until: until })
+      .onConflict((c) => c.column('id').doUpdateSet({ alive_until: until }))
+      .execute();
+  }
+
+  /** An ingest node stops cleanly (its parts have ended): its heartbeat goes. */
+  async leave(node: string): Promise<void> {
+    await this.db.deleteFrom('ingest_nodes').where('id', '=', node).execute();
+  }
+
+  /**
+   * An ingest node starts, before it takes a publish: the publishes it had before it went down have ended (their
+   * publishers are gone), and so have those of nodes that are dead. Another node's live recordings go on.
+   */
+  async interrupted(node: string): Promise<void> {
+    await this.heartbeat(node);
+    await this.endOrphans(node);
+  }
+
+  /**
+   * Ends the live parts no running ingest node records: those of `restarted` (this node, before its restart), of
+   * nodes whose heartbeat ran out, and of parts recorded before nodes were named. Run at an ingest node's start and
+   * by the sweeper, which ends a dead node's recordings whether or not it comes back.
+   */
+  private async endOrphans(restarted?: string): Promise<void> {
+    const alive = this.db.selectFrom('ingest_nodes').select('id').where('alive_until', '>=', Date.now());
+    const orphans = await this.db
+      .selectFrom('recording_parts')
+      .select(['recording_id', 'seq'])
+      .where('stopped_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('ingest_node', 'is', null),
+          eb('ingest_node', 'not in', alive),
+          ...(restarted ? [eb('ingest_node', '=', restarted)] : []),
+        ]),
+      )
+      .execute();
+    const now = this.clock.now();
+    for (const { recording_id, seq } of orphans) {
+      await this.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('recording_parts')
+          .set({ stopped_at: now })
+          .where('recording_id', '=', recording_id)
+          .where('seq', '=', seq)
+          .where('stopped_at', 'is', null)
+          .execute();
+        await trx
+          .updateTable('recordings')
+          .set({ state: 'stopped', stopped_at: now })
+          .where('id', '=', recording_id)
+          .where('state', '=', 'live')
+          .execute();
+      });
+    }
   }
 
   async list(stream: StreamRow): Promise<RecordingRow[]> {
@@ -384,10 +466,12 @@ export class Recordings {
   }
 
   /**
-   * Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4; the longest stopped
-   * first); 3 days after its end → delete it.
+   * Run by the sweeper: left live by a dead ingest node → stopped; stopped for longer than the merge window → finish
+   * it (make its MP4; the longest stopped first); 3 days after its end → delete it.
    */
   async sweep(): Promise<void> {
+    // A dead ingest node's publishes have ended, whether or not it comes back (its heartbeat ran out).
+    await this.endOrphans();
     const now = this.clock.now();
     const due = await this.db
       .selectFrom('recordings')

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../clock.js';
 import type { LiveStreams } from '../domain/live-streams.js';
-import type { Recordings } from '../domain/recordings.js';
+import { INGEST_NODE_LEASE_MS, type Recordings } from '../domain/recordings.js';
 import type { FromWorker, ToWorker, WorkerOptions } from './rtmp-worker.js';
 
 /** Decisions (docs/service.md, docs/security.md): how the ingest holds against strangers (live/rtmp-worker.ts). */
@@ -68,6 +68,10 @@ const STORYBOARD_EVERY_MS = 4_000;
  * window, continues) a temporary recording at once. The merge window is the service's rule, on its clock
  * (domain/recordings.ts); node-media-server's own reconnect grace is off. When the process dies, its publishes
  * end there and then, and their publishers may come back.
+ *
+ * One or more ingest nodes may share a database (docs/scale.md, Roles): each names the parts it records with its
+ * node id and keeps a heartbeat in the database; at its start it ends only what it left live before a restart and
+ * what dead nodes left (Recordings.interrupted), never another running node's recordings.
  */
 export class Ingest {
   origin = '';
@@ -85,6 +89,9 @@ export class Ingest {
   private restartInMs = 0;
   private startedAt = 0;
   private restart: NodeJS.Timeout | undefined;
+  /** This ingest node's id (Recordings.nodeId), once it listens, and the timer of its heartbeat. */
+  private node: string | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly streams: LiveStreams,
@@ -97,6 +104,16 @@ export class Ingest {
   async listen(host: string, port: number): Promise<string> {
     this.host = host;
     this.port = port;
+    const node = (this.node = await this.recordings.nodeId());
+    // Before the first publish is taken: what this node recorded before a restart has ended, and what dead nodes did.
+    await this.recordings.interrupted(node);
+    this.heartbeat = setInterval(
+      () =>
+        void this.recordings
+          .heartbeat(node)
+          .catch((err: unknown) => console.error(`RTMP ingest: its heartbeat failed: ${String(err)}`)),
+      INGEST_NODE_LEASE_MS / 3,
+    );
     await this.start();
     this.origin = `rtmp://${host}:${this.port}`;
     return this.origin;
@@ -123,6 +140,7 @@ export class Ingest {
   async close(): Promise<void> {
     this.closing = true;
     clearTimeout(this.restart);
+    clearInterval(this.heartbeat);
     const worker = this.worker;
     if (worker && worker.exitCode === null) {
       await new Promise<void>((resolve) => {
@@ -132,6 +150,8 @@ export class Ingest {
       });
     }
     await this.endAll();
+    // Every part of this node has ended: no heartbeat is needed to tell it went.
+    if (this.node) await this.recordings.leave(this.node).catch(() => {});
   }
 
   private start(): Promise<void> {
@@ -212,7 +232,7 @@ export class Ingest {
       if ([...this.publishes.values()].some((p) => p.streamId === stream.id)) {
         return this.tell({ type: 'refuse', sid: message.sid, why: 'the stream already has a publisher' });
       }
-      const { recordingId, seq, dir } = await this.recordings.beginPart(stream, this.clock.now());
+      const { recordingId, seq, dir } = await this.recordings.beginPart(stream, this.clock.now(), this.node!);
       const storyboard = setInterval(
         () => void this.recordings.storyboards.update(recordingId).catch(() => {}),
         STORYBOARD_EVERY_MS,
