@@ -57,7 +57,6 @@ const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
 export const RECORDING_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
 /** Spec, timed rule 3: a stream that resumes within 1 minute continues its recording. */
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
-
 /**
  * How long an ingest node's heartbeat says it is alive (wall-clock: the service clock a test moves says nothing of
  * a process); it renews every third of it (live/ingest.ts). A node silent for longer is dead: its live parts end.
@@ -397,18 +396,18 @@ export class Recordings {
   async liveSource(id: string, at: number): Promise<CutSource | undefined> {
     for (const part of await this.parts(id)) {
       if (at < part.startedAt || at >= part.startedAt + partSeconds(part) * 1000) continue;
-      const dir = join(this.files.recordingDir(id), `part${part.seq}`);
-      // On a store, a worker other than the ingest node fetches the part first (its playlist, then its segments).
-      const fetched = await this.media.fetch([
-        join(dir, 'stream.m3u8'),
-        ...part.segments.map((s) => join(dir, s.file)),
+      const folder = `part${part.seq}`;
+      // On a store, a process other than the ingest node fetches the part first (its playlist, then its segments).
+      const local = await this.media.local(id, this.files.recordingDir(id), [
+        `${folder}/stream.m3u8`,
+        ...part.segments.map((s) => `${folder}/${s.file}`),
       ]);
       try {
-        const playlist = await this.media.snapshot(dir);
-        const release = async () => (await rm(playlist, { force: true }), await fetched.release());
+        const playlist = await this.media.snapshot(join(local.dir, folder));
+        const release = async () => (await rm(playlist, { force: true }), await local.release());
         return { playlist, offset: (at - part.startedAt) / 1000 + (await this.firstFrameAt(id, part.seq)), release };
       } catch (err) {
-        await fetched.release();
+        await local.release();
         throw err;
       }
     }
@@ -417,9 +416,8 @@ export class Recordings {
 
   /** For a part of a complete recording (#10): its MP4, fetched to this disk when the store holds it. */
   async mp4Source(id: string): Promise<CutSource> {
-    const mp4 = join(this.files.recordingDir(id), 'recording.mp4');
-    const fetched = await this.media.fetch([mp4]);
-    return { playlist: mp4, offset: 0, release: fetched.release };
+    const local = await this.media.local(id, this.files.recordingDir(id), ['recording.mp4']);
+    return { playlist: join(local.dir, 'recording.mp4'), offset: 0, release: local.release };
   }
 
   /**
@@ -431,9 +429,72 @@ export class Recordings {
     const key = `${id}/${seq}`;
     const known = this.firstFrames.get(key);
     if (known !== undefined) return known;
+    // Kept with the part, so every process cuts on the same timeline, the files on its disk or not.
+    const part = this.db.selectFrom('recording_parts').where('recording_id', '=', id).where('seq', '=', seq);
+    const kept = (await part.select('first_frame_at').executeTakeFirst())?.first_frame_at;
+    if (kept != null) {
+      this.firstFrames.set(key, kept);
+      return kept;
+    }
     const shift = await this.media.firstFrameOffset(join(this.files.recordingDir(id), `part${seq}`, 'seg00000.ts'));
-    if (shift !== undefined) this.firstFrames.set(key, shift);
-    return shift ?? 0;
+    if (shift === undefined) return 0;
+    this.firstFrames.set(key, shift);
+    await this.db
+      .updateTable('recording_parts')
+      .set({ first_frame_at: shift })
+      .where('recording_id', '=', id)
+      .where('seq', '=', seq)
+      .execute();
+    return shift;
+  }
+
+  /** The ingest node, as a publish goes on: where its first frame is, once its first segment is finished. */
+  async noteFirstFrame(id: string, seq: number): Promise<void> {
+    const key = `${id}/${seq}`;
+    if (this.firstFrames.has(key)) return;
+    const part = (await this.parts(id)).find((p) => p.seq === seq);
+    if (part && part.segments.length > 0) await this.firstFrameAt(id, seq);
+  }
+
+  /** The ingest node put a segment of the part in the store, of this many bytes. */
+  async addStoredBytes(id: string, seq: number, bytes: number): Promise<void> {
+    await this.db
+      .updateTable('recording_parts')
+      .set((eb) => ({ stored_bytes: eb('stored_bytes', '+', bytes) }))
+      .where('recording_id', '=', id)
+      .where('seq', '=', seq)
+      .execute();
+  }
+
+  /**
+   * The bytes of the recording's finished segments: those on this disk, or, where the store holds them and this
+   * process does not (a worker, an API process), what the ingest node recorded in the database as it put them there.
+   */
+  private async segmentBytes(id: string, files: string[]): Promise<number> {
+    const { stored } = await this.db
+      .selectFrom('recording_parts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('stored_bytes'), eb.lit(0)).as('stored'))
+      .where('recording_id', '=', id)
+      .executeTakeFirstOrThrow();
+    return Math.max(await this.media.bytes(files), Number(stored));
+  }
+
+  /**
+   * Bytes a second of a recording going on (a conversion's room check, domain/exports.ts): its last few segments'
+   * on this disk (a few file calls, whatever its length); where this process holds none of them, the whole
+   * recording's, from the bytes the ingest node put in the store.
+   */
+  async bytesPerSecond(id: string): Promise<number> {
+    const dir = this.files.recordingDir(id);
+    const segments = (await this.parts(id)).flatMap((p) =>
+      p.segments.map((s) => ({ ...s, path: join(dir, `part${p.seq}`, s.file) })),
+    );
+    const recent = segments.slice(-10);
+    const seconds = (some: typeof segments) => some.reduce((sum, s) => sum + s.duration, 0);
+    const here = await this.media.bytes(recent.map((s) => s.path));
+    if (here > 0) return seconds(recent) > 0 ? here / seconds(recent) : 0;
+    const all = seconds(segments);
+    return all > 0 ? (await this.segmentBytes(id, [])) / all : 0;
   }
 
   /** temporary_playback: composed again only when a segment was added or the recording became complete. */
@@ -516,25 +577,31 @@ export class Recordings {
     if (!row || row.state !== 'finishing') return;
     const dir = this.files.recordingDir(id);
     const parts = (await this.parts(id)).filter((p) => p.segments.length > 0);
-    const mp4 = join(dir, 'recording.mp4');
-    const segmentFiles = parts.flatMap((p) => p.segments.map((segment) => join(dir, `part${p.seq}`, segment.file)));
+    const segmentNames = parts.flatMap((p) => p.segments.map((segment) => `part${p.seq}/${segment.file}`));
     // The MP4 is its segments copied: below the disk's reserve the recording waits to complete (domain/ready.ts).
-    await waitForRoom(this.files, await this.media.bytes(segmentFiles), this.clock);
+    const bytes = await this.segmentBytes(
+      id,
+      segmentNames.map((name) => join(dir, name)),
+    );
+    await waitForRoom(this.files, bytes, this.clock);
     let made = { duration: 0, size: 0 };
     if (parts.length > 0) {
       const starts = partStarts(parts);
       const length = (p: Part, i: number) => (starts[i + 1] ?? starts[i]! + partSeconds(p)) - starts[i]!;
-      const inputs = parts.map((p, i) => ({
-        playlist: join(dir, `part${p.seq}`, 'stream.m3u8'),
-        seconds: length(p, i),
-      }));
       // On a store, a worker other than the ingest node reads the parts from there (storage/s3-recordings.ts).
-      const fetched = await this.media.fetch([...inputs.map((i) => i.playlist), ...segmentFiles]);
+      const local = await this.media.local(id, dir, [...parts.map((p) => `part${p.seq}/stream.m3u8`), ...segmentNames]);
+      const inputs: { playlist: string; seconds: number }[] = [];
       try {
-        made = await this.media.joinPlaylists(dir, inputs, mp4, signal);
-        await this.media.keep(mp4);
+        // Each part's playlist with its end: a publish whose ingest node died has none in the store (its recorder's
+        // end never shipped), and ffmpeg would read a playlist without one as live, from near its end, for ever.
+        for (const [i, p] of parts.entries())
+          inputs.push({ playlist: await this.media.snapshot(join(local.dir, `part${p.seq}`)), seconds: length(p, i) });
+        const mp4 = join(local.dir, 'recording.mp4');
+        made = await this.media.joinPlaylists(local.dir, inputs, mp4, signal);
+        await this.media.keep(id, mp4);
       } finally {
-        await fetched.release();
+        await Promise.all(inputs.map((input) => rm(input.playlist, { force: true })));
+        await local.release();
       }
     }
     await this.db
@@ -554,7 +621,7 @@ export class Recordings {
     this.removing.add(id);
     try {
       await this.storyboards.idle(id);
-      await this.media.remove(this.files.recordingDir(id));
+      await this.media.remove(id, this.files.recordingDir(id));
       await this.db.transaction().execute(async (trx) => {
         await this.conversions.forget(id, trx);
         await trx.deleteFrom('recording_parts').where('recording_id', '=', id).execute();

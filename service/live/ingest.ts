@@ -55,7 +55,14 @@ interface Publish {
 
 /** Where a recording's closed segments go besides --data: an S3 store (storage/s3-recordings.ts). */
 export interface SegmentStore {
-  follow(recordingId: string, organizationId: string, seq: number, dir: string): { finish(): Promise<void> };
+  /** `stored` is told the bytes of each segment the store took. */
+  follow(
+    recordingId: string,
+    organizationId: string,
+    seq: number,
+    dir: string,
+    stored: (bytes: number) => Promise<void>,
+  ): { finish(): Promise<void> };
 }
 
 /** How often a live recording's storyboard gets the thumbnails of its new segments (one per 2 s segment). */
@@ -233,11 +240,14 @@ export class Ingest {
         return this.tell({ type: 'refuse', sid: message.sid, why: 'the stream already has a publisher' });
       }
       const { recordingId, seq, dir } = await this.recordings.beginPart(stream, this.clock.now(), this.node!);
-      const storyboard = setInterval(
-        () => void this.recordings.storyboards.update(recordingId).catch(() => {}),
-        STORYBOARD_EVERY_MS,
+      const storyboard = setInterval(() => {
+        void this.recordings.storyboards.update(recordingId).catch(() => {});
+        // Kept in the database: a process without the files cuts on the same timeline (Recordings.firstFrameAt).
+        void this.recordings.noteFirstFrame(recordingId, seq).catch(() => {});
+      }, STORYBOARD_EVERY_MS);
+      const shipping = this.segments?.follow(recordingId, stream.organization_id, seq, dir, (bytes) =>
+        this.recordings.addStoredBytes(recordingId, seq, bytes),
       );
-      const shipping = this.segments?.follow(recordingId, stream.organization_id, seq, dir);
       this.publishes.set(message.sid, { streamId: stream.id, recordingId, seq, storyboard, shipping });
       this.tell({ type: 'accept', sid: message.sid, streamId: stream.id, dir });
     } else if (message.type === 'unpublished') {
