@@ -496,8 +496,6 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // Temporary files are swept at start only by the one process of `all`: in a fleet sharing a data directory,
   // another process may be writing them now.
   if (role === 'all') await uploads.sweepOrphans();
-  // The recordings left live were this ingest's (one ingest node per database: docs/scale.md, Roles).
-  if (runs.ingest) await recordings.interrupted();
   if (runs.jobs) await jobs.start();
   // The timed rules of the live half (merge window, 3-day retention, 15 days after a plan ends) on the service clock.
   let purging: Promise<void> | undefined;

@@ -19,6 +19,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004-store-uploads': { up: (db) => upTo(db, 12, storeUploads) },
   '0005-completing': { up: (db) => upTo(db, 13, completing) },
   '0006-export-order': { up: (db) => upTo(db, 14, exportOrder) },
+  '0008-ingest-nodes': { up: (db) => upTo(db, 16, ingestNodes) },
 };
 
 // Kysely's schema builder takes data types as SQL; these two are the ones the engines spell differently.
@@ -326,4 +327,25 @@ async function completing(db: Db): Promise<void> {
  */
 async function exportOrder(db: Db): Promise<void> {
   await db.schema.alterTable('exports').addColumn('seq', 'integer').execute();
+}
+
+/**
+ * Live recordings with several ingest nodes on a store (issue 30, items 3 and 4; domain/recordings.ts): each part
+ * names the ingest node that records it, and each node keeps a heartbeat, so that a node that starts ends only its
+ * own parts and those of dead nodes; a part keeps where its first frame is (any process cuts on the same timeline)
+ * and the bytes of its segments in the store (room checks on a process that does not hold the files).
+ */
+async function ingestNodes(db: Db): Promise<void> {
+  const int = int64(db);
+  await db.schema.alterTable('recording_parts').addColumn('ingest_node', 'text').execute();
+  await db.schema.alterTable('recording_parts').addColumn('first_frame_at', float(db)).execute();
+  await db.schema
+    .alterTable('recording_parts')
+    .addColumn('stored_bytes', int, (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .createTable('ingest_nodes')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('alive_until', int, (c) => c.notNull())
+    .execute();
 }

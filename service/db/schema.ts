@@ -21,6 +21,7 @@ export interface Database {
   live_streams: LiveStreamsTable;
   recordings: RecordingsTable;
   recording_parts: RecordingPartsTable;
+  ingest_nodes: IngestNodesTable;
   exports: ExportsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -189,6 +190,18 @@ export interface RecordingPartsTable {
   seq: number;
   started_at: number;
   stopped_at: number | null;
+  /** The ingest node recording it (NULL: recorded before nodes were named). */
+  ingest_node: string | null;
+  /** Seconds from the start of its media to its first frame, once known (domain/recordings.ts, firstFrameAt). */
+  first_frame_at: number | null;
+  /** Bytes of its segments the ingest node put in the S3 store (0 on the local disk). */
+  stored_bytes: Generated<number>;
+}
+
+/** Each ingest node's heartbeat: alive until then (wall-clock ms), renewed while it runs. */
+export interface IngestNodesTable {
+  id: string;
+  alive_until: number;
 }
 
 export interface ExportsTable {

@@ -306,16 +306,10 @@ export class Exports {
     return Math.ceil(COPIES_OF_A_CUT * (await this.bytesPerSecond(recording)) * seconds);
   }
 
-  /** Of a complete recording, its MP4's; of one going on, its last few segments' (a few file calls, whatever its length). */
+  /** Of a complete recording, its MP4's; of one going on, its segments' (Recordings.bytesPerSecond). */
   private async bytesPerSecond(recording: RecordingRow): Promise<number> {
     if (recording.state === 'complete') return recording.duration ? recording.size! / recording.duration : 0;
-    const dir = this.files.recordingDir(recording.id);
-    const recent = (await this.recordings.parts(recording.id))
-      .flatMap((p) => p.segments.map((s) => ({ ...s, path: join(dir, `part${p.seq}`, s.file) })))
-      .slice(-10);
-    const sizes = await Promise.all(recent.map(async (s) => (await stat(s.path).catch(() => ({ size: 0 }))).size));
-    const seconds = recent.reduce((sum, s) => sum + s.duration, 0);
-    return seconds > 0 ? sizes.reduce((a, b) => a + b, 0) / seconds : 0;
+    return this.recordings.bytesPerSecond(recording.id);
   }
 
   /**

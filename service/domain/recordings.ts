@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ExportEntry, TemporaryRecording } from '../../src/api/types.js';
 import { iso, type Clock } from '../clock.js';
@@ -56,6 +57,13 @@ const RECORDING_SEGMENT = /^seg\d{5,9}\.ts$/;
 export const RECORDING_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
 /** Spec, timed rule 3: a stream that resumes within 1 minute continues its recording. */
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
+/**
+ * How long an ingest node's heartbeat says it is alive (wall-clock: the service clock a test moves says nothing of
+ * a process); it renews every third of it (live/ingest.ts). A node silent for longer is dead: its live parts end.
+ */
+export const INGEST_NODE_LEASE_MS = 20_000;
+/** Where an ingest node keeps its id, in its data directory (nodeId). */
+const NODE_ID_FILE = 'ingest-node';
 
 export interface RecordingsOptions {
   db: Db;
@@ -137,7 +145,11 @@ export class Recordings {
    * A publish began: it continues the stream's last recording when that one stopped no more than the
    * merge window ago, and starts a new recording otherwise. Returns where the part is recorded.
    */
-  async beginPart(stream: StreamRow, at: number): Promise<{ recordingId: string; seq: number; dir: string }> {
+  async beginPart(
+    stream: StreamRow,
+    at: number,
+    node: string,
+  ): Promise<{ recordingId: string; seq: number; dir: string }> {
     return this.db.transaction().execute(async (trx) => {
       const last = (await trx
         .selectFrom('recordings')
@@ -175,7 +187,10 @@ export class Recordings {
           .execute();
       }
       // (recording_id, seq) is the key: two publishes of one stream beginning at once never share a part.
-      await trx.insertInto('recording_parts').values({ recording_id: recordingId, seq, started_at: at }).execute();
+      await trx
+        .insertInto('recording_parts')
+        .values({ recording_id: recordingId, seq, started_at: at, ingest_node: node })
+        .execute();
       return { recordingId, seq, dir: join(this.files.recordingDir(recordingId), `part${seq}`) };
     });
   }
@@ -198,17 +213,83 @@ export class Recordings {
     });
   }
 
-  /** At start: publishes that were live when the service went down have ended (their publishers are gone). */
-  async interrupted(): Promise<void> {
-    const now = this.clock.now();
-    await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('recording_parts').set({ stopped_at: now }).where('stopped_at', 'is', null).execute();
-      await trx
-        .updateTable('recordings')
-        .set({ state: 'stopped', stopped_at: now })
-        .where('state', '=', 'live')
-        .execute();
+  /**
+   * This process's id as an ingest node, kept in its data directory (where it records): a node started again on
+   * its data directory is the same node, and each data directory is a node of its own. Decision (docs/scale.md, Roles).
+   */
+  async nodeId(): Promise<string> {
+    const file = join(this.files.root, NODE_ID_FILE);
+    const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
+    if (kept) return kept;
+    const id = `${hostname()}:${newId()}`;
+    // Two processes starting on one data directory at once agree on the one written first.
+    await writeFile(file, id, { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
     });
+    return (await readFile(file, 'utf8')).trim();
+  }
+
+  /** An ingest node says it is alive, for INGEST_NODE_LEASE_MS more. */
+  async heartbeat(node: string): Promise<void> {
+    const until = Date.now() + INGEST_NODE_LEASE_MS;
+    await this.db
+      .insertInto('ingest_nodes')
+      .values({ id: node, alive_until: until })
+      .onConflict((c) => c.column('id').doUpdateSet({ alive_until: until }))
+      .execute();
+  }
+
+  /** An ingest node stops cleanly (its parts have ended): its heartbeat goes. */
+  async leave(node: string): Promise<void> {
+    await this.db.deleteFrom('ingest_nodes').where('id', '=', node).execute();
+  }
+
+  /**
+   * An ingest node starts, before it takes a publish: the publishes it had before it went down have ended (their
+   * publishers are gone), and so have those of nodes that are dead. Another node's live recordings go on.
+   */
+  async interrupted(node: string): Promise<void> {
+    await this.heartbeat(node);
+    await this.endOrphans(node);
+  }
+
+  /**
+   * Ends the live parts no running ingest node records: those of `restarted` (this node, before its restart), of
+   * nodes whose heartbeat ran out, and of parts recorded before nodes were named. Run at an ingest node's start and
+   * by the sweeper, which ends a dead node's recordings whether or not it comes back.
+   */
+  private async endOrphans(restarted?: string): Promise<void> {
+    const alive = this.db.selectFrom('ingest_nodes').select('id').where('alive_until', '>=', Date.now());
+    const orphans = await this.db
+      .selectFrom('recording_parts')
+      .select(['recording_id', 'seq'])
+      .where('stopped_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('ingest_node', 'is', null),
+          eb('ingest_node', 'not in', alive),
+          ...(restarted ? [eb('ingest_node', '=', restarted)] : []),
+        ]),
+      )
+      .execute();
+    const now = this.clock.now();
+    for (const { recording_id, seq } of orphans) {
+      await this.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('recording_parts')
+          .set({ stopped_at: now })
+          .where('recording_id', '=', recording_id)
+          .where('seq', '=', seq)
+          .where('stopped_at', 'is', null)
+          .execute();
+        await trx
+          .updateTable('recordings')
+          .set({ state: 'stopped', stopped_at: now })
+          .where('id', '=', recording_id)
+          .where('state', '=', 'live')
+          .execute();
+      });
+    }
   }
 
   async list(stream: StreamRow): Promise<RecordingRow[]> {
@@ -315,18 +396,18 @@ export class Recordings {
   async liveSource(id: string, at: number): Promise<CutSource | undefined> {
     for (const part of await this.parts(id)) {
       if (at < part.startedAt || at >= part.startedAt + partSeconds(part) * 1000) continue;
-      const dir = join(this.files.recordingDir(id), `part${part.seq}`);
-      // On a store, a worker other than the ingest node fetches the part first (its playlist, then its segments).
-      const fetched = await this.media.fetch([
-        join(dir, 'stream.m3u8'),
-        ...part.segments.map((s) => join(dir, s.file)),
+      const folder = `part${part.seq}`;
+      // On a store, a process other than the ingest node fetches the part first (its playlist, then its segments).
+      const local = await this.media.local(id, this.files.recordingDir(id), [
+        `${folder}/stream.m3u8`,
+        ...part.segments.map((s) => `${folder}/${s.file}`),
       ]);
       try {
-        const playlist = await this.media.snapshot(dir);
-        const release = async () => (await rm(playlist, { force: true }), await fetched.release());
+        const playlist = await this.media.snapshot(join(local.dir, folder));
+        const release = async () => (await rm(playlist, { force: true }), await local.release());
         return { playlist, offset: (at - part.startedAt) / 1000 + (await this.firstFrameAt(id, part.seq)), release };
       } catch (err) {
-        await fetched.release();
+        await local.release();
         throw err;
       }
     }
@@ -335,9 +416,8 @@ export class Recordings {
 
   /** For a part of a complete recording (#10): its MP4, fetched to this disk when the store holds it. */
   async mp4Source(id: string): Promise<CutSource> {
-    const mp4 = join(this.files.recordingDir(id), 'recording.mp4');
-    const fetched = await this.media.fetch([mp4]);
-    return { playlist: mp4, offset: 0, release: fetched.release };
+    const local = await this.media.local(id, this.files.recordingDir(id), ['recording.mp4']);
+    return { playlist: join(local.dir, 'recording.mp4'), offset: 0, release: local.release };
   }
 
   /**
@@ -349,9 +429,72 @@ export class Recordings {
     const key = `${id}/${seq}`;
     const known = this.firstFrames.get(key);
     if (known !== undefined) return known;
+    // Kept with the part, so every process cuts on the same timeline, the files on its disk or not.
+    const part = this.db.selectFrom('recording_parts').where('recording_id', '=', id).where('seq', '=', seq);
+    const kept = (await part.select('first_frame_at').executeTakeFirst())?.first_frame_at;
+    if (kept != null) {
+      this.firstFrames.set(key, kept);
+      return kept;
+    }
     const shift = await this.media.firstFrameOffset(join(this.files.recordingDir(id), `part${seq}`, 'seg00000.ts'));
-    if (shift !== undefined) this.firstFrames.set(key, shift);
-    return shift ?? 0;
+    if (shift === undefined) return 0;
+    this.firstFrames.set(key, shift);
+    await this.db
+      .updateTable('recording_parts')
+      .set({ first_frame_at: shift })
+      .where('recording_id', '=', id)
+      .where('seq', '=', seq)
+      .execute();
+    return shift;
+  }
+
+  /** The ingest node, as a publish goes on: where its first frame is, once its first segment is finished. */
+  async noteFirstFrame(id: string, seq: number): Promise<void> {
+    const key = `${id}/${seq}`;
+    if (this.firstFrames.has(key)) return;
+    const part = (await this.parts(id)).find((p) => p.seq === seq);
+    if (part && part.segments.length > 0) await this.firstFrameAt(id, seq);
+  }
+
+  /** The ingest node put a segment of the part in the store, of this many bytes. */
+  async addStoredBytes(id: string, seq: number, bytes: number): Promise<void> {
+    await this.db
+      .updateTable('recording_parts')
+      .set((eb) => ({ stored_bytes: eb('stored_bytes', '+', bytes) }))
+      .where('recording_id', '=', id)
+      .where('seq', '=', seq)
+      .execute();
+  }
+
+  /**
+   * The bytes of the recording's finished segments: those on this disk, or, where the store holds them and this
+   * process does not (a worker, an API process), what the ingest node recorded in the database as it put them there.
+   */
+  private async segmentBytes(id: string, files: string[]): Promise<number> {
+    const { stored } = await this.db
+      .selectFrom('recording_parts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('stored_bytes'), eb.lit(0)).as('stored'))
+      .where('recording_id', '=', id)
+      .executeTakeFirstOrThrow();
+    return Math.max(await this.media.bytes(files), Number(stored));
+  }
+
+  /**
+   * Bytes a second of a recording going on (a conversion's room check, domain/exports.ts): its last few segments'
+   * on this disk (a few file calls, whatever its length); where this process holds none of them, the whole
+   * recording's, from the bytes the ingest node put in the store.
+   */
+  async bytesPerSecond(id: string): Promise<number> {
+    const dir = this.files.recordingDir(id);
+    const segments = (await this.parts(id)).flatMap((p) =>
+      p.segments.map((s) => ({ ...s, path: join(dir, `part${p.seq}`, s.file) })),
+    );
+    const recent = segments.slice(-10);
+    const seconds = (some: typeof segments) => some.reduce((sum, s) => sum + s.duration, 0);
+    const here = await this.media.bytes(recent.map((s) => s.path));
+    if (here > 0) return seconds(recent) > 0 ? here / seconds(recent) : 0;
+    const all = seconds(segments);
+    return all > 0 ? (await this.segmentBytes(id, [])) / all : 0;
   }
 
   /** temporary_playback: composed again only when a segment was added or the recording became complete. */
@@ -384,10 +527,12 @@ export class Recordings {
   }
 
   /**
-   * Run by the sweeper: stopped for longer than the merge window → finish it (make its MP4; the longest stopped
-   * first); 3 days after its end → delete it.
+   * Run by the sweeper: left live by a dead ingest node → stopped; stopped for longer than the merge window → finish
+   * it (make its MP4; the longest stopped first); 3 days after its end → delete it.
    */
   async sweep(): Promise<void> {
+    // A dead ingest node's publishes have ended, whether or not it comes back (its heartbeat ran out).
+    await this.endOrphans();
     const now = this.clock.now();
     const due = await this.db
       .selectFrom('recordings')
@@ -432,25 +577,31 @@ export class Recordings {
     if (!row || row.state !== 'finishing') return;
     const dir = this.files.recordingDir(id);
     const parts = (await this.parts(id)).filter((p) => p.segments.length > 0);
-    const mp4 = join(dir, 'recording.mp4');
-    const segmentFiles = parts.flatMap((p) => p.segments.map((segment) => join(dir, `part${p.seq}`, segment.file)));
+    const segmentNames = parts.flatMap((p) => p.segments.map((segment) => `part${p.seq}/${segment.file}`));
     // The MP4 is its segments copied: below the disk's reserve the recording waits to complete (domain/ready.ts).
-    await waitForRoom(this.files, await this.media.bytes(segmentFiles), this.clock);
+    const bytes = await this.segmentBytes(
+      id,
+      segmentNames.map((name) => join(dir, name)),
+    );
+    await waitForRoom(this.files, bytes, this.clock);
     let made = { duration: 0, size: 0 };
     if (parts.length > 0) {
       const starts = partStarts(parts);
       const length = (p: Part, i: number) => (starts[i + 1] ?? starts[i]! + partSeconds(p)) - starts[i]!;
-      const inputs = parts.map((p, i) => ({
-        playlist: join(dir, `part${p.seq}`, 'stream.m3u8'),
-        seconds: length(p, i),
-      }));
       // On a store, a worker other than the ingest node reads the parts from there (storage/s3-recordings.ts).
-      const fetched = await this.media.fetch([...inputs.map((i) => i.playlist), ...segmentFiles]);
+      const local = await this.media.local(id, dir, [...parts.map((p) => `part${p.seq}/stream.m3u8`), ...segmentNames]);
+      const inputs: { playlist: string; seconds: number }[] = [];
       try {
-        made = await this.media.joinPlaylists(dir, inputs, mp4, signal);
-        await this.media.keep(mp4);
+        // Each part's playlist with its end: a publish whose ingest node died has none in the store (its recorder's
+        // end never shipped), and ffmpeg would read a playlist without one as live, from near its end, for ever.
+        for (const [i, p] of parts.entries())
+          inputs.push({ playlist: await this.media.snapshot(join(local.dir, `part${p.seq}`)), seconds: length(p, i) });
+        const mp4 = join(local.dir, 'recording.mp4');
+        made = await this.media.joinPlaylists(local.dir, inputs, mp4, signal);
+        await this.media.keep(id, mp4);
       } finally {
-        await fetched.release();
+        await Promise.all(inputs.map((input) => rm(input.playlist, { force: true })));
+        await local.release();
       }
     }
     await this.db
@@ -470,7 +621,7 @@ export class Recordings {
     this.removing.add(id);
     try {
       await this.storyboards.idle(id);
-      await this.media.remove(this.files.recordingDir(id));
+      await this.media.remove(id, this.files.recordingDir(id));
       await this.db.transaction().execute(async (trx) => {
         await this.conversions.forget(id, trx);
         await trx.deleteFrom('recording_parts').where('recording_id', '=', id).execute();

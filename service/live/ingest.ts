@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../clock.js';
 import type { LiveStreams } from '../domain/live-streams.js';
-import type { Recordings } from '../domain/recordings.js';
+import { INGEST_NODE_LEASE_MS, type Recordings } from '../domain/recordings.js';
 import type { FromWorker, ToWorker, WorkerOptions } from './rtmp-worker.js';
 import { log } from '../log.js';
 
@@ -56,7 +56,14 @@ interface Publish {
 
 /** Where a recording's closed segments go besides --data: an S3 store (storage/s3-recordings.ts). */
 export interface SegmentStore {
-  follow(recordingId: string, organizationId: string, seq: number, dir: string): { finish(): Promise<void> };
+  /** `stored` is told the bytes of each segment the store took. */
+  follow(
+    recordingId: string,
+    organizationId: string,
+    seq: number,
+    dir: string,
+    stored: (bytes: number) => Promise<void>,
+  ): { finish(): Promise<void> };
 }
 
 /** How often a live recording's storyboard gets the thumbnails of its new segments (one per 2 s segment). */
@@ -69,6 +76,10 @@ const STORYBOARD_EVERY_MS = 4_000;
  * window, continues) a temporary recording at once. The merge window is the service's rule, on its clock
  * (domain/recordings.ts); node-media-server's own reconnect grace is off. When the process dies, its publishes
  * end there and then, and their publishers may come back.
+ *
+ * One or more ingest nodes may share a database (docs/scale.md, Roles): each names the parts it records with its
+ * node id and keeps a heartbeat in the database; at its start it ends only what it left live before a restart and
+ * what dead nodes left (Recordings.interrupted), never another running node's recordings.
  */
 export class Ingest {
   origin = '';
@@ -86,6 +97,9 @@ export class Ingest {
   private restartInMs = 0;
   private startedAt = 0;
   private restart: NodeJS.Timeout | undefined;
+  /** This ingest node's id (Recordings.nodeId), once it listens, and the timer of its heartbeat. */
+  private node: string | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly streams: LiveStreams,
@@ -98,6 +112,16 @@ export class Ingest {
   async listen(host: string, port: number): Promise<string> {
     this.host = host;
     this.port = port;
+    const node = (this.node = await this.recordings.nodeId());
+    // Before the first publish is taken: what this node recorded before a restart has ended, and what dead nodes did.
+    await this.recordings.interrupted(node);
+    this.heartbeat = setInterval(
+      () =>
+        void this.recordings
+          .heartbeat(node)
+          .catch((err: unknown) => log.error({ err }, 'RTMP ingest: its heartbeat failed')),
+      INGEST_NODE_LEASE_MS / 3,
+    );
     await this.start();
     this.origin = `rtmp://${host}:${this.port}`;
     return this.origin;
@@ -124,6 +148,7 @@ export class Ingest {
   async close(): Promise<void> {
     this.closing = true;
     clearTimeout(this.restart);
+    clearInterval(this.heartbeat);
     const worker = this.worker;
     if (worker && worker.exitCode === null) {
       await new Promise<void>((resolve) => {
@@ -133,6 +158,8 @@ export class Ingest {
       });
     }
     await this.endAll();
+    // Every part of this node has ended: no heartbeat is needed to tell it went.
+    if (this.node) await this.recordings.leave(this.node).catch(() => {});
   }
 
   private start(): Promise<void> {
@@ -213,12 +240,15 @@ export class Ingest {
       if ([...this.publishes.values()].some((p) => p.streamId === stream.id)) {
         return this.tell({ type: 'refuse', sid: message.sid, why: 'the stream already has a publisher' });
       }
-      const { recordingId, seq, dir } = await this.recordings.beginPart(stream, this.clock.now());
-      const storyboard = setInterval(
-        () => void this.recordings.storyboards.update(recordingId).catch(() => {}),
-        STORYBOARD_EVERY_MS,
+      const { recordingId, seq, dir } = await this.recordings.beginPart(stream, this.clock.now(), this.node!);
+      const storyboard = setInterval(() => {
+        void this.recordings.storyboards.update(recordingId).catch(() => {});
+        // Kept in the database: a process without the files cuts on the same timeline (Recordings.firstFrameAt).
+        void this.recordings.noteFirstFrame(recordingId, seq).catch(() => {});
+      }, STORYBOARD_EVERY_MS);
+      const shipping = this.segments?.follow(recordingId, stream.organization_id, seq, dir, (bytes) =>
+        this.recordings.addStoredBytes(recordingId, seq, bytes),
       );
-      const shipping = this.segments?.follow(recordingId, stream.organization_id, seq, dir);
       this.publishes.set(message.sid, { streamId: stream.id, recordingId, seq, storyboard, shipping });
       this.tell({ type: 'accept', sid: message.sid, streamId: stream.id, dir });
     } else if (message.type === 'unpublished') {

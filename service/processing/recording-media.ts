@@ -86,19 +86,20 @@ export class RecordingMedia {
   }
 
   /**
-   * Files of a recording's folder this process needs on its disk to run ffmpeg on them (finishing it, cutting it).
-   * On disk they are there already; a store's subclass fetches the missing ones (storage/s3-recordings.ts). Returns
-   * what removes the fetched ones again.
+   * Files of a recording (by their paths in its folder: `part1/stream.m3u8`, `recording.mp4`) that a job runs ffmpeg
+   * on (finishing it, cutting it), on this disk: under `dir`, with those paths. On disk that is the recording's own
+   * folder; a store's subclass fetches them into a folder of the job's own where this process does not hold them
+   * (storage/s3-recordings.ts). `release` removes what was fetched, however the job ended.
    */
-  async fetch(_files: string[]): Promise<{ release(): Promise<void> }> {
-    return { release: async () => undefined };
+  async local(_recordingId: string, dir: string, _paths: string[]): Promise<{ dir: string; release(): Promise<void> }> {
+    return { dir, release: async () => undefined };
   }
 
   /** A recording's MP4, made: on disk it stays where it is (a store's subclass puts it there). */
-  async keep(_mp4: string): Promise<void> {}
+  async keep(_recordingId: string, _mp4: string): Promise<void> {}
 
-  /** A recording's folder and everything in it. */
-  async remove(dir: string): Promise<void> {
+  /** A recording's folder and everything in it (a store's subclass: its keys in the store too). */
+  async remove(_recordingId: string, dir: string): Promise<void> {
     // A publish just ended may still write its last segment and thumbnails meanwhile (rmdir: ENOTEMPTY, a 500
     // to DELETE /live_streams/{id} seen once in four e2e runs): Node retries the removal.
     await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });

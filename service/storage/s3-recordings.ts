@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { playlistSegments } from '../live/playlist.js';
 import { RecordingMedia } from '../processing/recording-media.js';
-import { ServiceError } from '../domain/errors.js';
+import { notFound, ServiceError } from '../domain/errors.js';
 import type { S3Store } from './s3.js';
 import { log } from '../log.js';
 
@@ -24,7 +24,14 @@ export interface Shipping {
 export class S3Recordings {
   constructor(private readonly s3: S3Store) {}
 
-  follow(recordingId: string, organizationId: string, seq: number, dir: string): Shipping {
+  /** `stored` is told each segment's bytes once the store has it (the database counts them: Recordings.addStoredBytes). */
+  follow(
+    recordingId: string,
+    organizationId: string,
+    seq: number,
+    dir: string,
+    stored: (bytes: number) => Promise<void>,
+  ): Shipping {
     const prefix = `${this.s3.keys.recording(organizationId, recordingId)}part${seq}/`;
     const shipped = new Set<string>();
     let playlistSent = '';
@@ -34,7 +41,7 @@ export class S3Recordings {
       if (text === playlistSent) return;
       for (const { file } of playlistSegments(text)) {
         if (shipped.has(file)) continue;
-        await this.s3.putFile(join(dir, file), prefix + file);
+        await stored(await this.s3.putFile(join(dir, file), prefix + file));
         shipped.add(file);
       }
       await this.s3.putFile(join(dir, 'stream.m3u8'), `${prefix}stream.m3u8`, text);
@@ -59,8 +66,9 @@ export class S3Recordings {
  * A recording's files as a process that is not its ingest node reads them: a part's playlist from the store
  * when --data has no such file (what the ingest shipped: S3Recordings), and a segment's presigned link. On the ingest
  * node itself (and with every role in one process) the local files are read as on disk. A worker that finishes or
- * cuts a recording fetches what ffmpeg reads into the recording's folder under its own --data, and removes it after.
- * The recording's MP4 lives in the store (`…/recording.mp4`): put there once made, its download a presigned link.
+ * cuts a recording fetches what ffmpeg reads into a scratch folder of that job's own under its --data, and removes
+ * it after. The recording's MP4 lives in the store (`…/recording.mp4`): put there once made, its download a presigned
+ * link. A recording deleted goes from the store too.
  */
 export class S3RecordingMedia extends RecordingMedia {
   constructor(
@@ -72,11 +80,22 @@ export class S3RecordingMedia extends RecordingMedia {
     super();
   }
 
+  /** The jobs' scratch folders (local), beside the recordings' own: `<data>/recording-jobs/<recording id>-XXXXXX`. */
+  private get scratchRoot(): string {
+    return join(dirname(this.recordingsRoot), 'recording-jobs');
+  }
+
+  /** The store's folder of a recording (`…/recordings/<id>/`), or undefined when it has no organization (gone). */
+  private async prefixOf(recordingId: string): Promise<string | undefined> {
+    const org = await this.organizationOf(recordingId);
+    return org && this.s3.keys.recording(org, recordingId);
+  }
+
   /** The store's key of a recording's local file, or undefined for a path that is not one. */
   private async keyOf(file: string): Promise<string | undefined> {
     const [id, ...rest] = relative(this.recordingsRoot, file).split(sep);
-    const org = id && rest.length > 0 ? await this.organizationOf(id) : undefined;
-    return org && `${this.s3.keys.recording(org, id!)}${rest.join('/')}`;
+    const prefix = id && rest.length > 0 ? await this.prefixOf(id) : undefined;
+    return prefix && `${prefix}${rest.join('/')}`;
   }
 
   override async partPlaylist(file: string, unless: number | undefined) {
@@ -93,40 +112,54 @@ export class S3RecordingMedia extends RecordingMedia {
     return { size, read: { segments: playlistSegments(text), ended: /#EXT-X-ENDLIST/.test(text) } };
   }
 
-  override async fetch(files: string[]) {
-    const fetched: string[] = [];
-    // A recording's folder this process did not have (a worker, not the ingest node) is scratch: all of it goes
-    // after (what ffmpeg wrote beside the fetched files too); in one it had, only what was fetched.
-    const scratch = new Set<string>();
-    const release = async () => {
-      await Promise.all(fetched.map((file) => rm(file, { force: true })));
-      await Promise.all([...scratch].map((dir) => rm(dir, { recursive: true, force: true })));
-    };
+  /**
+   * Where this process holds every file (the ingest node, or every role in one process) they are read where they
+   * are. Otherwise the job fetches them from the store into a new folder of its own, never shared: a finish and a
+   * cut of one recording at once on one worker each read and remove their own copies. The folder goes with
+   * `release`, or at once when a fetch fails.
+   */
+  override async local(recordingId: string, dir: string, paths: string[]) {
+    if (paths.every((path) => existsSync(join(dir, path)))) return super.local(recordingId, dir, paths);
+    const prefix = await this.prefixOf(recordingId);
+    if (!prefix) throw notFound(`Recording ${recordingId}`);
+    await mkdir(this.scratchRoot, { recursive: true });
+    const scratch = await mkdtemp(join(this.scratchRoot, `${recordingId}-`));
+    const release = () => rm(scratch, { recursive: true, force: true });
     try {
-      for (const file of files) {
-        if (existsSync(file)) continue;
-        const key = await this.keyOf(file);
-        if (!key) continue;
-        const folder = join(this.recordingsRoot, relative(this.recordingsRoot, file).split(sep)[0]!);
-        if (!existsSync(folder)) scratch.add(folder);
+      for (const path of paths) {
+        const file = join(scratch, path);
         await mkdir(dirname(file), { recursive: true });
-        await this.s3.download(key, file);
-        fetched.push(file);
+        await this.s3.download(prefix + path, file);
         this.work.fileCalls++;
       }
     } catch (err) {
       await release();
       throw err;
     }
-    return { release };
+    return { dir: scratch, release };
   }
 
   /** The MP4 to the store, and off this disk: every API process redirects its download there (`elsewhere`). */
-  override async keep(mp4: string): Promise<void> {
-    const key = await this.keyOf(mp4);
-    if (!key) return;
-    await this.s3.putFile(mp4, key);
+  override async keep(recordingId: string, mp4: string): Promise<void> {
+    const prefix = await this.prefixOf(recordingId);
+    if (!prefix) return;
+    await this.s3.putFile(mp4, `${prefix}recording.mp4`);
     await rm(mp4, { force: true });
+  }
+
+  /** Its folder on this disk, then everything of it in the store: segments, playlists, its MP4. */
+  override async remove(recordingId: string, dir: string): Promise<void> {
+    await super.remove(recordingId, dir);
+    const prefix = await this.prefixOf(recordingId);
+    if (prefix) await this.s3.deletePrefix(prefix);
+  }
+
+  /**
+   * Where a publish's first frame is, from its first segment: on this disk, or, where this process does not hold it,
+   * read by ffprobe from the store by its presigned link.
+   */
+  override async firstFrameOffset(segmentFile: string): Promise<number | undefined> {
+    return super.firstFrameOffset((await this.elsewhere(segmentFile)) ?? segmentFile);
   }
 
   /** A segment this process does not hold: its presigned link in the store; undefined for one it holds. */

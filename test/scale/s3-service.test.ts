@@ -284,6 +284,15 @@ describe('the service on an S3 store', () => {
     assert.equal(aborted.status, 200);
     assert.deepEqual(await heldFor(folder), { objects: [], uploads: [] });
   });
+
+  /** What a worker holds of recordings on its disk: their folders, and its jobs' scratch folders (s3-recordings.ts). */
+  const scratchOf = async (worker: RunningService) =>
+    (
+      await Promise.all(
+        ['recordings', 'recording-jobs'].map((folder) => readdir(join(worker.data, folder)).catch(() => [])),
+      )
+    ).flat();
+
   it('a live push recorded by an ingest node completes and converts (#10) on a worker of another machine', async () => {
     // Three machines, each its own --data, on one PostgreSQL database and this store: nothing of the recording is on
     // the worker's disk or the API's, only in the store (storage/s3-recordings.ts).
@@ -305,7 +314,7 @@ describe('the service on an S3 store', () => {
       assert.equal(download.status, 200);
       assert.ok(download.url.startsWith(`${endpoint}/${bucket}/`), download.url);
       assert.ok(Math.abs((await probeDuration(download.url)) - recording.duration) <= 1);
-      assert.deepEqual(await readdir(join(worker.data, 'recordings')).catch(() => []), [], "the worker's scratch");
+      assert.deepEqual(await scratchOf(worker), [], "the worker's scratch");
 
       // A part of it (cut from the MP4 fetched from the store), and the whole of it.
       const from = new Date(Date.parse(recording.start_time) + 1_000).toISOString();
@@ -327,7 +336,7 @@ describe('the service on an S3 store', () => {
         await assertPlaysAndDownloads(video);
         assert.ok(Math.abs((await probeDuration(video.playback.hls_url)) - lengths[i]!) <= 1, JSON.stringify(entry));
       }
-      assert.deepEqual(await readdir(join(worker.data, 'recordings')).catch(() => []), [], "the worker's scratch");
+      assert.deepEqual(await scratchOf(worker), [], "the worker's scratch");
     } finally {
       await Promise.all([api.stop(), ingest.stop(), worker.stop()]);
     }

@@ -20,7 +20,7 @@ describe('conversion rules (#10, domain on an in-memory database)', () => {
     });
     const { recordings, streams, clock } = domain.context;
     const startAt = clock.now();
-    const part = await recordings.beginPart((await streams.byKey(stream.stream_key))!, startAt);
+    const part = await recordings.beginPart((await streams.byKey(stream.stream_key))!, startAt, 'test-node');
     await mkdir(part.dir, { recursive: true });
     const segments = [0, 1, 2, 3, 4].map((i) => `#EXTINF:2.000000,\nseg${String(i).padStart(5, '0')}.ts`);
     await writeFile(join(part.dir, 'stream.m3u8'), `#EXTM3U\n${segments.join('\n')}\n#EXT-X-ENDLIST\n`);
