@@ -41,8 +41,9 @@ import { keyBeside, signPlaylist } from './playlist-links.js';
  *   orgs/<organization id>/recordings/<recording id>/…       a live recording's segments, as the ingest writes them
  *
  * The organization comes first so that its bytes (its quota, a purge after its plan ended) are one prefix.
- * Every failure of the store becomes a ServiceError with a sentence naming the bucket and endpoint (never the SDK's
- * XML, never a credential): 503 `storage_unavailable` when the store is down or refuses the service.
+ * Every failure of the store becomes a ServiceError with a sentence naming the object (its s3:// address) and the
+ * endpoint (never the SDK's XML, never a credential): 503 `storage_unavailable` when the store is down or refuses
+ * the service.
  */
 
 /** Cache-Control of what processing writes: a playlist as the API serves it today; the rest never changes once written. */
@@ -108,14 +109,12 @@ export class S3Store {
   readonly keys: Keys;
   readonly bucket: string;
   private readonly now: () => number;
-  private readonly where: string;
   private readonly page: number;
 
   constructor(private readonly options: S3StoreOptions) {
     this.bucket = options.bucket;
     this.keys = new Keys(options.prefix);
     this.now = options.now ?? Date.now;
-    this.where = describeStore(options);
     this.page = options.pageSize ?? PAGE;
     this.client = new S3Client({
       region: options.region,
@@ -161,7 +160,7 @@ export class S3Store {
       return { size: head.ContentLength ?? 0, etag: bare(head.ETag) };
     } catch (err) {
       if (status(err) === 404) return null;
-      throw this.failure(err, `read the object ${key}`);
+      throw this.failure(err, 'read', key);
     }
   }
 
@@ -174,7 +173,7 @@ export class S3Store {
       if (!UploadId) throw new Error('no UploadId');
       return UploadId;
     } catch (err) {
-      throw this.failure(err, `begin a multipart upload to ${key}`);
+      throw this.failure(err, 'begin a multipart upload to', key);
     }
   }
 
@@ -213,7 +212,7 @@ export class S3Store {
       } while (marker);
     } catch (err) {
       if (noUpload(err)) throw uploadGone();
-      throw this.failure(err, `list the parts of ${key}`);
+      throw this.failure(err, 'list the parts of', key);
     }
     return parts;
   }
@@ -248,7 +247,7 @@ export class S3Store {
       if (noUpload(err)) throw uploadGone();
       if (code === 'EntityTooSmall')
         throw badField('chunks', `Every chunk but the last must have at least ${MIN_PART_BYTES} bytes on this store.`);
-      throw this.failure(err, `complete the multipart upload to ${key}`);
+      throw this.failure(err, 'complete the multipart upload to', key);
     }
   }
 
@@ -258,7 +257,7 @@ export class S3Store {
       await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
     } catch (err) {
       if (noUpload(err)) return;
-      throw this.failure(err, `abort the multipart upload to ${key}`);
+      throw this.failure(err, 'abort the multipart upload to', key);
     }
   }
 
@@ -277,7 +276,7 @@ export class S3Store {
       await rename(temp, file);
       return got.ContentLength ?? (await stat(file)).size;
     } catch (err) {
-      throw this.failure(err, `download ${key}`);
+      throw this.failure(err, 'download', key);
     } finally {
       await rm(temp, { force: true });
     }
@@ -361,7 +360,7 @@ export class S3Store {
       }
       return size;
     } catch (err) {
-      throw this.failure(err, `upload ${key}`);
+      throw this.failure(err, 'upload', key);
     }
   }
 
@@ -391,7 +390,7 @@ export class S3Store {
           if (failed.length > 0)
             throw new ServiceError(
               'storage_unavailable',
-              `The object store ${this.where} did not delete ${failed.length} objects under ${prefix} (${failed[0]!.Code ?? 'no reason given'}); try again later.`,
+              `The object store did not delete ${failed.length} objects under ${describeStore(this.options, prefix)} (${failed[0]!.Code ?? 'no reason given'}); try again later.`,
             );
           deleted += keys.length;
         }
@@ -415,7 +414,7 @@ export class S3Store {
           : [undefined, undefined];
       } while (keyMarker);
     } catch (err) {
-      throw this.failure(err, `delete what is under ${prefix}`);
+      throw this.failure(err, 'delete what is under', prefix);
     }
     return deleted;
   }
@@ -447,7 +446,7 @@ export class S3Store {
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     } catch (err) {
-      throw this.failure(err, `list what is under ${prefix}`);
+      throw this.failure(err, 'list what is under', prefix);
     }
     return { objects, bytes };
   }
@@ -471,7 +470,7 @@ export class S3Store {
       return await got.Body!.transformToString('utf-8');
     } catch (err) {
       if (status(err) === 404) throw notFound(`The file ${JSON.stringify(key.slice(root.length))}`);
-      throw this.failure(err, `read ${key}`);
+      throw this.failure(err, 'read', key);
     }
   }
 
@@ -499,7 +498,7 @@ export class S3Store {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
     } catch (err) {
-      if (status(err) !== 404) throw this.failure(err, 'reach the bucket');
+      if (status(err) !== 404) throw this.failure(err, 'reach the bucket of');
       try {
         // AWS wants the region named for a bucket outside us-east-1; other stores take the endpoint's own.
         const elsewhere = !this.options.endpoint && this.options.region !== 'us-east-1';
@@ -510,7 +509,7 @@ export class S3Store {
           }),
         );
       } catch (err) {
-        if (name(err) !== 'BucketAlreadyOwnedByYou') throw this.failure(err, 'create the bucket');
+        if (name(err) !== 'BucketAlreadyOwnedByYou') throw this.failure(err, 'create the bucket of');
       }
     }
     try {
@@ -531,7 +530,7 @@ export class S3Store {
         }),
       );
     } catch (err) {
-      throw this.failure(err, "set the bucket's CORS");
+      throw this.failure(err, 'set the CORS of the bucket of');
     }
   }
 
@@ -548,7 +547,7 @@ export class S3Store {
       });
     } catch (err) {
       // Presigning reads no network, but it resolves credentials (the SDK's chain may find none).
-      throw this.failure(err, 'sign a link');
+      throw this.failure(err, 'sign a link to', command.input.Key);
     }
   }
 
@@ -556,7 +555,7 @@ export class S3Store {
    * The one sentence for a store that failed: which store, what the service was doing, and the store's error code
    * (or the network's), never the SDK's message (which can carry the raw XML answer) nor a credential.
    */
-  failure(err: unknown, doing: string): ServiceError {
+  failure(err: unknown, doing: string, key?: string): ServiceError {
     if (err instanceof ServiceError) return err;
     const code = name(err);
     const why =
@@ -570,7 +569,7 @@ export class S3Store {
             : `it answered ${code}${status(err) ? ` (HTTP ${status(err)})` : ''}`;
     return new ServiceError(
       'storage_unavailable',
-      `The object store ${this.where} could not ${doing}: ${why}. Try again later.`,
+      `The object store could not ${doing} ${describeStore(this.options, key)}: ${why}. Try again later.`,
     );
   }
 }

@@ -177,7 +177,10 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     assert.ok((await readFile(file)).equals(Buffer.concat(chunks)), 'the stored bytes are the chunks, in order');
     // Processing reads the version the upload was accepted with, never one a later PUT put in its place.
     const replaced = await refusal(store.download(key, `${file}-2`, md5(chunks[0]!)));
-    assert.match(replaced.message, /could not download .*source: it answered PreconditionFailed \(HTTP 412\)/);
+    assert.match(
+      replaced.message,
+      /could not download s3:\/\/media-\d+-\d+\/prod\/orgs\/org-1\/videos\/v4\/source \(at [^)]+\): it answered PreconditionFailed \(HTTP 412\)/,
+    );
   });
 
   it('#6: ListParts reads every page of a long list', async () => {
@@ -341,7 +344,10 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     const nowhere = `http://127.0.0.1:${await closedPort()}`;
     const down = await storeOn({ bucket: 'media', endpoint: nowhere });
     const unreachable = await refusal(down.head('orgs/o/videos/v/source'));
-    assert.match(unreachable.message, new RegExp(`s3://media/prod/ at ${nowhere.replace(/[.:/]/g, '\\$&')}`));
+    assert.match(
+      unreachable.message,
+      new RegExp(`could not read s3://media/orgs/o/videos/v/source \\(at ${nowhere.replace(/[.:/]/g, '\\$&')}\\)`),
+    );
     assert.match(unreachable.message, /did not answer \(ECONNREFUSED\)/);
   });
 });
