@@ -257,6 +257,8 @@ export class Uploads {
       throw new ServiceError('session_completing', "This video's multipart upload is already being completed.");
     }
     try {
+      // Read again under the claim: an abort (closeSession) that came first has closed it, and it stays untouched.
+      this.assertOpen((await this.sessionRow(session.key))!);
       if (this.direct) return await this.completeInStore(session, chunks);
       const rows = await this.db
         .selectFrom('chunks')
@@ -353,14 +355,9 @@ export class Uploads {
     const closedAs = () =>
       new ServiceError('session_closed', 'This multipart session was completed; it can no longer be aborted.');
     if (session.state === 'completed') throw closedAs();
-    if (this.videos.isCompleting((await this.videos.row(session.video_id))!)) {
-      throw new ServiceError(
-        'session_completing',
-        'This multipart session is being completed; it can no longer be aborted.',
-      );
-    }
-    // A #6 of another process may have completed it since it was read: the close is guarded on its state.
-    if (session.state === 'open' && !(await this.closeSession(session.key))) {
+    // A #6 of another process may have completed it since it was read, or be completing it (409
+    // session_completing): the close is guarded on its state and on #6's claim (closeSession).
+    if (session.state === 'open' && !(await this.closeSession(session))) {
       if ((await this.sessionRow(session.key))?.state === 'completed') throw closedAs();
     }
     if (this.direct && session.upload_id) await this.direct.abort(await this.target(session), session.upload_id);
@@ -510,9 +507,11 @@ export class Uploads {
       .where('expires_at', '<', this.clock.now() - ABANDONED_AFTER_EXPIRY_MS)
       .execute();
     for (const { key, video_id } of stale) {
-      const video = await this.videos.row(video_id);
-      if (video && this.videos.isCompleting(video)) continue;
-      if (!(await this.closeSession(key))) continue;
+      const closed = await this.closeSession({ key, video_id }).catch((err: unknown) => {
+        if (err instanceof ServiceError && err.code === 'session_completing') return false; // #6 has it
+        throw err;
+      });
+      if (!closed) continue;
       const session = (await this.sessionRow(key))!;
       if (this.direct && session.upload_id) await this.direct.abort(await this.target(session), session.upload_id);
       await this.store.removeSession(key);
@@ -711,9 +710,12 @@ export class Uploads {
 
   /**
    * Aborted: the session and its chunks' rows (#6 closes a session itself, keeping the chunks it listed). Only an
-   * open session: false when another request (of any process) closed it first.
+   * open session: false when another request (of any process) closed it first. Never while #6 holds the video's
+   * claim (409 session_completing, nothing changed): the session's row is written, then the video's locked and its
+   * claim read, so a claim (an update of that row, in any process) comes wholly before this or after it, and a #6
+   * that claims after finds the session closed before it asks the store for anything.
    */
-  private async closeSession(key: string): Promise<boolean> {
+  private async closeSession({ key, video_id }: { key: string; video_id: string }): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const r = await trx
         .updateTable('upload_sessions')
@@ -722,6 +724,12 @@ export class Uploads {
         .where('state', '=', 'open')
         .executeTakeFirst();
       if (r.numUpdatedRows === 0n) return false;
+      const video = await this.videos.lock(video_id, trx);
+      if (video && this.videos.isCompleting(video))
+        throw new ServiceError(
+          'session_completing',
+          'This multipart session is being completed; it can no longer be aborted.',
+        );
       await trx.deleteFrom('chunks').where('session_key', '=', key).execute();
       return true;
     });
