@@ -1,8 +1,10 @@
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -39,8 +41,11 @@ import { keyBeside, signPlaylist } from './playlist-links.js';
  *       index.m3u8, download.mp4, poster.jpg,                names it in its output folder: the playlists' relative
  *       main/stream.m3u8, main/seg0000.ts, 360p/…            URIs resolve beside them, under a public base URL too
  *   orgs/<organization id>/recordings/<recording id>/…       a live recording's segments, as the ingest writes them
+ *   incoming/<organization id>/<video id>/<link id>          a #2 link's PUT, until the service takes it in (copies
+ *                                                            it to the source) or refuses it, and deletes it
  *
- * The organization comes first so that its bytes (its quota, a purge after its plan ended) are one prefix.
+ * The organization comes first so that its bytes (its quota, a purge after its plan ended) are one prefix. What
+ * #2's links received is apart, under one prefix the sweeper lists: nothing there is the organization's yet.
  * Every failure of the store becomes a ServiceError with a sentence naming the object (its s3:// address) and the
  * endpoint (never the SDK's XML, never a credential): 503 `storage_unavailable` when the store is down or refuses
  * the service.
@@ -84,6 +89,9 @@ export class Keys {
   source = (org: string, id: string) => `${this.video(org, id)}source`;
   media = (org: string, id: string, name = '') => `${this.video(org, id)}media/${name}`;
   recording = (org: string, id: string) => `${this.organization(org)}recordings/${safe(id)}/`;
+  /** Where #2's links take their PUTs, one key per link, apart from the organizations' folders (see above). */
+  incomingRoot = () => `${this.prefix}incoming/`;
+  incoming = (org: string, id: string, link: string) => `${this.incomingRoot()}${safe(org)}/${safe(id)}/${safe(link)}`;
 }
 
 /** Ids and organization names become one key segment: no `/`, no `.`/`..` segment, nothing outside printable ASCII. */
@@ -420,14 +428,11 @@ export class S3Store {
   }
 
   /**
-   * Bytes of the objects under `prefix` (an organization's: its quota). One request per 1,000 objects (a video is
-   * a few hundred: segments, playlists, MP4, poster, source), so not for every request: the database keeps the count
-   * (domain/usage.ts) and this reconciles it, and feeds the `bytes stored` metric. Parts of uploads not completed are
-   * not objects yet; #6 counts them (listParts) before it completes.
+   * The keys under `prefix`, every page of them (the sweeper's look at #2's incoming uploads: normally none or a
+   * few, each one a link's upload not yet taken in, or a replay of one that was).
    */
-  async bytesUnder(prefix: string): Promise<{ objects: number; bytes: number }> {
-    let objects = 0;
-    let bytes = 0;
+  async keysUnder(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
     let token: string | undefined;
     try {
       do {
@@ -439,16 +444,45 @@ export class S3Store {
             ContinuationToken: token,
           }),
         );
-        for (const o of page.Contents ?? []) {
-          objects++;
-          bytes += o.Size ?? 0;
-        }
+        for (const o of page.Contents ?? []) keys.push(o.Key!);
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     } catch (err) {
       throw this.failure(err, 'list what is under', prefix);
     }
-    return { objects, bytes };
+    return keys;
+  }
+
+  /**
+   * The object at `from` copied to `to` by the store (no byte through the service), asked only while it is the
+   * version whose ETag is `etag` (CopySourceIfMatch; a store may ignore it: Ceph Pacific does). Null when the store
+   * refused (412: replaced since), or has no such object. Returns the copy's ETag.
+   */
+  async copy(from: string, to: string, etag: string): Promise<{ etag: string } | null> {
+    try {
+      const done = await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: to,
+          CopySource: `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+          CopySourceIfMatch: `"${etag}"`,
+        }),
+      );
+      return { etag: bare(done.CopyObjectResult?.ETag) || etag };
+    } catch (err) {
+      if (status(err) === 412 || (status(err) === 404 && name(err) !== 'NoSuchBucket')) return null;
+      throw this.failure(err, 'copy', from);
+    }
+  }
+
+  /** Deletes the object at `key`; one the store does not have is deleted already. */
+  async deleteObject(key: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (err) {
+      if (status(err) === 404 && name(err) !== 'NoSuchBucket') return;
+      throw this.failure(err, 'delete', key);
+    }
   }
 
   /**

@@ -80,9 +80,9 @@ describe('the service on an S3 store', () => {
     assert.equal(status, 200);
     return body._id as string;
   };
-  /** The store's log: the signed PUTs to this bucket under a video's folder. */
+  /** The store's log: the PUTs to this bucket for a video (its folder, or its links' keys under incoming/). */
   const putsOf = (requests: StoreRequest[], video: string) =>
-    requests.filter((r) => r.method === 'PUT' && r.path.startsWith(`/${bucket}/media/orgs/`) && r.path.includes(video));
+    requests.filter((r) => r.method === 'PUT' && r.path.startsWith(`/${bucket}/media/`) && r.path.includes(video));
   /** What the store holds under a video's folder: objects and multipart uploads not completed. */
   const heldFor = async (organizationPath: string) => {
     const objects = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: organizationPath }));
@@ -120,15 +120,69 @@ describe('the service on an S3 store', () => {
     const id = await newVideo();
     const link = await service.call('POST', `/videos/${id}/uploads`, { token });
     assert.equal(link.status, 200);
-    assert.ok(link.body.url.startsWith(`${endpoint}/${bucket}/media/orgs/`), link.body.url);
+    assert.ok(link.body.url.startsWith(`${endpoint}/${bucket}/media/incoming/`), link.body.url);
     assert.equal((await put(link.body.url, file)).status, 200);
-    await engines.waitForStoreRequests((r) => putsOf(r, id).some((p) => p.path.includes('/source?')));
+    await engines.waitForStoreRequests((r) => putsOf(r, id).some((p) => p.path.includes('/incoming/')));
 
     const ready = await waitForVideo(service, token, id);
     assert.equal(ready.status, 'ready', ready.failure_reason);
     await assertPlaysAndDownloads(ready);
     // Processing's local copies (the downloaded source, the outputs) went once the store had them.
     assert.deepEqual(await readdir(join(service.data, 'videos')).catch(() => []), []);
+  });
+
+  /** A #2 link's key in the store, and the source key of its video (the organization's id is in the link). */
+  const keysOf = (linkUrl: string) => {
+    const key = decodeURIComponent(new URL(linkUrl).pathname.slice(`/${bucket}/`.length));
+    const [, organization, video] = /^media\/incoming\/([^/]+)\/([^/]+)\/[^/]+$/.exec(key)!;
+    return { link: key, source: `media/orgs/${organization}/videos/${video}/source` };
+  };
+  const stored = async (key: string) => {
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return Buffer.from(await got.Body!.transformToByteArray());
+  };
+
+  it('#2: one upload per link: the link used again after the video has its file changes nothing, and its PUT goes', async () => {
+    const file = await readFile(await media('h264-aac-320p-4s.mp4'));
+    const id = await newVideo();
+    const { body: link } = await service.call('POST', `/videos/${id}/uploads`, { token });
+    const keys = keysOf(link.url);
+    assert.equal((await put(link.url, file)).status, 200);
+    const ready = await waitForVideo(service, token, id);
+    assert.equal(ready.status, 'ready', ready.failure_reason);
+    assert.ok((await stored(keys.source)).equals(file), 'the source is the file PUT');
+    assert.deepEqual((await heldFor(keys.link)).objects, [], "taken in, the link's own key is emptied");
+
+    // A presigned PUT cannot be refused by the service: the store takes the replay, where nobody reads it.
+    assert.equal((await put(link.url, randomBytes(50_000))).status, 200);
+    await until('the sweeper to delete the replay (every 5 s)', async () =>
+      (await heldFor(keys.link)).objects.length === 0 ? true : undefined,
+    );
+    assert.ok((await stored(keys.source)).equals(file), 'the source is still the file taken in');
+    const { body: after } = await service.call('GET', `/videos/${id}`, { token });
+    assert.deepEqual([after.status, after.duration], ['ready', ready.duration]);
+  });
+
+  it("#2: an upload past the organization's storage quota is refused and deleted; the link then takes another", async () => {
+    const file = await readFile(await media('h264-aac-320p-4s.mp4'));
+    const tight = await service.token('tight');
+    await service.cli('plan', '--org', 'tight', '--quota-bytes', String(file.length));
+    const { body: video } = await service.call('POST', '/videos', { token: tight });
+    const { body: link } = await service.call('POST', `/videos/${video._id}/uploads`, { token: tight });
+    const keys = keysOf(link.url);
+    assert.equal((await put(link.url, randomBytes(file.length + 1))).status, 200, 'the store takes any PUT');
+    // Seen at #8, and refused as the storage origin refuses such a body: deleted, the video still waiting.
+    await until('the upload over the quota to be deleted', async () => {
+      const { body } = await service.call('GET', `/videos/${video._id}`, { token: tight });
+      assert.equal(body.status, 'waiting');
+      return (await heldFor(keys.link)).objects.length === 0 ? true : undefined;
+    });
+    await assert.rejects(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: keys.source })), /NotFound/);
+
+    assert.equal((await put(link.url, file)).status, 200);
+    const ready = await waitForVideo(service, tight, video._id);
+    assert.equal(ready.status, 'ready', ready.failure_reason);
+    assert.ok((await stored(keys.source)).equals(file));
   });
 
   it('an import from a URL becomes the source in the store, and the video plays', async () => {

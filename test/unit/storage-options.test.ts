@@ -103,6 +103,9 @@ describe("the store's key layout (service/storage/s3.ts, Keys)", () => {
     assert.equal(keys.media('org-1', 'v1', 'main/seg0000.ts'), 'prod/orgs/org-1/videos/v1/media/main/seg0000.ts');
     assert.equal(keys.recording('org-1', 'r1'), 'prod/orgs/org-1/recordings/r1/');
     assert.ok(keys.video('org-1', 'v1').startsWith(keys.organization('org-1')));
+    assert.equal(keys.incoming('org-1', 'v1', 'l1'), 'prod/incoming/org-1/v1/l1', "a #2 link's own key");
+    assert.ok(keys.incoming('org-1', 'v1', 'l1').startsWith(keys.incomingRoot()));
+    assert.throws(() => keys.incoming('org-1', 'v1', '../source'), /Not a key segment/);
     for (const bad of ['..', 'a/b', '', 'ü']) assert.throws(() => keys.video(bad, 'v1'), /Not a key segment/);
   });
 });
