@@ -42,7 +42,10 @@ const KEY_SHAPE = /^mpu_[A-Za-z0-9_-]{32}$/;
 const COMPLETING_HOLDS_MS = 5 * 60_000;
 /** Decision: an expired session can still be completed or aborted for a day; then the sweeper aborts it. */
 export const ABANDONED_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
-/** Decision: on a direct store, the sweeper asks the store about open #2 links every 5 s (a HeadObject each). */
+/**
+ * Decision: on a direct store, the sweeper asks the store about open #2 links every 5 s (a HeadObject each), and
+ * lists what links received (one ListObjectsV2) to delete what nobody waits for.
+ */
 const LINK_SWEEP_MS = 5000;
 
 /**
@@ -79,8 +82,8 @@ export interface UploadTarget {
  * signs the same URL.
  */
 export interface DirectUploads {
-  /** #2: a link for one PUT of the whole file. */
-  linkUrl(target: UploadTarget, signedAt: number, expiresAt: number): Promise<string>;
+  /** #2: a link for one PUT of the whole file, to a place of the link's own. */
+  linkUrl(target: UploadTarget, linkId: string, signedAt: number, expiresAt: number): Promise<string>;
   /** #3: a multipart upload begun in the store; its id. */
   begin(target: UploadTarget): Promise<string>;
   /** #4: a link for one chunk of the upload `uploadId`. */
@@ -103,10 +106,14 @@ export interface DirectUploads {
   ): Promise<{ size: number }>;
   /** #7 and the sweeper: the store drops the parts (an upload it no longer has is done). */
   abort(target: UploadTarget, uploadId: string): Promise<void>;
-  /** The source the browser PUT by a #2 link, if it did: its size. */
-  uploaded(target: UploadTarget): Promise<{ size: number } | null>;
-  /** A source refused once seen (too large, over the quota): deleted, so the video can take another. */
-  discard(target: UploadTarget): Promise<void>;
+  /** The file the browser PUT by the #2 link `linkId`, if it did: its size and ETag. */
+  uploaded(target: UploadTarget, linkId: string): Promise<{ size: number; etag: string } | null>;
+  /** That file, the version `etag`, becomes the video's source; false when it was replaced or deleted meanwhile. */
+  take(target: UploadTarget, linkId: string, etag: string): Promise<boolean>;
+  /** What the link `linkId` received goes: refused (too large, over the quota), or taken in. */
+  discard(target: UploadTarget, linkId: string): Promise<void>;
+  /** By the sweeper: deletes what links received unless `waiting` (given their ids) says they still wait for it. */
+  sweepIncoming(waiting: (linkIds: string[]) => Promise<Set<string>>): Promise<void>;
 }
 
 export interface UploadsOptions {
@@ -179,7 +186,7 @@ export class Uploads {
         })
         .execute();
     });
-    if (this.direct) return { url: await this.direct.linkUrl(target(video), now, expires) };
+    if (this.direct) return { url: await this.direct.linkUrl(target(video), id, now, expires) };
     return { url: this.store.linkUrl(id, expires) };
   }
 
@@ -257,6 +264,8 @@ export class Uploads {
       throw new ServiceError('session_completing', "This video's multipart upload is already being completed.");
     }
     try {
+      // Read again under the claim: an abort (closeSession) that came first has closed it, and it stays untouched.
+      this.assertOpen((await this.sessionRow(session.key))!);
       if (this.direct) return await this.completeInStore(session, chunks);
       const rows = await this.db
         .selectFrom('chunks')
@@ -357,14 +366,9 @@ export class Uploads {
     const closedAs = () =>
       new ServiceError('session_closed', 'This multipart session was completed; it can no longer be aborted.');
     if (session.state === 'completed') throw closedAs();
-    if (this.videos.isCompleting((await this.videos.row(session.video_id))!)) {
-      throw new ServiceError(
-        'session_completing',
-        'This multipart session is being completed; it can no longer be aborted.',
-      );
-    }
-    // A #6 of another process may have completed it since it was read: the close is guarded on its state.
-    if (session.state === 'open' && !(await this.closeSession(session.key))) {
+    // A #6 of another process may have completed it since it was read, or be completing it (409
+    // session_completing): the close is guarded on its state and on #6's claim (closeSession).
+    if (session.state === 'open' && !(await this.closeSession(session))) {
       if ((await this.sessionRow(session.key))?.state === 'completed') throw closedAs();
     }
     if (this.direct && session.upload_id) await this.direct.abort(await this.target(session), session.upload_id);
@@ -517,9 +521,11 @@ export class Uploads {
       .where('expires_at', '<', this.clock.now() - ABANDONED_AFTER_EXPIRY_MS)
       .execute();
     for (const { key, video_id } of stale) {
-      const video = await this.videos.row(video_id);
-      if (video && this.videos.isCompleting(video)) continue;
-      if (!(await this.closeSession(key))) continue;
+      const closed = await this.closeSession({ key, video_id }).catch((err: unknown) => {
+        if (err instanceof ServiceError && err.code === 'session_completing') return false; // #6 has it
+        throw err;
+      });
+      if (!closed) continue;
       const session = (await this.sessionRow(key))!;
       if (this.direct && session.upload_id) await this.direct.abort(await this.target(session), session.upload_id);
       await this.store.removeSession(key);
@@ -549,43 +555,74 @@ export class Uploads {
   }
 
   /**
-   * #5 for a signed link on a store the browser PUT to: no PUT reaches the service, so it asks the store whether the
-   * source is there (HeadObject), for a video still waiting with a link not closed. Seen: its size is checked as the
-   * storage origin checks a body (the largest file, the organization's storage quota; refused, the object is deleted
-   * and the video waits for another), and processing is queued as when the origin stores a body. Asked by #8 and
-   * by the sweeper (sweepLinks); a no-op on disk.
+   * #5 for a signed link on a store the browser PUT to: no PUT reaches the service, so it asks the store whether a
+   * link not closed of a video still waiting took its PUT (HeadObject of the link's own key). Seen, its size is
+   * checked as the storage origin checks a body (the largest file, the organization's storage quota); refused, the
+   * object is deleted and the video waits for another (the link still works, as after a refused PUT on disk).
+   * Accepted, the store copies that very version (its ETag) to the video's source, processing is queued and the
+   * video's links closed in one transaction, and the link's object deleted. One upload per link, as on disk (where a
+   * PUT to a link whose video has its file is refused): the link used again writes to its own key, which nobody
+   * reads and the sweeper empties (sweepLinks). Under #6's claim on the video (Videos.claimCompleting), so #8 in
+   * several processes, the sweeper and a #6 take in one upload at a time. Asked by #8 and by the sweeper; a no-op
+   * on disk.
    */
   async sourceArrived(videoId: string): Promise<void> {
     if (!this.direct) return;
-    const link = await this.db
+    const links = await this.db
       .selectFrom('upload_links')
       .select('id')
       .where('video_id', '=', videoId)
       .where('closed_at', 'is', null)
       .where('expires_at', '>', this.clock.now())
-      .executeTakeFirst();
-    const video = link ? await this.videos.row(videoId) : undefined;
+      .orderBy('created_at')
+      .execute();
+    const video = links.length > 0 ? await this.videos.row(videoId) : undefined;
     if (!video || video.status !== 'waiting') return;
+    for (const { id } of links) {
+      const seen = await this.direct.uploaded(target(video), id);
+      if (!seen) continue;
+      const until = this.clock.now() + COMPLETING_HOLDS_MS;
+      if (!(await this.videos.claimCompleting(videoId, until))) return; // another process is taking it in
+      try {
+        if ((await this.videos.row(videoId))?.status === 'waiting') await this.takeIn(video, id, seen);
+      } finally {
+        await this.videos.releaseCompleting(videoId, until);
+      }
+      return;
+    }
+  }
+
+  /** sourceArrived's work once a link's upload is seen, under the video's claim. */
+  private async takeIn(
+    video: { id: string; organization_id: string },
+    linkId: string,
+    seen: { size: number; etag: string },
+  ): Promise<void> {
     const where = target(video);
-    const seen = await this.direct.uploaded(where);
-    if (!seen) return;
     try {
       if (seen.size >= MAX_PART_BYTES) throw new Error('larger than a file may be');
       (await this.usage.storageCheck(video.organization_id))(seen.size);
     } catch {
       // Refused as the storage origin refuses such a body: the video waits for another file (#8 says waiting).
-      await this.direct.discard(where);
+      await this.direct!.discard(where, linkId);
       return;
     }
+    // Replaced since it was seen (the link used again): the next look takes the new one.
+    if (!(await this.direct!.take(where, linkId, seen.etag))) return;
     await this.db.transaction().execute(async (trx) => {
-      // The video's row locked: #8 in another process, or the sweeper, may have seen the same upload.
-      if ((await this.videos.lock(videoId, trx))?.status !== 'waiting') return;
-      await this.videos.startProcessing(videoId, seen.size, 'single', trx);
-      await this.closeLinks(videoId, trx);
+      // The video's row locked: an import may have given it its file meanwhile (it does not take the claim).
+      if ((await this.videos.lock(video.id, trx))?.status !== 'waiting') return;
+      await this.videos.startProcessing(video.id, seen.size, 'single', trx);
+      await this.closeLinks(video.id, trx);
     });
+    await this.direct!.discard(where, linkId);
   }
 
-  /** By the sweeper, every few seconds on a direct store: the videos whose #2 link took its PUT (sourceArrived). */
+  /**
+   * By the sweeper, every few seconds on a direct store: the videos whose #2 link took its PUT (sourceArrived), then
+   * what links received and nobody waits for any more (the link closed, expired or gone): a link used again after
+   * its video had its file, an upload that lost to another, one that came too late.
+   */
   async sweepLinks(): Promise<void> {
     if (!this.direct || this.clock.now() - this.linksSweptAt < LINK_SWEEP_MS) return;
     this.linksSweptAt = this.clock.now();
@@ -597,6 +634,16 @@ export class Uploads {
       .where('expires_at', '>', this.clock.now())
       .execute();
     for (const { video_id } of waiting) await this.sourceArrived(video_id).catch(() => undefined);
+    await this.direct.sweepIncoming(async (ids) => {
+      const open = await this.db
+        .selectFrom('upload_links')
+        .select('id')
+        .where('id', 'in', ids)
+        .where('closed_at', 'is', null)
+        .where('expires_at', '>', this.clock.now())
+        .execute();
+      return new Set(open.map((l) => l.id));
+    });
   }
 
   private async target(session: SessionRow): Promise<UploadTarget> {
@@ -718,9 +765,12 @@ export class Uploads {
 
   /**
    * Aborted: the session and its chunks' rows (#6 closes a session itself, keeping the chunks it listed). Only an
-   * open session: false when another request (of any process) closed it first.
+   * open session: false when another request (of any process) closed it first. Never while #6 holds the video's
+   * claim (409 session_completing, nothing changed): the session's row is written, then the video's locked and its
+   * claim read, so a claim (an update of that row, in any process) comes wholly before this or after it, and a #6
+   * that claims after finds the session closed before it asks the store for anything.
    */
-  private async closeSession(key: string): Promise<boolean> {
+  private async closeSession({ key, video_id }: { key: string; video_id: string }): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const r = await trx
         .updateTable('upload_sessions')
@@ -729,6 +779,12 @@ export class Uploads {
         .where('state', '=', 'open')
         .executeTakeFirst();
       if (r.numUpdatedRows === 0n) return false;
+      const video = await this.videos.lock(video_id, trx);
+      if (video && this.videos.isCompleting(video))
+        throw new ServiceError(
+          'session_completing',
+          'This multipart session is being completed; it can no longer be aborted.',
+        );
       await trx.deleteFrom('chunks').where('session_key', '=', key).execute();
       return true;
     });

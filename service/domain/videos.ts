@@ -467,4 +467,5 @@ export class Videos {
   }
 }
 
-const withoutPaths = (text: string) => text.replace(/(?:\/[^\s/'"():,]+)+\/([^\s/'"():,]+)/g, '$1');
+// Not within an address (`s3://bucket/key`, `http://host/…`): the store's messages name the object that failed.
+const withoutPaths = (text: string) => text.replace(/(?<!:\/*|:\/\/\S*)(?:\/[^\s/'"():,]+)+\/([^\s/'"():,]+)/g, '$1');

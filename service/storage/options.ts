@@ -160,7 +160,11 @@ export function storageOptions(flags: StorageFlags, env: Record<string, string |
   };
 }
 
-/** The store for messages and logs: bucket, prefix and endpoint, never a credential. */
-export function describeStore({ bucket, prefix, endpoint, region }: S3Options): string {
-  return `s3://${bucket}/${prefix} at ${endpoint ?? `AWS S3 (${region})`}`;
+/**
+ * An object of the store (or, without `key`, the store's prefix) for messages and logs: its `s3://bucket/key`
+ * address, then the endpoint, never a credential. A video's failure reason keeps such an address whole (it loses
+ * only server paths: domain/videos.ts, markFailed).
+ */
+export function describeStore({ bucket, prefix, endpoint, region }: S3Options, key = prefix): string {
+  return `s3://${bucket}/${key} (at ${endpoint ?? `AWS S3, ${region}`})`;
 }

@@ -1,8 +1,10 @@
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetBucketCorsCommand,
   GetObjectCommand,
@@ -40,10 +42,14 @@ import { keyBeside, signPlaylist } from './playlist-links.js';
  *       index.m3u8, download.mp4, poster.jpg,                names it in its output folder: the playlists' relative
  *       main/stream.m3u8, main/seg0000.ts, 360p/…            URIs resolve beside them, under a public base URL too
  *   orgs/<organization id>/recordings/<recording id>/…       a live recording's segments, as the ingest writes them
+ *   incoming/<organization id>/<video id>/<link id>          a #2 link's PUT, until the service takes it in (copies
+ *                                                            it to the source) or refuses it, and deletes it
  *
- * The organization comes first so that its bytes (its quota, a purge after its plan ended) are one prefix.
- * Every failure of the store becomes a ServiceError with a sentence naming the bucket and endpoint (never the SDK's
- * XML, never a credential): 503 `storage_unavailable` when the store is down or refuses the service.
+ * The organization comes first so that its bytes (its quota, a purge after its plan ended) are one prefix. What
+ * #2's links received is apart, under one prefix the sweeper lists: nothing there is the organization's yet.
+ * Every failure of the store becomes a ServiceError with a sentence naming the object (its s3:// address) and the
+ * endpoint (never the SDK's XML, never a credential): 503 `storage_unavailable` when the store is down or refuses
+ * the service.
  */
 
 /** Cache-Control of what processing writes: a playlist as the API serves it today; the rest never changes once written. */
@@ -84,6 +90,9 @@ export class Keys {
   source = (org: string, id: string) => `${this.video(org, id)}source`;
   media = (org: string, id: string, name = '') => `${this.video(org, id)}media/${name}`;
   recording = (org: string, id: string) => `${this.organization(org)}recordings/${safe(id)}/`;
+  /** Where #2's links take their PUTs, one key per link, apart from the organizations' folders (see above). */
+  incomingRoot = () => `${this.prefix}incoming/`;
+  incoming = (org: string, id: string, link: string) => `${this.incomingRoot()}${safe(org)}/${safe(id)}/${safe(link)}`;
 }
 
 /** Ids and organization names become one key segment: no `/`, no `.`/`..` segment, nothing outside printable ASCII. */
@@ -107,14 +116,12 @@ export class S3Store {
   readonly keys: Keys;
   readonly bucket: string;
   private readonly now: () => number;
-  private readonly where: string;
   private readonly page: number;
 
   constructor(private readonly options: S3StoreOptions) {
     this.bucket = options.bucket;
     this.keys = new Keys(options.prefix);
     this.now = options.now ?? Date.now;
-    this.where = describeStore(options);
     this.page = options.pageSize ?? PAGE;
     this.client = new S3Client({
       region: options.region,
@@ -160,7 +167,7 @@ export class S3Store {
       return { size: head.ContentLength ?? 0, etag: bare(head.ETag) };
     } catch (err) {
       if (status(err) === 404) return null;
-      throw this.failure(err, `read the object ${key}`);
+      throw this.failure(err, 'read', key);
     }
   }
 
@@ -173,7 +180,7 @@ export class S3Store {
       if (!UploadId) throw new Error('no UploadId');
       return UploadId;
     } catch (err) {
-      throw this.failure(err, `begin a multipart upload to ${key}`);
+      throw this.failure(err, 'begin a multipart upload to', key);
     }
   }
 
@@ -212,7 +219,7 @@ export class S3Store {
       } while (marker);
     } catch (err) {
       if (noUpload(err)) throw uploadGone();
-      throw this.failure(err, `list the parts of ${key}`);
+      throw this.failure(err, 'list the parts of', key);
     }
     return parts;
   }
@@ -247,7 +254,7 @@ export class S3Store {
       if (noUpload(err)) throw uploadGone();
       if (code === 'EntityTooSmall')
         throw badField('chunks', `Every chunk but the last must have at least ${MIN_PART_BYTES} bytes on this store.`);
-      throw this.failure(err, `complete the multipart upload to ${key}`);
+      throw this.failure(err, 'complete the multipart upload to', key);
     }
   }
 
@@ -257,7 +264,7 @@ export class S3Store {
       await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
     } catch (err) {
       if (noUpload(err)) return;
-      throw this.failure(err, `abort the multipart upload to ${key}`);
+      throw this.failure(err, 'abort the multipart upload to', key);
     }
   }
 
@@ -276,7 +283,7 @@ export class S3Store {
       await rename(temp, file);
       return got.ContentLength ?? (await stat(file)).size;
     } catch (err) {
-      throw this.failure(err, `download ${key}`);
+      throw this.failure(err, 'download', key);
     } finally {
       await rm(temp, { force: true });
     }
@@ -360,7 +367,7 @@ export class S3Store {
       }
       return size;
     } catch (err) {
-      throw this.failure(err, `upload ${key}`);
+      throw this.failure(err, 'upload', key);
     }
   }
 
@@ -390,7 +397,7 @@ export class S3Store {
           if (failed.length > 0)
             throw new ServiceError(
               'storage_unavailable',
-              `The object store ${this.where} did not delete ${failed.length} objects under ${prefix} (${failed[0]!.Code ?? 'no reason given'}); try again later.`,
+              `The object store did not delete ${failed.length} objects under ${describeStore(this.options, prefix)} (${failed[0]!.Code ?? 'no reason given'}); try again later.`,
             );
           deleted += keys.length;
         }
@@ -414,20 +421,17 @@ export class S3Store {
           : [undefined, undefined];
       } while (keyMarker);
     } catch (err) {
-      throw this.failure(err, `delete what is under ${prefix}`);
+      throw this.failure(err, 'delete what is under', prefix);
     }
     return deleted;
   }
 
   /**
-   * Bytes of the objects under `prefix` (an organization's: its quota). One request per 1,000 objects (a video is
-   * a few hundred: segments, playlists, MP4, poster, source), so not for every request: the database keeps the count
-   * (domain/usage.ts) and this reconciles it, and feeds the `bytes stored` metric. Parts of uploads not completed are
-   * not objects yet; #6 counts them (listParts) before it completes.
+   * The keys under `prefix`, every page of them (the sweeper's look at #2's incoming uploads: normally none or a
+   * few, each one a link's upload not yet taken in, or a replay of one that was).
    */
-  async bytesUnder(prefix: string): Promise<{ objects: number; bytes: number }> {
-    let objects = 0;
-    let bytes = 0;
+  async keysUnder(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
     let token: string | undefined;
     try {
       do {
@@ -439,16 +443,45 @@ export class S3Store {
             ContinuationToken: token,
           }),
         );
-        for (const o of page.Contents ?? []) {
-          objects++;
-          bytes += o.Size ?? 0;
-        }
+        for (const o of page.Contents ?? []) keys.push(o.Key!);
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     } catch (err) {
-      throw this.failure(err, `list what is under ${prefix}`);
+      throw this.failure(err, 'list what is under', prefix);
     }
-    return { objects, bytes };
+    return keys;
+  }
+
+  /**
+   * The object at `from` copied to `to` by the store (no byte through the service), asked only while it is the
+   * version whose ETag is `etag` (CopySourceIfMatch; a store may ignore it: Ceph Pacific does). Null when the store
+   * refused (412: replaced since), or has no such object. Returns the copy's ETag.
+   */
+  async copy(from: string, to: string, etag: string): Promise<{ etag: string } | null> {
+    try {
+      const done = await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: to,
+          CopySource: `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+          CopySourceIfMatch: `"${etag}"`,
+        }),
+      );
+      return { etag: bare(done.CopyObjectResult?.ETag) || etag };
+    } catch (err) {
+      if (status(err) === 412 || (status(err) === 404 && name(err) !== 'NoSuchBucket')) return null;
+      throw this.failure(err, 'copy', from);
+    }
+  }
+
+  /** Deletes the object at `key`; one the store does not have is deleted already. */
+  async deleteObject(key: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (err) {
+      if (status(err) === 404 && name(err) !== 'NoSuchBucket') return;
+      throw this.failure(err, 'delete', key);
+    }
   }
 
   /**
@@ -476,7 +509,7 @@ export class S3Store {
       return await got.Body!.transformToString('utf-8');
     } catch (err) {
       if (status(err) === 404) throw notFound(`The file ${JSON.stringify(key.slice(root.length))}`);
-      throw this.failure(err, `read ${key}`);
+      throw this.failure(err, 'read', key);
     }
   }
 
@@ -506,7 +539,7 @@ export class S3Store {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
     } catch (err) {
-      if (status(err) !== 404) throw this.failure(err, 'reach the bucket');
+      if (status(err) !== 404) throw this.failure(err, 'reach the bucket of');
       try {
         // AWS wants the region named for a bucket outside us-east-1; other stores take the endpoint's own.
         const elsewhere = !this.options.endpoint && this.options.region !== 'us-east-1';
@@ -517,7 +550,7 @@ export class S3Store {
           }),
         );
       } catch (err) {
-        if (name(err) !== 'BucketAlreadyOwnedByYou') throw this.failure(err, 'create the bucket');
+        if (name(err) !== 'BucketAlreadyOwnedByYou') throw this.failure(err, 'create the bucket of');
       }
     }
     if (!this.options.corsOrigins) {
@@ -549,7 +582,7 @@ export class S3Store {
       return { cors: 'set' };
     } catch (err) {
       if (unsupported(err)) return { cors: 'store-wide' };
-      throw this.failure(err, "set the bucket's CORS");
+      throw this.failure(err, 'set the CORS of the bucket of');
     }
   }
 
@@ -582,7 +615,7 @@ export class S3Store {
       });
     } catch (err) {
       // Presigning reads no network, but it resolves credentials (the SDK's chain may find none).
-      throw this.failure(err, 'sign a link');
+      throw this.failure(err, 'sign a link to', command.input.Key);
     }
   }
 
@@ -590,7 +623,7 @@ export class S3Store {
    * The one sentence for a store that failed: which store, what the service was doing, and the store's error code
    * (or the network's), never the SDK's message (which can carry the raw XML answer) nor a credential.
    */
-  failure(err: unknown, doing: string): ServiceError {
+  failure(err: unknown, doing: string, key?: string): ServiceError {
     if (err instanceof ServiceError) return err;
     const code = name(err);
     const why =
@@ -604,7 +637,7 @@ export class S3Store {
             : `it answered ${code}${status(err) ? ` (HTTP ${status(err)})` : ''}`;
     return new ServiceError(
       'storage_unavailable',
-      `The object store ${this.where} could not ${doing}: ${why}. Try again later.`,
+      `The object store could not ${doing} ${describeStore(this.options, key)}: ${why}. Try again later.`,
     );
   }
 }

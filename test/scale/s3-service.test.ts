@@ -7,6 +7,7 @@
 import {
   DeleteBucketCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   S3Client,
@@ -18,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import type { StoreRequest } from '../helpers/engines/ceph.js';
 import { scaleEngines } from '../helpers/engines/environment.js';
 import { createStream, push } from '../helpers/live.js';
@@ -26,6 +28,7 @@ import {
   completeMultipart,
   LOCAL_RECEIVERS,
   startService,
+  until,
   waitForVideo,
   type RunningService,
 } from '../helpers/service.js';
@@ -77,9 +80,9 @@ describe('the service on an S3 store', () => {
     assert.equal(status, 200);
     return body._id as string;
   };
-  /** The store's log: the signed PUTs to this bucket under a video's folder. */
+  /** The store's log: the PUTs to this bucket for a video (its folder, or its links' keys under incoming/). */
   const putsOf = (requests: StoreRequest[], video: string) =>
-    requests.filter((r) => r.method === 'PUT' && r.path.startsWith(`/${bucket}/media/orgs/`) && r.path.includes(video));
+    requests.filter((r) => r.method === 'PUT' && r.path.startsWith(`/${bucket}/media/`) && r.path.includes(video));
   /** What the store holds under a video's folder: objects and multipart uploads not completed. */
   const heldFor = async (organizationPath: string) => {
     const objects = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: organizationPath }));
@@ -117,15 +120,69 @@ describe('the service on an S3 store', () => {
     const id = await newVideo();
     const link = await service.call('POST', `/videos/${id}/uploads`, { token });
     assert.equal(link.status, 200);
-    assert.ok(link.body.url.startsWith(`${endpoint}/${bucket}/media/orgs/`), link.body.url);
+    assert.ok(link.body.url.startsWith(`${endpoint}/${bucket}/media/incoming/`), link.body.url);
     assert.equal((await put(link.body.url, file)).status, 200);
-    await engines.waitForStoreRequests((r) => putsOf(r, id).some((p) => p.path.includes('/source?')));
+    await engines.waitForStoreRequests((r) => putsOf(r, id).some((p) => p.path.includes('/incoming/')));
 
     const ready = await waitForVideo(service, token, id);
     assert.equal(ready.status, 'ready', ready.failure_reason);
     await assertPlaysAndDownloads(ready);
     // Processing's local copies (the downloaded source, the outputs) went once the store had them.
     assert.deepEqual(await readdir(join(service.data, 'videos')).catch(() => []), []);
+  });
+
+  /** A #2 link's key in the store, and the source key of its video (the organization's id is in the link). */
+  const keysOf = (linkUrl: string) => {
+    const key = decodeURIComponent(new URL(linkUrl).pathname.slice(`/${bucket}/`.length));
+    const [, organization, video] = /^media\/incoming\/([^/]+)\/([^/]+)\/[^/]+$/.exec(key)!;
+    return { link: key, source: `media/orgs/${organization}/videos/${video}/source` };
+  };
+  const stored = async (key: string) => {
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return Buffer.from(await got.Body!.transformToByteArray());
+  };
+
+  it('#2: one upload per link: the link used again after the video has its file changes nothing, and its PUT goes', async () => {
+    const file = await readFile(await media('h264-aac-320p-4s.mp4'));
+    const id = await newVideo();
+    const { body: link } = await service.call('POST', `/videos/${id}/uploads`, { token });
+    const keys = keysOf(link.url);
+    assert.equal((await put(link.url, file)).status, 200);
+    const ready = await waitForVideo(service, token, id);
+    assert.equal(ready.status, 'ready', ready.failure_reason);
+    assert.ok((await stored(keys.source)).equals(file), 'the source is the file PUT');
+    assert.deepEqual((await heldFor(keys.link)).objects, [], "taken in, the link's own key is emptied");
+
+    // A presigned PUT cannot be refused by the service: the store takes the replay, where nobody reads it.
+    assert.equal((await put(link.url, randomBytes(50_000))).status, 200);
+    await until('the sweeper to delete the replay (every 5 s)', async () =>
+      (await heldFor(keys.link)).objects.length === 0 ? true : undefined,
+    );
+    assert.ok((await stored(keys.source)).equals(file), 'the source is still the file taken in');
+    const { body: after } = await service.call('GET', `/videos/${id}`, { token });
+    assert.deepEqual([after.status, after.duration], ['ready', ready.duration]);
+  });
+
+  it("#2: an upload past the organization's storage quota is refused and deleted; the link then takes another", async () => {
+    const file = await readFile(await media('h264-aac-320p-4s.mp4'));
+    const tight = await service.token('tight');
+    await service.cli('plan', '--org', 'tight', '--quota-bytes', String(file.length));
+    const { body: video } = await service.call('POST', '/videos', { token: tight });
+    const { body: link } = await service.call('POST', `/videos/${video._id}/uploads`, { token: tight });
+    const keys = keysOf(link.url);
+    assert.equal((await put(link.url, randomBytes(file.length + 1))).status, 200, 'the store takes any PUT');
+    // Seen at #8, and refused as the storage origin refuses such a body: deleted, the video still waiting.
+    await until('the upload over the quota to be deleted', async () => {
+      const { body } = await service.call('GET', `/videos/${video._id}`, { token: tight });
+      assert.equal(body.status, 'waiting');
+      return (await heldFor(keys.link)).objects.length === 0 ? true : undefined;
+    });
+    await assert.rejects(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: keys.source })), /NotFound/);
+
+    assert.equal((await put(link.url, file)).status, 200);
+    const ready = await waitForVideo(service, tight, video._id);
+    assert.equal(ready.status, 'ready', ready.failure_reason);
+    assert.ok((await stored(keys.source)).equals(file));
   });
 
   it('an import from a URL becomes the source in the store, and the video plays', async () => {
@@ -340,5 +397,120 @@ describe('the service on an S3 store', () => {
     } finally {
       await Promise.all([api.stop(), ingest.stop(), worker.stop()]);
     }
+  });
+
+  describe('#6 and #7 at once, in two API processes on one PostgreSQL database', () => {
+    let one: RunningService;
+    let two: RunningService;
+    let owner: string;
+    /** Holds a row locked, as a slow transaction of a third process would; `watch` sees who waits for it. */
+    let holder: pg.Client;
+    let watch: pg.Client;
+
+    before(async () => {
+      const database = await freshDatabase(engines.databaseUrl, 's3_close');
+      const args = [...serviceArgs, '--database', database];
+      [one, two] = await Promise.all([startService({ role: 'api', args }), startService({ role: 'api', args })]);
+      owner = await one.cli('token', '--org', 'acme', '--database', database);
+      holder = new pg.Client({ connectionString: database });
+      watch = new pg.Client({ connectionString: database });
+      await Promise.all([holder.connect(), watch.connect()]);
+    });
+
+    after(async () => {
+      await Promise.all([holder?.end(), watch?.end()]);
+      await Promise.all([one?.stop(), two?.stop()]);
+    });
+
+    /** A session of a new video with one chunk in the store: its key, the chunk's eTag, the video and its folder. */
+    async function sessionWithAChunk() {
+      const { body: video } = await one.call('POST', '/videos', { token: owner });
+      const { body: session } = await one.call('POST', `/videos/${video._id}/multipart-upload/begin`, {
+        token: owner,
+      });
+      const { body: link } = await one.call('POST', '/videos/multipart-upload/get-chunk-upload-url', {
+        token: owner,
+        body: { key: session.key, chunkId: 1 },
+      });
+      const sent = await put(link.url, randomBytes(100_000));
+      assert.equal(sent.status, 200);
+      const folder = new URL(link.url).pathname.slice(`/${bucket}/`.length).replace(/source$/, '');
+      return { key: session.key as string, eTag: sent.etag!, video: video._id as string, folder };
+    }
+
+    /** `row` locked FOR UPDATE until the returned function commits. */
+    async function hold(query: string, value: string): Promise<() => Promise<unknown>> {
+      await holder.query('BEGIN');
+      await holder.query(query, [value]);
+      return () => holder.query('COMMIT');
+    }
+
+    /** Until `n` statements of the two processes wait for a lock (in the order they were sent). */
+    const waiting = (n: number) =>
+      until(`${n} statements waiting for a row lock`, async () => {
+        const { rows } = await watch.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        return rows[0].n >= n ? true : undefined;
+      });
+
+    it('#7 that reaches the session while #6 completes it is refused 409 session_completing; #6 completes', async () => {
+      const upload = await sessionWithAChunk();
+      // The session's row held: #7's close waits first, then #6's commit, after it joined the parts in the store.
+      const release = await hold('SELECT key FROM upload_sessions WHERE key = $1 FOR UPDATE', upload.key);
+      const aborting = two.call('POST', '/videos/multipart-upload/abort', { token: owner, body: { key: upload.key } });
+      await waiting(1);
+      const completing = completeMultipart(one, owner, upload.key, [upload.eTag]);
+      await waiting(2);
+      await release();
+      const [aborted, completed] = await Promise.all([aborting, completing]);
+
+      assert.equal(completed.status, 200, JSON.stringify(completed.body));
+      assert.equal(aborted.status, 409, JSON.stringify(aborted.body));
+      assert.equal(aborted.body.error.code, 'session_completing');
+      const { body: video } = await one.call('GET', `/videos/${upload.video}`, { token: owner });
+      assert.equal(video.status, 'processing');
+      const held = await heldFor(upload.folder);
+      assert.deepEqual(
+        held.objects.map((o) => o.Key),
+        [`${upload.folder}source`],
+      );
+      assert.deepEqual(held.uploads, []);
+    });
+
+    it('#6 that claims the video after #7 closed the session answers 409 session_closed and asks the store nothing', async () => {
+      const upload = await sessionWithAChunk();
+      // The video's row held: #7's close waits first (for the claim's row), then #6's claim.
+      const release = await hold('SELECT id FROM videos WHERE id = $1 FOR UPDATE', upload.video);
+      const aborting = two.call('POST', '/videos/multipart-upload/abort', { token: owner, body: { key: upload.key } });
+      await waiting(1);
+      const completing = completeMultipart(one, owner, upload.key, [upload.eTag]);
+      await waiting(2);
+      await release();
+      const [aborted, completed] = await Promise.all([aborting, completing]);
+
+      assert.equal(aborted.status, 200, JSON.stringify(aborted.body));
+      assert.equal(completed.status, 409, JSON.stringify(completed.body));
+      assert.equal(completed.body.error.code, 'session_closed');
+      const { body: video } = await one.call('GET', `/videos/${upload.video}`, { token: owner });
+      assert.equal(video.status, 'waiting');
+      assert.deepEqual(await heldFor(upload.folder), { objects: [], uploads: [] });
+      // Nothing of #6 reached the store: no ListParts (GET) and no CompleteMultipartUpload (POST) of the upload.
+      // A request made after both answered marks where the store's log must have got to.
+      const marker = `marker-${randomBytes(4).toString('hex')}`;
+      await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: marker })).catch(() => undefined);
+      const requests = await engines.waitForStoreRequests((r) => r.some((q) => q.path.includes(marker)));
+      const ofUpload = requests.filter(
+        (q) => q.path.startsWith(`/${bucket}/${upload.folder}source?`) && q.path.includes('uploadId='),
+      );
+      assert.deepEqual(
+        ofUpload.filter((q) => q.method === 'GET' || q.method === 'POST').map((q) => `${q.method} ${q.path}`),
+        [],
+      );
+      assert.ok(
+        ofUpload.some((q) => q.method === 'DELETE'),
+        "#7's AbortMultipartUpload",
+      );
+    });
   });
 });

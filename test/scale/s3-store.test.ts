@@ -9,11 +9,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { MiB } from '../../src/api/limits.js';
 import { ServiceError } from '../../service/domain/errors.js';
 import { matchParts } from '../../service/storage/parts.js';
 import { MIN_PART_BYTES, S3Store, type S3StoreOptions } from '../../service/storage/s3.js';
+import { S3Uploads } from '../../service/storage/s3-uploads.js';
 import { scaleEngines } from '../helpers/engines/environment.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -75,6 +76,13 @@ const put = (url: string, body: Buffer, headers: Record<string, string> = {}) =>
 after(() => {
   for (const store of made) store.destroy();
 });
+
+/** What the store holds under `prefix`: how many objects, and their bytes (one listing: these tests store few). */
+async function held(store: S3Store, prefix: string): Promise<{ objects: number; bytes: number }> {
+  const listed = await store.client.send(new ListObjectsV2Command({ Bucket: store.bucket, Prefix: prefix }));
+  const objects = listed.Contents ?? [];
+  return { objects: objects.length, bytes: objects.reduce((sum, o) => sum + (o.Size ?? 0), 0) };
+}
 
 describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout: 240_000 }, () => {
   it("#2: a presigned PUT from a page's origin is allowed by the bucket's CORS, exposes the ETag, and head sees it", async () => {
@@ -158,6 +166,43 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     assert.equal(await store.head(store.keys.source('org-1', 'v3')), null);
   });
 
+  it("#2: a link's upload becomes the source only as the version seen; then its own key goes", async () => {
+    const store = await storeOn();
+    const uploads = new S3Uploads(store);
+    const video = { organizationId: 'org-1', videoId: 'v11' };
+    const incoming = store.keys.incoming('org-1', 'v11', 'link-1');
+    const source = store.keys.source('org-1', 'v11');
+    const now = Date.now();
+    const link = await uploads.linkUrl(video, 'link-1', now, now + HOUR);
+    assert.equal(new URL(link).pathname, `/${store.bucket}/${incoming}`, "the link's own key");
+    assert.equal((await put(link, randomBytes(1000))).status, 200);
+    const seen = (await uploads.uploaded(video, 'link-1'))!;
+    assert.equal(seen.size, 1000);
+    // The link used again between the look and the copy: the version seen is not taken.
+    const second = randomBytes(2000);
+    assert.equal((await put(link, second)).status, 200);
+    assert.equal(await uploads.take(video, 'link-1', seen.etag), false);
+
+    const now2 = (await uploads.uploaded(video, 'link-1'))!;
+    assert.equal(await uploads.take(video, 'link-1', now2.etag), true);
+    const got = await store.client.send(new GetObjectCommand({ Bucket: store.bucket, Key: source }));
+    assert.ok(Buffer.from(await got.Body!.transformToByteArray()).equals(second), 'the source is the version seen');
+    await uploads.discard(video, 'link-1');
+    await uploads.discard(video, 'link-1'); // deleted already: done
+    assert.deepEqual(await store.keysUnder(store.keys.incomingRoot()), []);
+    assert.equal(await uploads.take(video, 'link-1', now2.etag), false, 'a link upload that is gone is not taken');
+
+    // The sweeper's pass: what a link still waits for stays, the rest goes.
+    for (const id of ['kept', 'gone']) {
+      const url = await uploads.linkUrl(video, id, now, now + HOUR);
+      assert.equal((await put(url, randomBytes(10))).status, 200);
+    }
+    const asked: string[][] = [];
+    await uploads.sweepIncoming(async (ids) => (asked.push(ids), new Set(['kept'])));
+    assert.deepEqual(asked.flat().sort(), ['gone', 'kept']);
+    assert.deepEqual(await store.keysUnder(store.keys.incomingRoot()), [store.keys.incoming('org-1', 'v11', 'kept')]);
+  });
+
   it('#3–#6: three chunks PUT by presigned part links complete with the ETags the store gave them', async () => {
     const store = await storeOn();
     const key = store.keys.source('org-1', 'v4');
@@ -199,7 +244,10 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     assert.ok((await readFile(file)).equals(Buffer.concat(chunks)), 'the stored bytes are the chunks, in order');
     // Processing reads the version the upload was accepted with, never one a later PUT put in its place.
     const replaced = await refusal(store.download(key, `${file}-2`, md5(chunks[0]!)));
-    assert.match(replaced.message, /could not download .*source: it answered PreconditionFailed \(HTTP 412\)/);
+    assert.match(
+      replaced.message,
+      /could not download s3:\/\/media-\d+-\d+\/prod\/orgs\/org-1\/videos\/v4\/source \(at [^)]+\): it answered PreconditionFailed \(HTTP 412\)/,
+    );
   });
 
   it('#6: ListParts reads every page of a long list', async () => {
@@ -252,7 +300,7 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     const uploads = await store.client.send(new ListMultipartUploadsCommand({ Bucket: store.bucket }));
     assert.deepEqual(uploads.Uploads ?? [], []);
     assert.equal((await put(link, randomBytes(1000))).status, 404, 'NoSuchUpload');
-    assert.deepEqual(await store.bytesUnder(store.keys.organization('org-1')), { objects: 0, bytes: 0 });
+    assert.deepEqual(await held(store, store.keys.organization('org-1')), { objects: 0, bytes: 0 });
     // #6 lists the parts first: an aborted upload is a closed session. (Ceph Pacific answers a Complete of it with
     // a 500 InternalError, AWS with NoSuchUpload: the list is what tells them apart from a failing store.)
     const late = await store.listParts(key, uploadId).then(
@@ -282,7 +330,7 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     const media = store.keys.media('org-1', 'v7');
     const total = Object.values(files).reduce((sum, b) => sum + b.length, 0);
     assert.equal(await store.uploadFolder(out, media), total);
-    assert.deepEqual(await store.bytesUnder(media), { objects: 6, bytes: total });
+    assert.deepEqual(await held(store, media), { objects: 6, bytes: total });
 
     const types = {
       'index.m3u8': ['application/vnd.apple.mpegurl', 'public, max-age=60'],
@@ -340,16 +388,18 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     await store.createMultipart(`${gone}media/download.mp4`);
 
     assert.equal(await store.deletePrefix(gone), 5);
-    assert.deepEqual(await store.bytesUnder(gone), { objects: 0, bytes: 0 });
+    assert.deepEqual(await held(store, gone), { objects: 0, bytes: 0 });
     const uploads = await store.client.send(new ListMultipartUploadsCommand({ Bucket: store.bucket, Prefix: gone }));
     assert.deepEqual(uploads.Uploads ?? [], []);
-    assert.deepEqual(await store.bytesUnder(kept), { objects: 5, bytes: 5000 + 10 });
-    assert.deepEqual(await store.bytesUnder(store.keys.organization('org-1')), { objects: 5, bytes: 5010 });
+    assert.deepEqual(await held(store, kept), { objects: 5, bytes: 5000 + 10 });
+    assert.deepEqual(await held(store, store.keys.organization('org-1')), { objects: 5, bytes: 5010 });
+    // Listed two by two, every page read.
+    assert.equal((await store.keysUnder(kept)).length, 5);
   });
 
   it('says which bucket or endpoint failed, with no secret and no XML: a missing bucket, wrong credentials, no store', async () => {
     const missing = await storeOn({ bucket: 'no-such-bucket-here' });
-    const noBucket = await refusal(missing.bytesUnder('orgs/'));
+    const noBucket = await refusal(missing.keysUnder('orgs/'));
     assert.match(noBucket.message, /the bucket "no-such-bucket-here" does not exist/);
     assert.match(noBucket.message, new RegExp(ceph.endpoint.replace(/[.:/]/g, '\\$&')));
     await refusal(missing.createMultipart('orgs/o/videos/v/source'));
@@ -363,7 +413,10 @@ describe('media on an S3 store (service/storage/s3.ts, on Ceph RGW)', { timeout:
     const nowhere = `http://127.0.0.1:${await closedPort()}`;
     const down = await storeOn({ bucket: 'media', endpoint: nowhere });
     const unreachable = await refusal(down.head('orgs/o/videos/v/source'));
-    assert.match(unreachable.message, new RegExp(`s3://media/prod/ at ${nowhere.replace(/[.:/]/g, '\\$&')}`));
+    assert.match(
+      unreachable.message,
+      new RegExp(`could not read s3://media/orgs/o/videos/v/source \\(at ${nowhere.replace(/[.:/]/g, '\\$&')}\\)`),
+    );
     assert.match(unreachable.message, /did not answer \(ECONNREFUSED\)/);
   });
 });

@@ -6,6 +6,7 @@ import { describeStore, storageOptions, type S3Options } from '../../service/sto
 import { matchParts } from '../../service/storage/parts.js';
 import { keyBeside, signPlaylist } from '../../service/storage/playlist-links.js';
 import { Keys, PLAYBACK_LINK_MS, S3Store } from '../../service/storage/s3.js';
+import { domainUnderTest } from '../helpers/domain.js';
 
 const s3 = (flags: Parameters<typeof storageOptions>[0], env: Record<string, string> = {}): S3Options => {
   const options = storageOptions(flags, env);
@@ -68,8 +69,8 @@ describe('the object store options (service/storage/options.ts)', () => {
       sessionToken: 'tok',
     });
     assert.equal(s3({ storage: 's3://media' }).credentials, undefined, "the SDK's default chain");
-    assert.equal(describeStore(options), 's3://media/p/ at http://127.0.0.1:7480');
-    assert.equal(describeStore(s3({ storage: 's3://media' })), 's3://media/ at AWS S3 (us-east-1)');
+    assert.equal(describeStore(options), 's3://media/p/ (at http://127.0.0.1:7480)');
+    assert.equal(describeStore(s3({ storage: 's3://media' })), 's3://media/ (at AWS S3, us-east-1)');
     assert.throws(
       () => storageOptions({ storage: 's3://media' }, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE' }),
       (err: Error) => /AWS_SECRET_ACCESS_KEY is not set/.test(err.message) && !err.message.includes('AKIDEXAMPLE'),
@@ -122,6 +123,9 @@ describe("the store's key layout (service/storage/s3.ts, Keys)", () => {
     assert.equal(keys.media('org-1', 'v1', 'main/seg0000.ts'), 'prod/orgs/org-1/videos/v1/media/main/seg0000.ts');
     assert.equal(keys.recording('org-1', 'r1'), 'prod/orgs/org-1/recordings/r1/');
     assert.ok(keys.video('org-1', 'v1').startsWith(keys.organization('org-1')));
+    assert.equal(keys.incoming('org-1', 'v1', 'l1'), 'prod/incoming/org-1/v1/l1', "a #2 link's own key");
+    assert.ok(keys.incoming('org-1', 'v1', 'l1').startsWith(keys.incomingRoot()));
+    assert.throws(() => keys.incoming('org-1', 'v1', '../source'), /Not a key segment/);
     for (const bad of ['..', 'a/b', '', 'ü']) assert.throws(() => keys.video(bad, 'v1'), /Not a key segment/);
   });
 });
@@ -285,5 +289,40 @@ describe('playback links (service/storage/s3.ts, getUrl; presigning reads no net
     assert.equal(params.get('x-amz-checksum-crc32'), null, 'no checksum of an empty body in the link');
     a.destroy();
     b.destroy();
+  });
+});
+
+describe("a store's failure as a client reads it", () => {
+  it("names the object by its s3:// address, whole in a video's failure reason, and the endpoint", async () => {
+    const store = new S3Store({
+      bucket: 'media',
+      prefix: 'prod/',
+      endpoint: 'http://10.0.0.5:9000',
+      region: 'us-east-1',
+      forcePathStyle: true,
+    });
+    const key = store.keys.source('org-1', 'v1');
+    const notThere = Object.assign(new Error('The specified key does not exist.'), {
+      name: 'NoSuchKey',
+      $metadata: { httpStatusCode: 404 },
+    });
+    const { message } = store.failure(notThere, 'download', key);
+    store.destroy();
+    assert.equal(
+      message,
+      'The object store could not download s3://media/prod/orgs/org-1/videos/v1/source (at http://10.0.0.5:9000): ' +
+        'it answered NoSuchKey (HTTP 404). Try again later.',
+    );
+
+    // Processing's failure reason (Videos.markFailed) loses server paths, never the store's addresses.
+    const domain = await domainUnderTest();
+    try {
+      const { body: video } = await domain.call('POST', '/videos', { token: domain.key });
+      await domain.context.videos.markFailed(video._id, `Processing failed: ${message} (/srv/data/videos/x/source)`);
+      const { body: failed } = await domain.call('GET', `/videos/${video._id}`, { token: domain.key });
+      assert.equal(failed.failure_reason, `Processing failed: ${message} (source)`);
+    } finally {
+      await domain.close();
+    }
   });
 });
