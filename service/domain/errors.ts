@@ -17,6 +17,20 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * A failure whose sentence names what a client must not read (an engine's address, a bucket): the client gets
+ * `forClient`, the log the whole message (http/errors.ts).
+ */
+export class InternalDetailError extends ServiceError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly forClient: string,
+  ) {
+    super(code, message);
+  }
+}
+
 export const badField = (field: string, message: string) => new ServiceError('invalid_field', message, field);
 export const notFound = (what: string) => new ServiceError('not_found', `${what} was not found.`);
 

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ERRORS, type ApiErrorBody } from '../../src/api/contract.js';
-import { ServiceError } from '../domain/errors.js';
+import { InternalDetailError, ServiceError } from '../domain/errors.js';
 import { log } from '../log.js';
 
 /** The answer to a failure: the one mapping of domain errors to statuses (the contract's ERRORS table). Anything else is a 500, logged. */
@@ -9,10 +9,12 @@ export function errorAnswer(
   logger: Pick<typeof log, 'error'> = log,
 ): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
   const e =
-    err instanceof ServiceError
-      ? err
-      : new ServiceError('internal', 'The service failed on this request; it was logged.');
-  if (!(err instanceof ServiceError)) logger.error({ err }, 'the request failed');
+    err instanceof InternalDetailError
+      ? new ServiceError(err.code, err.forClient, err.field, err.headers)
+      : err instanceof ServiceError
+        ? err
+        : new ServiceError('internal', 'The service failed on this request; it was logged.');
+  if (!(err instanceof ServiceError) || err instanceof InternalDetailError) logger.error({ err }, 'the request failed');
   const status = ERRORS[e.code][0];
   const body: ApiErrorBody = { error: { status, code: e.code, message: e.message } };
   if (e.field !== undefined) body.error.field = e.field;

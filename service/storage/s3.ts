@@ -26,7 +26,7 @@ import { extname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HOUR_MS, MiB } from '../../src/api/limits.js';
-import { badField, notFound, ServiceError } from '../domain/errors.js';
+import { badField, InternalDetailError, notFound, ServiceError } from '../domain/errors.js';
 import { newId } from '../ids.js';
 import { TEMP_MARK } from './files.js';
 import { describeStore, type S3Options } from './options.js';
@@ -635,9 +635,11 @@ export class S3Store {
           : network(err)
             ? `it did not answer (${network(err)})`
             : `it answered ${code}${status(err) ? ` (HTTP ${status(err)})` : ''}`;
-    return new ServiceError(
+    // The whole sentence for the log and the operator; a client reads neither the store's address nor its bucket.
+    return new InternalDetailError(
       'storage_unavailable',
       `The object store could not ${doing} ${describeStore(this.options, key)}: ${why}. Try again later.`,
+      'The object store the service keeps media in failed to answer; try again later.',
     );
   }
 }

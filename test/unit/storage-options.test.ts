@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MiB } from '../../src/api/limits.js';
 import { ServiceError } from '../../service/domain/errors.js';
+import { errorAnswer } from '../../service/http/errors.js';
 import { describeStore, storageOptions, type S3Options } from '../../service/storage/options.js';
 import { matchParts } from '../../service/storage/parts.js';
 import { keyBeside, signPlaylist } from '../../service/storage/playlist-links.js';
@@ -292,8 +293,8 @@ describe('playback links (service/storage/s3.ts, getUrl; presigning reads no net
   });
 });
 
-describe("a store's failure as a client reads it", () => {
-  it("names the object by its s3:// address, whole in a video's failure reason, and the endpoint", async () => {
+describe("a store's failure as the log and a client read it", () => {
+  it('names the object by its s3:// address and the endpoint in the log, neither to a client', async () => {
     const store = new S3Store({
       bucket: 'media',
       prefix: 'prod/',
@@ -306,13 +307,24 @@ describe("a store's failure as a client reads it", () => {
       name: 'NoSuchKey',
       $metadata: { httpStatusCode: 404 },
     });
-    const { message } = store.failure(notThere, 'download', key);
+    const failure = store.failure(notThere, 'download', key);
+    const { message } = failure;
     store.destroy();
     assert.equal(
       message,
       'The object store could not download s3://media/prod/orgs/org-1/videos/v1/source (at http://10.0.0.5:9000): ' +
         'it answered NoSuchKey (HTTP 404). Try again later.',
     );
+    // A request that meets it is answered 503 without the bucket, the prefix or the address; the log has them.
+    const logged: unknown[] = [];
+    const answer = errorAnswer(failure, { error: (...line: unknown[]) => logged.push(line) });
+    assert.equal(answer.status, 503);
+    assert.deepEqual(answer.body.error, {
+      status: 503,
+      code: 'storage_unavailable',
+      message: 'The object store the service keeps media in failed to answer; try again later.',
+    });
+    assert.equal(logged.length, 1);
 
     // Processing's failure reason (Videos.markFailed) loses server paths, never the store's addresses.
     const domain = await domainUnderTest();
