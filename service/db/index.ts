@@ -126,6 +126,10 @@ function postgres(url: string): PostgresDialect {
   // unheard it ends the process. The pool drops that connection and opens a new one for the next query, so the
   // service goes on: a request or job in flight fails and is retried, nothing else.
   pool.on('error', (err) => log.error(`database: a connection was lost (${err.message}); the next query reconnects`));
+  // The pool hears only its idle connections: one lent out (a transaction between its statements, a query about to
+  // be sent) and cut is an 'error' on that connection alone, which unheard ends the process too. Its query or
+  // transaction fails on its own, and the pool drops it when it comes back.
+  pool.on('connect', (connection) => connection.on('error', () => {}));
   return new PostgresDialect({ pool });
 }
 

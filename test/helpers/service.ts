@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { openDatabase, type Db } from '../../service/db/index.js';
 import { checkedOrigins } from './contract.js';
 import { startPostgres, type Postgres } from './engines/postgres.js';
 import { sha256 } from './media.js';
@@ -53,6 +54,8 @@ export interface RunningService {
  * again. Unset: SQLite in the data folder, the service's default.
  */
 const ON_POSTGRES = process.env.SERVICE_DATABASE === 'postgres';
+/** The engine the services of this run keep their metadata in, for the few tests whose check is the engine's own. */
+export const SERVICE_ENGINE: 'sqlite' | 'postgres' = ON_POSTGRES ? 'postgres' : 'sqlite';
 let cluster: Promise<Postgres> | undefined;
 const databases = new Map<string, string>();
 async function databaseOf(data: string): Promise<string> {
@@ -63,6 +66,16 @@ async function databaseOf(data: string): Promise<string> {
     databases.set(data, url);
   }
   return url;
+}
+
+/**
+ * The database of a service started by `startService` (a running one, or one stopped or killed), through the
+ * service's own query layer: for what a test checks behind the API (rows it does not show, a job's state after a
+ * crash). SQLite in its data folder, or its PostgreSQL database under `SERVICE_DATABASE=postgres`. The caller
+ * closes it (`destroy()`).
+ */
+export function serviceDatabase(service: { data: string }): Promise<Db> {
+  return openDatabase(databases.get(service.data) ?? join(service.data, 'service.db'));
 }
 
 /** Receivers of the tests listen on 127.0.0.1, which the service refuses to reach unless told it may. */
@@ -89,7 +102,8 @@ export async function startService(
 ): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
   const data = options.data ?? (await tempData());
-  const database = ON_POSTGRES ? ['--database', await databaseOf(data)] : [];
+  // A test that names its own database (two processes on one, concurrency.test.ts) keeps it.
+  const database = ON_POSTGRES && !options.args?.includes('--database') ? ['--database', await databaseOf(data)] : [];
   const args = [
     ...database,
     '--port',

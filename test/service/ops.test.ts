@@ -3,9 +3,18 @@ import { stat, rename, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { startService as startInProcess, type Service } from '../../service/app.js';
 import { media } from '../helpers/media.js';
-import { startWithToken, tempData, until, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import {
+  SERVICE_ENGINE,
+  startWithToken,
+  tempData,
+  until,
+  upload,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
 import { push } from '../helpers/live.js';
 
 /**
@@ -29,6 +38,30 @@ function get(url: string, headers: Record<string, string> = {}) {
 function sample(metrics: string, series: string): number | undefined {
   const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/**
+ * Takes the service's database away under it, as an operator's slip or an outage would, until the function it
+ * resolves with puts it back. SQLite: its file moved (SQLite keeps answering from the file it holds open, so only
+ * /readyz's own check sees it). PostgreSQL: the database takes no connections, and those it had are ended.
+ */
+async function takeDatabaseAway(service: RunningService): Promise<() => Promise<void>> {
+  if (SERVICE_ENGINE === 'sqlite') {
+    const file = join(service.data, 'service.db');
+    await rename(file, `${file}-moved`);
+    return () => rename(`${file}-moved`, file);
+  }
+  const url = new URL(service.dataArgs[service.dataArgs.indexOf('--database') + 1]!);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const server = new pg.Client({ connectionString: url.href });
+  await server.connect();
+  await server.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+  await server.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+  return async () => {
+    await server.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`);
+    await server.end();
+  };
 }
 
 describe('health, readiness, metrics and logs (docs/operations.md)', () => {
@@ -95,18 +128,26 @@ describe('health, readiness, metrics and logs (docs/operations.md)', () => {
     assert.equal((await get(`${service.api}/readyz`)).status, 200, 'ready again once the directory is back');
   });
 
-  it('is not ready (503, naming the database) while the database file is not the one it opened', async () => {
-    const file = join(service.data, 'service.db');
-    await rename(file, `${file}-moved`);
+  const databaseAway = {
+    sqlite: 'the database file is not the one it opened',
+    postgres: 'its PostgreSQL database takes no connections',
+  }[SERVICE_ENGINE];
+  it(`is not ready (503, naming the database) while ${databaseAway}`, async () => {
+    const putBack = await takeDatabaseAway(service);
     let ready;
     try {
       ready = await get(`${service.api}/readyz`);
     } finally {
-      await rename(`${file}-moved`, file);
+      await putBack();
     }
     assert.equal(ready.status, 503);
+    // PostgreSQL's refusal is no system error (ECONNREFUSED, say): /readyz says "error", and the log says which.
+    const reason = {
+      sqlite: 'the database file is no longer where the service opened it',
+      postgres: 'error',
+    }[SERVICE_ENGINE];
     assert.deepEqual(JSON.parse(ready.text).checks, [
-      { name: 'database', ok: false, reason: 'the database file is no longer where the service opened it' },
+      { name: 'database', ok: false, reason },
       { name: 'storage', ok: true },
       { name: 'jobs', ok: true },
       { name: 'rtmp', ok: true },

@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
 import { writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/contract.js';
 import { media, probeDuration, type MediaName } from '../helpers/media.js';
-import { put, startService, startWithToken, upload, waitForVideo, type RunningService } from '../helpers/service.js';
+import {
+  put,
+  serviceDatabase,
+  startService,
+  startWithToken,
+  upload,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
 
 describe('processing to HLS (#8 after upload)', () => {
   let service: RunningService;
@@ -122,9 +129,13 @@ describe('processing survives a restart', () => {
     const { body } = await service.call('POST', `/videos/${video._id}/uploads`, { token });
     assert.equal((await put(body.url, await readFile(await media('vp9-opus-4s.webm')))).status, 200);
     await service.kill();
-    const db = new Database(join(service.data, 'service.db'), { readonly: true });
-    const job = db.prepare(`SELECT state FROM jobs WHERE payload LIKE ?`).get(`%${video._id}%`) as { state: string };
-    db.close();
+    const db = await serviceDatabase(service);
+    const job = await db
+      .selectFrom('jobs')
+      .select('state')
+      .where('payload', 'like', `%${video._id}%`)
+      .executeTakeFirstOrThrow()
+      .finally(() => db.destroy());
     assert.notEqual(job.state, 'done', 'the kill came before processing finished');
     service = await startService({ data: service.data, ports: service });
     try {

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
 import { readFile } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { media } from '../helpers/media.js';
 import {
   completeMultipart,
   LOCAL_RECEIVERS,
   put,
+  serviceDatabase,
   startWithToken,
   until,
   waitForVideo,
@@ -161,13 +160,14 @@ describe('a fair queue: one organization with 120 videos queued barely delays an
     );
 
     const { ms: loaded, organization } = await timeToReady(beta);
-    const db = new Database(join(service.data, 'service.db'), { readonly: true });
-    const backlog = (
-      db
-        .prepare(`SELECT COUNT(*) AS n FROM videos WHERE status = 'processing' AND organization_id != ?`)
-        .get(organization) as { n: number }
-    ).n;
-    db.close();
+    const db = await serviceDatabase(service);
+    const { backlog } = await db
+      .selectFrom('videos')
+      .select((eb) => eb.fn.countAll<number>().as('backlog'))
+      .where('status', '=', 'processing')
+      .where('organization_id', '!=', organization)
+      .executeTakeFirstOrThrow()
+      .finally(() => db.destroy());
     const bound = 3 * idle + 2000;
     t.diagnostic(
       `beta idle ${idle} ms, behind the backlog ${loaded} ms (bound ${bound} ms); alpha had ${backlog} left`,

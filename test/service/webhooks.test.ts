@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/contract.js';
@@ -8,6 +6,7 @@ import { media } from '../helpers/media.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
 import {
   LOCAL_RECEIVERS,
+  serviceDatabase,
   startService,
   startWithToken,
   until,
@@ -29,10 +28,10 @@ function expectedSignature(secret: string, got: Received): string {
  * Moves the service clock to 30 s before a retry wait is over and checks (after 1 s of real time, for a job
  * runner that looks every 250 ms) that nothing came early; then past the end of the wait.
  */
-async function notBefore(service: RunningService, wait: number, nothingYet: () => void): Promise<void> {
+async function notBefore(service: RunningService, wait: number, nothingYet: () => unknown): Promise<void> {
   await service.advanceClock(wait - 30_000);
   await new Promise((r) => setTimeout(r, 1_000));
-  nothingYet(); // "came before its wait was over"
+  await nothingYet(); // "came before its wait was over"
   await service.advanceClock(30_000);
 }
 
@@ -152,10 +151,10 @@ describe('webhooks: durable retries', () => {
     const { body: hook } = await first.call('POST', '/webhooks', { token, body: { url: receiver.url } });
     const id = await upload(first, token, await media('h264-aac-320p-4s.mp4'));
     await waitForVideo(first, token, id);
-    const db = new Database(join(first.data, 'service.db'), { readonly: true });
-    const attempts = () =>
-      (db.prepare('SELECT attempts FROM webhook_deliveries').get() as { attempts: number } | undefined)?.attempts ?? 0;
-    await until('the first attempt', async () => (attempts() >= 1 ? true : undefined));
+    const db = await serviceDatabase(first);
+    const attempts = async () =>
+      (await db.selectFrom('webhook_deliveries').select('attempts').executeTakeFirst())?.attempts ?? 0;
+    await until('the first attempt', async () => ((await attempts()) >= 1 ? true : undefined));
     await first.kill();
 
     const service = await startService({ data: first.data, ...LOCAL_RECEIVERS });
@@ -164,9 +163,10 @@ describe('webhooks: durable retries', () => {
       // Each gap bounded on both sides: no attempt 30 s of the clock before its wait is over, one within until's
       // 30 s of real time after it.
       for (const [i, wait] of [5_000, 5 * 60_000, 30 * 60_000, 2 * HOUR, 5 * HOUR, 10 * HOUR].entries()) {
-        if (wait > 30_000) await notBefore(service, wait, () => assert.equal(attempts(), i + 1, `attempt ${i + 2}`));
+        if (wait > 30_000)
+          await notBefore(service, wait, async () => assert.equal(await attempts(), i + 1, `attempt ${i + 2}`));
         else await service.advanceClock(wait);
-        await until(`attempt ${i + 2}`, async () => (attempts() >= i + 2 ? true : undefined));
+        await until(`attempt ${i + 2}`, async () => ((await attempts()) >= i + 2 ? true : undefined));
       }
       await receiver.listen(port);
       await notBefore(service, 10 * HOUR, () => assert.equal(receiver.received.length, 0, 'the last attempt'));
@@ -176,11 +176,10 @@ describe('webhooks: durable retries', () => {
       assert.equal(got.headers['webhook-signature'], expectedSignature(hook.secret, got));
       // The service records the delivery once the receiver's answer is in.
       const row = await until('the delivery to be recorded', async () => {
-        const r = db.prepare('SELECT state, attempts, created_at FROM webhook_deliveries').get() as {
-          state: string;
-          attempts: number;
-          created_at: number;
-        };
+        const r = await db
+          .selectFrom('webhook_deliveries')
+          .select(['state', 'attempts', 'created_at'])
+          .executeTakeFirstOrThrow();
         return r.state === 'pending' ? undefined : r;
       });
       assert.deepEqual([row.state, row.attempts], ['delivered', 8]);
@@ -189,7 +188,7 @@ describe('webhooks: durable retries', () => {
         'the last try came more than a day after the first',
       );
     } finally {
-      db.close();
+      await db.destroy();
       await service.stop();
       await receiver.close();
     }
@@ -240,19 +239,18 @@ describe('webhooks: what a stranger registers cannot reach inside (no --allow-pr
     assert.ok(hook._id);
     await lax.stop();
     const strict = await startService({ data: lax.data });
-    const db = new Database(join(lax.data, 'service.db'), { readonly: true });
+    const db = await serviceDatabase(lax);
     try {
       const id = await upload(strict, laxToken, await media('h264-aac-320p-4s.mp4'));
       await waitForVideo(strict, laxToken, id);
       const row = await until('the first attempt', async () => {
-        const r = db.prepare('SELECT attempts, last_error FROM webhook_deliveries').get() as
-          { attempts: number; last_error: string } | undefined;
+        const r = await db.selectFrom('webhook_deliveries').select(['attempts', 'last_error']).executeTakeFirst();
         return r && r.attempts >= 1 ? r : undefined;
       });
-      assert.match(row.last_error, /^refused: 127\.0\.0\.1:\d+ is a loopback address/);
+      assert.match(row.last_error ?? '', /^refused: 127\.0\.0\.1:\d+ is a loopback address/);
       assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
     } finally {
-      db.close();
+      await db.destroy();
       await strict.stop();
       await receiver.close();
     }
@@ -310,7 +308,7 @@ describe('webhooks: redirects, a limit, and slow receivers', () => {
     const prompt = await new Receiver().listen();
     const crowd = await service.token('silent-receivers');
     const other = await service.token('prompt-receiver');
-    const db = new Database(join(service.data, 'service.db'), { readonly: true });
+    const db = await serviceDatabase(service);
     try {
       // Ten webhooks that never answer, each held 15 s: more than the 8 delivery slots.
       for (let i = 0; i < 10; i++)
@@ -323,15 +321,18 @@ describe('webhooks: redirects, a limit, and slow receivers', () => {
       await waitForVideo(service, other, await upload(service, other, await media('h264-aac-320p-4s.mp4')));
       await until("the other organization's delivery", async () => (prompt.received.length >= 1 ? true : undefined));
       // It arrived while the silent ones were still held: none of their attempts had ended yet.
-      const ended = db
-        .prepare(
-          'SELECT COUNT(*) AS n FROM webhook_deliveries WHERE attempts > 0 AND webhook_id IN (SELECT id FROM webhooks WHERE url LIKE ?)',
+      const ended = await db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('attempts', '>', 0)
+        .where('webhook_id', 'in', (eb) =>
+          eb.selectFrom('webhooks').select('id').where('url', 'like', `${silent.url}%`),
         )
-        .get(`${silent.url}%`) as { n: number };
+        .executeTakeFirstOrThrow();
       assert.equal(ended.n, 0);
       assert.ok(silent.received.length <= 2, `at most 2 of one organization at once; got ${silent.received.length}`);
     } finally {
-      db.close();
+      await db.destroy();
       await Promise.all([silent.close(), prompt.close()]);
     }
   });
