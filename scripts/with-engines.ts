@@ -9,7 +9,7 @@
  * The engines are stopped however the run ends: the command exits, the run is interrupted (SIGINT, SIGTERM,
  * SIGHUP: passed on to the command, whose end is waited for), or starting them failed. It exits with the command's
  * status (128 + the signal's number when a signal ended it). Killed with SIGKILL, it leaves them running: the
- * next start stops a store whose owner is gone (test/helpers/engines/processes.ts).
+ * next start stops the PostgreSQL server and the store of a run that is gone (test/helpers/engines/processes.ts).
  *
  * SCALE_ENGINES=reuse keeps the Ceph store (the slow one: about 20 s to start here) running after the run, for the
  * next run with SCALE_ENGINES=reuse to use at once; a run without it stops a kept store first. PostgreSQL (about

@@ -146,12 +146,72 @@ function storeOf(cluster: Cluster) {
   };
 }
 
-/** The process-video job of a video, from the queue's table: its state and the worker (`host:pid:…`) holding it. */
+/**
+ * The process-video job of a video, from the queue's table: its state, the worker (`host:pid:…`) holding it and
+ * until when (`lease_until`), when it was claimed or ended (`run_at`) and its runs (`attempts`). Times are ms of
+ * the service's clock, which in production is this machine's, as the test's.
+ */
 async function processingJobs(cluster: Cluster, videoId: string) {
-  return cluster.query<{ state: string; worker: string | null }>(
-    `SELECT state, worker FROM jobs WHERE kind = 'process-video' AND payload LIKE $1 ORDER BY id`,
+  const rows = await cluster.query<{
+    state: string;
+    worker: string | null;
+    lease_until: string | null;
+    run_at: string;
+    attempts: string;
+  }>(
+    `SELECT state, worker, lease_until, run_at, attempts FROM jobs WHERE kind = 'process-video' AND payload LIKE $1 ORDER BY id`,
     [`%"${videoId}"%`],
   );
+  // BIGINT columns come as strings from pg.
+  return rows.map((row) => ({
+    ...row,
+    leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
+    runAt: Number(row.run_at),
+    attempts: Number(row.attempts),
+  }));
+}
+
+/**
+ * The video's jobs once none runs: a video is ready a moment before its job's end is recorded (the handler announces
+ * it first).
+ */
+function jobsEnded(cluster: Cluster, videoId: string) {
+  return until('the end of the job to be recorded', async () => {
+    const rows = await processingJobs(cluster, videoId);
+    return rows.every((row) => row.state !== 'running') ? rows : undefined;
+  });
+}
+
+/**
+ * The video's job once a worker other than `holder` runs it: its `runAt` is then when that worker claimed it. (Once
+ * done, `run_at` is when it ended.)
+ */
+function takenFrom(cluster: Cluster, videoId: string, holder: string, timeoutMs: number) {
+  return until(
+    'another worker to take the job',
+    async () =>
+      (await processingJobs(cluster, videoId)).find(
+        (job) => job.state === 'running' && job.worker !== null && job.worker !== holder,
+      ),
+    timeoutMs,
+  );
+}
+
+/** Whether process `pid` has an ffmpeg child right now, as `ps` would tell: a worker encoding. */
+async function runsFfmpeg(pid: number): Promise<boolean> {
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).split(' ');
+  const names = await Promise.all(
+    children.filter(Boolean).map((child) => readFile(`/proc/${child}/comm`, 'utf8').catch(() => '')),
+  );
+  return names.some((name) => name.trim() === 'ffmpeg');
+}
+
+/** The video-ready deliveries the service made for `videoId` (rows of webhook_deliveries): one per run that announced it. */
+async function readyAnnouncements(cluster: Cluster, videoId: string): Promise<number> {
+  const rows = await cluster.query(`SELECT id FROM webhook_deliveries WHERE event = 'video-ready' AND body LIKE $1`, [
+    `%"${videoId}"%`,
+  ]);
+  return rows.length;
 }
 
 const pidOf = (worker: string) => Number(worker.split(':').at(-2));
@@ -366,7 +426,7 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
     }
   });
 
-  it('a worker SIGKILLed while encoding: the other finishes the job, whose end is recorded once', async () => {
+  it('a worker SIGKILLed while encoding: the other, on the same machine, takes the job at once and finishes it once', async () => {
     // MPEG-2, 20 s of 720p: encoded into both rungs, which takes a worker many seconds here.
     const file = await media('mpeg2-mp2-720p-20s.ts');
     const videoId = await uploadByLink(cluster.url, token, file);
@@ -382,10 +442,17 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
     try {
       const [killed] = await processingJobs(cluster, videoId);
       assert.notEqual(killed?.state, 'done', 'the worker was killed before it finished the job');
+      // The other saw the holder's PID gone from this machine: it did not wait for the lease (the next case does),
+      // which ran at least until what it was before the kill.
+      const taken = await takenFrom(cluster, videoId, running.worker!, READY_TIMEOUT_MS);
+      assert.ok(
+        taken.runAt < running.leaseUntil!,
+        `taken ${running.leaseUntil! - taken.runAt} ms before the lease's end`,
+      );
       const video = await waitForVideo(cluster.url, token, videoId);
       assert.equal(video.status, 'ready', JSON.stringify(video));
       assert.deepEqual(
-        (await processingJobs(cluster, videoId)).map((job) => job.state),
+        (await jobsEnded(cluster, videoId)).map((job) => job.state),
         ['done'],
       );
       const deliveries = await until('video-ready to be delivered', async () => {
@@ -397,6 +464,54 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
       assert.equal(new Set(readyDeliveries(receiver, videoId)).size, 1, `one video-ready: ${deliveries.join(', ')}`);
     } finally {
       await cluster.restart(encoding.name);
+    }
+  });
+
+  it('a worker in a container of its own SIGKILLed while encoding: the other takes the job only after its lease, and finishes it once', async () => {
+    // Both workers as in containers on one machine (a PID namespace each, one host name): neither can see whether the
+    // other's process runs, so only the lease tells that a job was abandoned.
+    const workers = await Promise.all(
+      (['worker1', 'worker2'] as const).map((name) => cluster.restart(name, { pidNamespace: true })),
+    );
+    try {
+      const file = await media('mpeg2-mp2-720p-20s.ts');
+      const videoId = await uploadByLink(cluster.url, token, file);
+      const { encoding, holder } = await until(
+        'the video to be encoding on a worker',
+        async () => {
+          const job = (await processingJobs(cluster, videoId)).find((row) => row.state === 'running' && row.worker);
+          // The worker ids name PID 1 for both: the one encoding is the one running ffmpeg.
+          for (const worker of workers) {
+            if (job && (await runsFfmpeg(worker.pid))) return { encoding: worker, holder: job.worker! };
+          }
+          return undefined;
+        },
+        60_000,
+      );
+      await cluster.kill(encoding.name);
+      const killedAt = Date.now();
+      // Dead, it renews its lease no more: the lease it left is read now, and holds until it runs out.
+      const [killed] = await processingJobs(cluster, videoId);
+      assert.equal(killed!.worker, holder, 'the dead worker still holds the job');
+      const leaseUntil = killed!.leaseUntil!;
+      assert.ok(leaseUntil > killedAt, 'it died with its lease running');
+
+      const taken = await takenFrom(cluster, videoId, holder, READY_TIMEOUT_MS);
+      assert.ok(
+        taken.runAt >= leaseUntil,
+        `taken again ${taken.runAt - killedAt} ms after the kill, ${leaseUntil - taken.runAt} ms before its lease's end`,
+      );
+      const video = await waitForVideo(cluster.url, token, videoId);
+      assert.equal(video.status, 'ready', JSON.stringify(video));
+      const jobs = await jobsEnded(cluster, videoId);
+      assert.deepEqual(
+        jobs.map(({ state, attempts }) => ({ state, attempts })),
+        [{ state: 'done', attempts: 2 }],
+        "the dead worker's run, then the other's",
+      );
+      assert.equal(await readyAnnouncements(cluster, videoId), 1, 'one video-ready');
+    } finally {
+      await Promise.all([cluster.restart('worker1'), cluster.restart('worker2')]);
     }
   });
 
@@ -452,7 +567,7 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
       assert.equal(video.status, 'ready', JSON.stringify(video));
       assert.equal(await store.sha256(`/videos/${id}/source`), await sha256(file), `the source of ${id}`);
       assert.deepEqual(
-        (await processingJobs(cluster, id)).map((job) => job.state),
+        (await jobsEnded(cluster, id)).map((job) => job.state),
         ['done'],
         `the job of ${id}`,
       );
@@ -467,13 +582,20 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
     for (const name of ['worker1', 'worker2', 'ingest'] as const) {
       const health = Object.values(cluster.process(name).ready.addresses).find((a) => a.startsWith('http'));
       if (!health) continue;
+      // Each check of /readyz has 2 s to answer, which a machine shared with other runs sometimes misses.
+      let answer = '';
       await until(
         `${name} to be ready again`,
-        async () =>
-          (await fetch(`${health}/readyz`).then(
-            (r) => r.status,
-            () => 0,
-          )) === 200 || undefined,
+        async () => {
+          answer = await fetch(`${health}/readyz`).then(
+            async (r) => `${r.status} ${await r.text()}`,
+            (error: Error) => error.message,
+          );
+          return answer.startsWith('200 ') || undefined;
+        },
+        READY_TIMEOUT_MS,
+      ).catch((error: Error) =>
+        assert.fail(`${error.message}; its last answer: ${answer}; its output:\n${cluster.process(name).output()}`),
       );
     }
   });
@@ -496,13 +618,32 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
       },
       READY_TIMEOUT_MS,
     );
+    // temporary_playback names the balancer (--public-url): each API process is asked at its own address instead,
+    // alone, for the playlist and, by the playlist's links, for its segments.
+    const balancedBefore = (await cluster.balancer.requests()).length;
     for (const name of ['api1', 'api2'] as const) {
-      const { status, body } = await recordings(cluster.process(name).api!);
+      const api = cluster.process(name).api!;
+      const { status, body } = await recordings(api);
       assert.equal(status, 200);
-      const playlist = body[0].playback.temporary_playback;
+      const onApi = new URL(body[0].playback.temporary_playback);
+      onApi.host = new URL(api).host;
+      const playlist = onApi.href;
+      const listed = await fetch(playlist);
+      assert.equal(listed.status, 200, `the playlist from ${name}`);
+      const segment = (await listed.text()).split('\n').find((line) => line !== '' && !line.startsWith('#'));
+      assert.ok(segment, `the playlist from ${name} lists a segment`);
+      const got = await fetch(new URL(segment, playlist));
+      assert.equal(got.status, 200, `a segment by ${name}'s link`);
+      assert.equal(new Uint8Array(await got.arrayBuffer())[0], 0x47, `an MPEG-TS segment by ${name}'s link`);
       assert.deepEqual(await decodeProblems(playlist), [], `the recording plays from ${name}`);
       assert.ok(Math.abs((await probeDuration(playlist)) - recording.duration) <= 1, `its length, from ${name}`);
     }
+    const balanced = (await cluster.balancer.requests()).slice(balancedBefore);
+    assert.deepEqual(
+      balanced.filter((r) => r.path.startsWith('/recordings/')),
+      [],
+      'none of it passed the balancer',
+    );
 
     // With no worker running the conversion waits in the queue: neither an API process nor the ingest node runs it.
     await Promise.all([cluster.kill('worker1'), cluster.kill('worker2')]);
@@ -594,5 +735,34 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
     assert.equal(described.body.status, 'ready');
     assert.equal(await store.sha256(`/videos/${video.body._id}/source`), await sha256(file));
     assert.ok(Math.abs((await probeDuration(described.body.playback.hls_url)) - 10) <= 0.5, 'the signed link plays');
+  });
+
+  it("holds no rate limit in one API process: a token's requests count against one budget, whichever process answers", async () => {
+    const limit = 10;
+    const names = ['api1', 'api2'] as const;
+    await Promise.all(names.map((name) => cluster.restart(name, { args: ['--rate-limit-per-minute', String(limit)] })));
+    try {
+      const apis = names.map((name) => cluster.process(name).api!);
+      // A token of an organization of its own, made as the integrator makes one: nothing else counts against it,
+      // whether the budget is the token's or its organization's.
+      const metered = await cluster.token('metered');
+      const statuses: number[] = [];
+      for (let i = 0; i < limit; i++) {
+        statuses.push((await call(apis[i % 2]!, 'GET', '/webhooks', { token: metered })).status);
+      }
+      assert.deepEqual(statuses, Array(limit).fill(200), 'within the limit, spread over both');
+      // Each has answered half the limit: counting alone, either would answer again.
+      for (const [i, api] of apis.entries()) {
+        const refused = await call(api, 'GET', '/webhooks', { token: metered });
+        assert.equal(
+          refused.status,
+          429,
+          `${names[i]} refuses the request past the limit: ${JSON.stringify(refused.body)}`,
+        );
+        assert.equal(refused.body.error.code, 'rate_limited');
+      }
+    } finally {
+      await Promise.all(names.map((name) => cluster.restart(name)));
+    }
   });
 });

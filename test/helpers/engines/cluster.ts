@@ -7,11 +7,13 @@
  * move and counters of its own to read, which is the hidden state the scale suite checks there is none of; the
  * tests watch the cluster from outside instead: the store's log, the balancer's log, the database's rows, the
  * browser's requests. Each process may be SIGKILLed and started again (an API process on its own port, which
- * nginx keeps in its list), and everything is stopped however the test ends.
+ * nginx keeps in its list), in a PID namespace of its own if asked (as in a container), and everything is stopped
+ * however the test ends.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -26,8 +28,11 @@ import { freePort } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'service/main.ts');
-/** A process of tsx compiling the service on two busy cores takes a few seconds; ten times that is a failure. */
-const READY_TIMEOUT_MS = 60_000;
+/**
+ * A process of tsx compiling the service on two busy cores takes a few seconds, and a cluster starts five at once;
+ * on a machine shared with other runs (a load of 30 on 2 cores was seen) a minute was not always enough.
+ */
+const READY_TIMEOUT_MS = 180_000;
 /** After SIGTERM a process closes its servers and queue within a second or two; one still there is SIGKILLed. */
 const STOP_TIMEOUT_MS = 15_000;
 
@@ -104,9 +109,22 @@ function roleIn(text: string): string | undefined {
   )?.toLowerCase();
 }
 
+/** How a process is started, besides what every process of the cluster is given. */
+export interface ProcessOptions {
+  /** More flags, for this start only: a restart without them starts the process as the cluster did. */
+  args?: string[];
+  /**
+   * In a PID namespace of its own (`unshare --pid --fork`), as in a container: it is PID 1 there and sees no other
+   * process, and no process of this machine can tell from its PID whether it still runs, though they share a host
+   * name. A job it held when it died is then taken again only after its lease.
+   */
+  pidNamespace?: boolean;
+}
+
 export interface ClusterProcess {
   name: ProcessName;
   role: Role;
+  /** The service's process id on this machine, the one to signal (in a namespace of its own it calls itself 1). */
   pid: number;
   ready: ReadyLine;
   /** The API's own address (`http://127.0.0.1:PORT`), as its ready line names it; an API process always has one. */
@@ -130,8 +148,11 @@ export interface Cluster {
   process(name: ProcessName): ClusterProcess;
   /** SIGKILL: no cleanup at all, as a machine that lost power. Resolves once it is gone. */
   kill(name: ProcessName): Promise<void>;
-  /** Starts the process again with the arguments it had (an API process on its port, which nginx knows). */
-  restart(name: ProcessName): Promise<ClusterProcess>;
+  /**
+   * SIGKILLs the process if it runs and starts it again as the cluster started it, with `options` for this start
+   * (an API process on its port, which nginx knows).
+   */
+  restart(name: ProcessName, options?: ProcessOptions): Promise<ClusterProcess>;
   /** A token of organization `org`, made by the service's own command line against the cluster's database. */
   token(org: string): Promise<string>;
   /** The store's requests under this cluster's prefix, from the store's own log. */
@@ -144,6 +165,7 @@ export interface Cluster {
 }
 
 interface Running {
+  /** What was spawned: the service, or `unshare` running it in a PID namespace. */
   child: ChildProcess;
   process: ClusterProcess;
   exited: Promise<void>;
@@ -166,7 +188,7 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
   const balancerPort = await freePort();
   const publicUrl = `http://127.0.0.1:${balancerPort}`;
 
-  const argsOf = async (name: ProcessName) => [
+  const argsOf = async (name: ProcessName, extra: string[] = []) => [
     ...['--role', CLUSTER[name], '--database', database, '--storage', storage],
     ...['--s3-endpoint', engines.s3.endpoint, '--s3-path-style'],
     // The tests' webhook receivers listen on 127.0.0.1.
@@ -176,10 +198,11 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
     // Local scratch only (a worker's copy of a source for ffmpeg): every process its own, as on its own machine.
     ...['--data', await tempDir(`cluster-${name}-`)],
     ...(options.args ?? []),
+    ...extra,
   ];
 
-  const start = async (name: ProcessName): Promise<Running> => {
-    const started = await startProcess(name, await argsOf(name));
+  const start = async (name: ProcessName, { args, pidNamespace = false }: ProcessOptions = {}): Promise<Running> => {
+    const started = await startProcess(name, await argsOf(name, args), pidNamespace);
     running.set(name, started);
     if (started.process.api) {
       ports.set(name, new URL(started.process.api).port);
@@ -192,8 +215,8 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
   const stopOne = async (name: ProcessName, signal: NodeJS.Signals) => {
     const one = running.get(name);
     if (!one || one.child.exitCode !== null || one.child.signalCode !== null) return;
-    one.child.kill(signal);
-    const timer = setTimeout(() => one.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    signalProcess(one.process.pid, signal);
+    const timer = setTimeout(() => signalProcess(one.process.pid, 'SIGKILL'), STOP_TIMEOUT_MS);
     await one.exited;
     clearTimeout(timer);
   };
@@ -204,12 +227,13 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
     await pool.end().catch(() => undefined);
   };
   // A test process that ends without stopping the cluster (an uncaught error) takes the processes with it.
-  const killAll = () => running.forEach(({ child }) => child.exitCode === null && child.kill('SIGKILL'));
+  const killAll = () =>
+    running.forEach((one) => one.child.exitCode === null && signalProcess(one.process.pid, 'SIGKILL'));
   process.once('exit', killAll);
 
   try {
     // Every start is waited for, failed or not, so that none is left running behind a failure.
-    const starts = await Promise.allSettled((Object.keys(CLUSTER) as ProcessName[]).map(start));
+    const starts = await Promise.allSettled((Object.keys(CLUSTER) as ProcessName[]).map((name) => start(name)));
     const failed = starts.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
     const apis = (['api1', 'api2'] as const).map((name) => running.get(name)!.process.api!);
@@ -231,9 +255,9 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
     s3: engines.s3,
     process: (name) => running.get(name)!.process,
     kill: (name) => stopOne(name, 'SIGKILL'),
-    async restart(name) {
+    async restart(name, options) {
       await stopOne(name, 'SIGKILL');
-      return (await start(name)).process;
+      return (await start(name, options)).process;
     },
     async token(org) {
       const { stdout } = await promisify(execFile)(
@@ -256,6 +280,15 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
   };
 }
 
+/** Sends `signal` to a process that may have ended meanwhile (then there is nothing to do). */
+function signalProcess(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
 /** A new database on the run's PostgreSQL, named for its user (`cluster_…`): no test sees another's rows. */
 export async function freshDatabase(serverUrl: string, prefix = 'cluster'): Promise<string> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
@@ -272,8 +305,19 @@ export async function freshDatabase(serverUrl: string, prefix = 'cluster'): Prom
 }
 
 /** Starts one process of the service and resolves once its ready line came; fails with its output otherwise. */
-async function startProcess(name: ProcessName, args: string[]): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+async function startProcess(name: ProcessName, args: string[], pidNamespace: boolean): Promise<Running> {
+  const service = [process.execPath, '--import', 'tsx', MAIN, ...args];
+  // --kill-child: unshare killed (by killAll, say), the service goes too; a SIGKILL the service gets ends its
+  // namespace, ffmpeg included, and then unshare. Not root: a user namespace of its own lets it make one.
+  const unshare = [
+    'unshare',
+    '--pid',
+    '--fork',
+    '--kill-child',
+    ...(process.getuid?.() === 0 ? [] : ['--map-root-user']),
+  ];
+  const [command, ...commandArgs] = pidNamespace ? [...unshare, ...service] : service;
+  const child = spawn(command!, commandArgs, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -309,7 +353,10 @@ async function startProcess(name: ProcessName, args: string[]): Promise<Running>
     process: {
       name,
       role,
-      pid: child.pid!,
+      // unshare's one child, which has printed its ready line by now.
+      pid: pidNamespace
+        ? Number((await readFile(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8')).trim())
+        : child.pid!,
       ready,
       api,
       rtmp: ready.addresses.rtmp,

@@ -1,10 +1,11 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chownSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { engineFolder, runsIn } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -17,16 +18,27 @@ export interface Postgres {
 }
 
 /**
+ * Connections the server takes. A cluster (cluster.ts) is 5 service processes, each with a pool of up to 10 (pg's
+ * default, which the tests keep: they run the service as it runs in production),
+ * 50 at most at the busiest (PostgreSQL restarted under load: every process reconnects at once), plus the test's
+ * own pool and an account command's (`token`, a process with a pool of its own). 200 leaves room for twice that;
+ * each slot costs a few kB of shared memory.
+ */
+const MAX_CONNECTIONS = 200;
+
+/**
  * A throwaway PostgreSQL cluster (Debian's `postgresql`: initdb, then pg_ctl), on 127.0.0.1 at a free port, its
- * data and socket in a temporary folder; stopped and removed by `stop()`, or when the test process exits however
- * it does. PostgreSQL refuses to run as root: as root the cluster belongs to `nobody`.
+ * data, socket and log in a folder named after this process under the engines' root (./processes.ts); stopped and
+ * removed by `stop()`, or when the test process exits. pg_ctl detaches the server from this process: a run killed
+ * with SIGKILL leaves it running, and the next start stops it (`stopFolder`). PostgreSQL refuses to run as root:
+ * as root the cluster belongs to `nobody`.
  */
 export async function startPostgres(): Promise<Postgres> {
   const bin = postgresBin();
-  const dir = mkdtempSync(join(tmpdir(), 'postgres-'));
+  const dir = await engineFolder('postgres', stopFolder);
   const data = join(dir, 'data');
   const owner = process.getuid?.() === 0 ? unprivilegedUser() : undefined;
-  if (owner) chownSync(dir, owner.uid, owner.gid);
+  if (owner) for (const path of [dir, join(dir, 'log')]) chownSync(path, owner.uid, owner.gid);
   const as = { cwd: dir, ...owner };
   const port = await freePort();
   const pgCtl = (...args: string[]) => run(join(bin, 'pg_ctl'), ['-D', data, ...args], as);
@@ -41,8 +53,8 @@ export async function startPostgres(): Promise<Postgres> {
   try {
     await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'], as);
     // fsync off: a test's cluster need not survive a power cut, and every commit is then as fast as the CPU.
-    const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=50`;
-    await pgCtl('start', '-w', '-l', join(dir, 'log'), '-o', options);
+    const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=${MAX_CONNECTIONS}`;
+    await pgCtl('start', '-w', '-l', logFile(dir), '-o', options);
   } catch (err) {
     stopNow();
     throw err;
@@ -74,7 +86,7 @@ export async function startPostgres(): Promise<Postgres> {
 /**
  * Restarts the server at `url` as an operator would (`pg_ctl restart -m fast`: every connection is cut, then the
  * server comes back on the same port with the options it had). The server is found by asking it: its data folder,
- * whose owner runs pg_ctl; its log stays the one `startPostgres` made beside that folder.
+ * whose owner runs pg_ctl; its log stays the one `startPostgres` made in the folder around it.
  */
 export async function restartPostgres(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -86,12 +98,28 @@ export async function restartPostgres(url: string): Promise<void> {
     await client.end();
   }
   const { uid, gid } = statSync(data);
-  const log = join(dirname(data), 'log');
-  await run(join(postgresBin(), 'pg_ctl'), ['-D', data, 'restart', '-m', 'fast', '-w', '-l', log], {
+  await run(join(postgresBin(), 'pg_ctl'), ['-D', data, 'restart', '-m', 'fast', '-w', '-l', logFile(dirname(data))], {
     cwd: dirname(data),
     uid,
     gid,
   });
+}
+
+const logFile = (dir: string) => join(dir, 'log', 'postgres.log');
+
+/**
+ * Stops the server of a folder whose owner is gone (`pg_ctl stop -m immediate`, as its owner: nothing in it is to
+ * be kept) and removes the folder. The PID in `postmaster.pid` is taken for the server only if that process names
+ * the folder on its command line (`postgres -D DIR/data`): after a reboot it may be anyone's.
+ */
+async function stopFolder(dir: string) {
+  const data = join(dir, 'data');
+  const pid = Number((await readFile(join(data, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  if (pid && (await runsIn(pid, dir))) {
+    const { uid, gid } = statSync(data);
+    await run(join(postgresBin(), 'pg_ctl'), ['-D', data, 'stop', '-m', 'immediate', '-w'], { cwd: dir, uid, gid });
+  }
+  await rm(dir, { recursive: true, force: true });
 }
 
 /** The newest PostgreSQL installed (Debian keeps each major version apart). */

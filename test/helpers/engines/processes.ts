@@ -1,5 +1,5 @@
 /**
- * What the engines of the scale suite (Ceph, nginx) share: a folder of their own under one root, daemons
+ * What the engines of the scale suite (Ceph, nginx, PostgreSQL) share: a folder of their own under one root, daemons
  * started in the foreground with their PIDs recorded there, stopped by those PIDs, and the leftovers of a run
  * that was killed before it could stop them cleaned up at the next start.
  */
@@ -105,7 +105,8 @@ function alive(pid: number): boolean {
   }
 }
 
-async function runsIn(pid: number, dir: string): Promise<boolean> {
+/** Whether process `pid` names `dir` on its command line: a daemon of that folder, not a later owner of its PID. */
+export async function runsIn(pid: number, dir: string): Promise<boolean> {
   const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
   return commandLine.includes(dir);
 }
