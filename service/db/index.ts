@@ -127,6 +127,10 @@ function postgres(url: string): PostgresDialect {
   pool.on('error', (err) =>
     console.error(`database: a connection was lost (${err.message}); the next query reconnects`),
   );
+  // A connection lost while a query runs on it (the server restarted mid-statement) fails that query, whose caller
+  // hears of it; pg tells the client too, where nobody listens once the pool has lent it out (the pool listens to
+  // idle ones only), and an 'error' nobody hears ends the process. The pool drops that client when it is given back.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new PostgresDialect({ pool });
 }
 
