@@ -298,6 +298,7 @@ export function registerJobs(context: Context): void {
   jobs.register(
     PROCESS_VIDEO,
     processVideo({
+      db: context.db,
       videos,
       files,
       exports,

@@ -387,13 +387,13 @@ export class Exports {
       if (this.remote && video) await this.remote.putSource(video.organization_id, row.video_id, source);
     } catch (err) {
       if (stop.aborted) throw err;
-      await this.videos.markFailed(
-        row.video_id,
-        timeUp.aborted
-          ? `Cutting took longer than the ${spoken(allowed)} allowed for ${spoken(row.duration)} of media (--processing-base-seconds + --processing-seconds-per-media-second × its length), so it was stopped.`
-          : `The recording could not be cut: ${(err as Error).message}`,
-      );
-      await this.videoDone(row.video_id);
+      const reason = timeUp.aborted
+        ? `Cutting took longer than the ${spoken(allowed)} allowed for ${spoken(row.duration)} of media (--processing-base-seconds + --processing-seconds-per-media-second × its length), so it was stopped.`
+        : `The recording could not be cut: ${(err as Error).message}`;
+      // The video's failure and its entry's, together (a video only fails once: Videos.markFailed).
+      await this.db.transaction().execute(async (trx) => {
+        if (await this.videos.markFailed(row.video_id, reason, trx)) await this.videoDone(row.video_id, trx);
+      });
       return;
     } finally {
       await release?.();
@@ -402,17 +402,15 @@ export class Exports {
     await this.videos.startProcessing(row.video_id, (await stat(source).catch(() => ({ size: 0 }))).size, null);
   }
 
-  /** The pipeline finished a video; if it came from a conversion, that entry is EXPORTED (or FAILED). */
-  async videoDone(videoId: string): Promise<void> {
-    const video = await this.videos.row(videoId);
+  /**
+   * The pipeline finished a video; if it came from a conversion, that entry is EXPORTED (or FAILED). Inside the
+   * transaction that recorded the video's end (`db`, domain/ready.ts), so that the two are never apart.
+   */
+  async videoDone(videoId: string, db: Executor = this.db): Promise<void> {
+    const video = await this.videos.row(videoId, db);
     if (!video) return;
     const settle = (set: { status: string; bytes?: number }) =>
-      this.db
-        .updateTable('exports')
-        .set(set)
-        .where('video_id', '=', videoId)
-        .where('status', '=', 'PROCESSING')
-        .execute();
+      db.updateTable('exports').set(set).where('video_id', '=', videoId).where('status', '=', 'PROCESSING').execute();
     if (video.status === 'ready') {
       const { size: bytes } = await stat(this.files.media(videoId, 'download.mp4')).catch(() => ({ size: 0 }));
       await settle({ status: 'EXPORTED', bytes });

@@ -253,10 +253,11 @@ export class Imports {
     );
   }
 
+  /** The import's end, failed: its row and the video's state together, once (a run whose row is gone ended already). */
   private async fail(videoId: string, reason: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('imports').where('video_id', '=', videoId).execute();
-      await this.videos.markFailed(videoId, `The import failed: ${reason}.`, trx);
+      const { numDeletedRows } = await trx.deleteFrom('imports').where('video_id', '=', videoId).executeTakeFirst();
+      if (numDeletedRows > 0n) await this.videos.markFailed(videoId, `The import failed: ${reason}.`, trx);
     });
   }
 

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { iso, type Clock } from '../clock.js';
-import type { Db } from '../db/index.js';
+import type { Db, Executor } from '../db/index.js';
 import { isId, newId, newSecret } from '../ids.js';
 import { RetryAt, type Jobs } from '../jobs.js';
 import { checkUrl, post, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
@@ -144,16 +144,25 @@ export class Webhooks {
     };
   }
 
-  /** Queues the event to every webhook of the organization and environment that takes it (one transaction). */
-  async emit(organizationId: string, environment: string, event: WebhookEvent, payload: unknown): Promise<void> {
-    const hooks = await this.db
+  /**
+   * Queues the event to every webhook of the organization and environment that takes it, in one transaction: the
+   * caller's (`db`), so that the event commits with what it tells of (domain/ready.ts), or one of its own.
+   */
+  async emit(
+    organizationId: string,
+    environment: string,
+    event: WebhookEvent,
+    payload: unknown,
+    db: Executor = this.db,
+  ): Promise<void> {
+    const hooks = await db
       .selectFrom('webhooks')
       .selectAll()
       .where('organization_id', '=', organizationId)
       .where('environment', '=', environment)
       .execute();
     const body = JSON.stringify({ event, payload });
-    await this.db.transaction().execute(async (trx) => {
+    const queue = async (trx: Executor) => {
       for (const hook of hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(event))) {
         const id = newSecret('msg_', 18);
         await trx
@@ -162,7 +171,8 @@ export class Webhooks {
           .execute();
         await this.jobs.enqueue(DELIVER_WEBHOOK, { deliveryId: id }, { group: organizationId, db: trx });
       }
-    });
+    };
+    await (db.isTransaction ? queue(db) : db.transaction().execute(queue));
   }
 
   /**
