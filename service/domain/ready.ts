@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/index.js';
 import { RetryAt } from '../jobs.js';
+import { retryOutage } from '../outages.js';
 import { MediaError } from '../processing/ffmpeg.js';
 import { processMedia, type Processed, type ProcessingLimits } from '../processing/pipeline.js';
 import type { Files } from '../storage/files.js';
@@ -48,11 +49,12 @@ export interface ProcessingDeps {
  * Decision: every video that becomes ready announces `video-ready`, uploaded or converted from a recording.
  * Decision: below the disk's reserve (room for about the source's size again: the joined source, then renditions
  * of its order), processing waits and tries again every 30 s instead of failing: the upload was accepted, and
- * nothing accepted is lost; #8 says `processing` meanwhile.
+ * nothing accepted is lost; #8 says `processing` meanwhile. So it does while the database or the store is away
+ * (service/outages.ts): a failure is the media's or the service's limits', never an engine's restart.
  */
 export function processVideo(deps: ProcessingDeps) {
   const { videos, files, clock, remote } = deps;
-  return async ({ videoId: id }: { videoId: string }, signal: AbortSignal): Promise<void> => {
+  return async ({ videoId: id }: { videoId: string }, signal: AbortSignal, attempt: number): Promise<void> => {
     try {
       const video = await videos.row(id);
       // Its end is recorded already (this job run again after it, say): nothing is left to do.
@@ -64,10 +66,14 @@ export function processVideo(deps: ProcessingDeps) {
       if (remote) await remote.publish(video.organization_id, id, files.media(id, ''));
       await endProcessing(deps, id, { ready: processed });
     } catch (err) {
-      if (signal.aborted || err instanceof RetryAt) throw err;
-      if (!(err instanceof MediaError)) console.error(`processing ${id}:`, err);
-      await endProcessing(deps, id, {
-        failed: err instanceof MediaError ? err.message : `Processing failed: ${(err as Error).message}`,
+      if (signal.aborted) throw err;
+      const gaveUp = retryOutage(err, attempt, clock.now());
+      if (!gaveUp && !(err instanceof MediaError)) console.error(`processing ${id}:`, err);
+      const reason = err instanceof MediaError ? err.message : `Processing failed: ${gaveUp ?? (err as Error).message}`;
+      // Recording the failure needs the database too: away, the job runs again and comes back here then.
+      await endProcessing(deps, id, { failed: reason }).catch((lost: unknown) => {
+        retryOutage(lost, attempt, clock.now());
+        throw lost;
       });
     } finally {
       // The store has the source and the outputs: the local copies were processing's work space.

@@ -3,6 +3,7 @@ import { iso, type Clock } from '../clock.js';
 import type { Db, Executor } from '../db/index.js';
 import { isId, newId, newSecret } from '../ids.js';
 import { RetryAt, type Jobs } from '../jobs.js';
+import { retryOutage } from '../outages.js';
 import { checkUrl, post, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
 import { WEBHOOK_EVENTS } from '../../src/api/contract.js';
 import { MAX_WEBHOOKS } from '../../src/api/limits.js';
@@ -186,8 +187,21 @@ export class Webhooks {
       .execute();
   }
 
-  /** The DELIVER_WEBHOOK job: one attempt; a failure asks the job runner to come back after the next wait. */
-  async deliver(deliveryId: string, signal: AbortSignal): Promise<void> {
+  /**
+   * The DELIVER_WEBHOOK job: one attempt; a failure asks the job runner to come back after the next wait. The
+   * database away (before the attempt, or when its outcome is written) is tried again after an outage's wait
+   * (service/outages.ts): the delivery is sent again then, with its webhook-id, as at-least-once allows.
+   */
+  async deliver(deliveryId: string, signal: AbortSignal, attempt: number): Promise<void> {
+    try {
+      await this.attempt(deliveryId, signal);
+    } catch (err) {
+      if (!signal.aborted) retryOutage(err, attempt, this.clock.now());
+      throw err;
+    }
+  }
+
+  private async attempt(deliveryId: string, signal: AbortSignal): Promise<void> {
     const delivery = await this.db
       .selectFrom('webhook_deliveries')
       .selectAll()

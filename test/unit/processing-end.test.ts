@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { MediaInfo } from '../../src/api/types.js';
+import { ServiceError } from '../../service/domain/errors.js';
 import { endProcessing } from '../../service/domain/ready.js';
+import { RetryAt } from '../../service/jobs.js';
+import { isOutage, OUTAGE_RETRY_WAITS_MS, retryOutage } from '../../service/outages.js';
+import { MediaError } from '../../service/processing/ffmpeg.js';
 import { domainUnderTest, type DomainUnderTest } from '../helpers/domain.js';
 
 /** What processing hands over for a ready video (processing/pipeline.ts, Processed); the rules need no real media. */
@@ -71,5 +75,65 @@ describe("a video's end, recorded once (domain on an in-memory database)", () =>
     assert.equal(failed.status, 'failed');
     assert.equal(failed.failure_reason, 'The file is not a video.');
     assert.equal(await announced(video._id), 0);
+  });
+});
+
+/** service/outages.ts: which errors are an engine away, and what a job does with them. */
+describe('outages: the database or the store away is tried again, the media at fault is not', () => {
+  const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
+
+  it('tells an engine away from a fault of the work', () => {
+    for (const err of [
+      coded('57P01', 'terminating connection due to administrator command'),
+      coded('57P03', 'the database system is starting up'),
+      coded('08006'),
+      coded('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'),
+      new Error('Connection terminated unexpectedly'),
+      coded('SQLITE_BUSY', 'database is locked'),
+      new ServiceError(
+        'storage_unavailable',
+        'The object store s3://media/ could not upload a key: it did not answer.',
+      ),
+      Object.assign(new Error('Slow Down'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } }),
+      new AggregateError([coded('ECONNREFUSED')], 'connect failed'),
+    ])
+      assert.equal(isOutage(err), true, String(err));
+    for (const err of [
+      new MediaError('The file has no audio or video stream.'),
+      new ServiceError('insufficient_storage', 'The storage is too full.'),
+      new ServiceError('quota_exceeded', 'The quota is used up.'),
+      coded('23505', 'duplicate key value violates unique constraint'),
+      new Error('the recording has no media at from any more'),
+      'not an error',
+    ])
+      assert.equal(isOutage(err), false, String(err));
+  });
+
+  it('an outage is a RetryAt after the next wait while tries remain, then the sentence of the failure', () => {
+    const away = coded('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432');
+    const now = 1_000_000;
+    OUTAGE_RETRY_WAITS_MS.forEach((wait, i) => {
+      assert.throws(
+        () => retryOutage(away, i + 1, now),
+        (err: unknown) => err instanceof RetryAt && err.at === now + wait,
+      );
+    });
+    const last = retryOutage(away, OUTAGE_RETRY_WAITS_MS.length + 1, now);
+    assert.match(
+      last!,
+      /^the database was unavailable at each of 8 tries over about 19 minutes \(connect ECONNREFUSED/,
+    );
+    const store = new ServiceError(
+      'storage_unavailable',
+      'The object store s3://media/ could not upload: it did not answer.',
+    );
+    assert.match(retryOutage(store, 8, now)!, /^the object store was unavailable/);
+    assert.equal(retryOutage(new MediaError('not media'), 1, now), undefined, 'the media at fault: no retry');
+    const wait = new RetryAt(now + 30_000, 'below the disk reserve');
+    assert.throws(
+      () => retryOutage(wait, 1, now),
+      (err: unknown) => err === wait,
+      'a RetryAt passes as it is',
+    );
   });
 });
