@@ -315,6 +315,7 @@ export function registerJobs(context: Context): void {
   jobs.register(
     PROCESS_VIDEO,
     processVideo({
+      db: context.db,
       videos,
       files,
       exports,
@@ -327,18 +328,21 @@ export function registerJobs(context: Context): void {
     { concurrency: 2, perGroup: 1 },
   );
   // Downloads wait on the network, not the CPU: four at once, two of one organization.
-  jobs.register(IMPORT_VIDEO, ({ videoId }, signal) => imports.run(videoId, signal), { concurrency: 4, perGroup: 2 });
+  jobs.register(IMPORT_VIDEO, ({ videoId }, signal, attempt) => imports.run(videoId, signal, attempt), {
+    concurrency: 4,
+    perGroup: 2,
+  });
   // Two at a time, one of each organization: one organization's many long recordings never hold the others'.
   jobs.register(FINISH_RECORDING, ({ recordingId }, signal) => recordings.finish(recordingId, signal), {
     concurrency: 2,
     perGroup: 1,
   });
-  jobs.register(EXPORT_RECORDING, ({ exportId }, signal) => exports.run(exportId, signal), {
+  jobs.register(EXPORT_RECORDING, ({ exportId }, signal, attempt) => exports.run(exportId, signal, attempt), {
     concurrency: 2,
     perGroup: 1,
   });
   // 8 deliveries at once, at most 2 of one organization: its silent receivers cannot delay the others' deliveries.
-  jobs.register(DELIVER_WEBHOOK, ({ deliveryId }, signal) => webhooks.deliver(deliveryId, signal), {
+  jobs.register(DELIVER_WEBHOOK, ({ deliveryId }, signal, attempt) => webhooks.deliver(deliveryId, signal, attempt), {
     concurrency: 8,
     perGroup: 2,
   });

@@ -27,7 +27,12 @@ export class RetryAt extends Error {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
 export interface JobPayloads {}
 export type JobKind = keyof JobPayloads & string;
-export type JobHandler<K extends JobKind = JobKind> = (payload: JobPayloads[K], signal: AbortSignal) => Promise<void>;
+/** `attempt`: the job's run, 1 on the first and one more on each run after (a RetryAt, a lease lost, a restart). */
+export type JobHandler<K extends JobKind = JobKind> = (
+  payload: JobPayloads[K],
+  signal: AbortSignal,
+  attempt: number,
+) => Promise<void>;
 
 /**
  * `concurrency`: how many jobs of the kind one process runs at once (its share of this machine's cores).
@@ -462,7 +467,7 @@ export class Jobs {
     entry.done = (async () => {
       let end: { state: string; attempts: number; run_at: number; last_error: string | null };
       try {
-        await handler(JSON.parse(job.payload) as JobPayloads[JobKind], abort.signal);
+        await handler(JSON.parse(job.payload) as JobPayloads[JobKind], abort.signal, job.attempts + 1);
         end = { state: 'done', attempts: job.attempts + 1, run_at: this.clock.now(), last_error: null };
         this.events.finished(job.kind, 'done', seconds());
       } catch (err) {

@@ -31,6 +31,10 @@ export class InternalDetailError extends ServiceError {
   }
 }
 
+/** An error's sentence as a client may read it (a video's failure reason, an answer). */
+export const clientMessage = (err: unknown): string =>
+  err instanceof InternalDetailError ? err.forClient : (err as Error).message;
+
 export const badField = (field: string, message: string) => new ServiceError('invalid_field', message, field);
 export const notFound = (what: string) => new ServiceError('not_found', `${what} was not found.`);
 

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { engineOf, type Db, type Executor } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
+import { retryOutage } from '../outages.js';
 import { partSeconds, partStarts, snapToPart } from '../live/playlist.js';
 import { cutPart, type CutStrategy } from '../processing/cut.js';
 import { spoken } from '../processing/ffmpeg.js';
@@ -57,6 +58,8 @@ export const DEFAULT_CONVERSION_LIMITS: ConversionLimits = { perStream: 4, perTo
 const CONVERSION_RETRY_AFTER_SECONDS = 30;
 /** The disk a conversion takes, in lengths of its part: the cut, then the MP4 and the HLS processing makes of it. */
 export const COPIES_OF_A_CUT = 3;
+/** A cut stopped at the time processing would have for its part: the conversion's failure, in these words. */
+class CutTooLong extends Error {}
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 export interface ExportsOptions {
@@ -342,12 +345,43 @@ export class Exports {
   }
 
   /**
-   * The EXPORT_RECORDING job: cut the part into the new video's source, then the normal pipeline. The cut runs at a
-   * low priority (processing/cut.ts) and within the time processing would have for the part; past it, ffmpeg is killed.
+   * The EXPORT_RECORDING job: cut the part into the new video's source, then the normal pipeline. A cut that fails
+   * fails the conversion and its video; the database or the store away is tried again later (service/outages.ts).
    */
-  async run(exportId: string, stop: AbortSignal): Promise<void> {
-    const row = await this.row(exportId);
-    if (!row || row.status !== 'PROCESSING' || (await this.videos.row(row.video_id))?.size != null) return;
+  async run(exportId: string, stop: AbortSignal, attempt: number): Promise<void> {
+    let videoId: string | undefined;
+    try {
+      const row = await this.row(exportId);
+      if (!row || row.status !== 'PROCESSING' || (await this.videos.row(row.video_id))?.size != null) return;
+      videoId = row.video_id;
+      const size = await this.cut(row, stop);
+      await this.videos.startProcessing(row.video_id, size, null);
+    } catch (err) {
+      if (stop.aborted) throw err;
+      const gaveUp = retryOutage(err, attempt, this.clock.now());
+      if (videoId === undefined) throw err;
+      const reason =
+        err instanceof CutTooLong ? err.message : `The recording could not be cut: ${gaveUp ?? (err as Error).message}`;
+      // The video's failure and its entry's, together (a video only fails once: Videos.markFailed).
+      const failed = videoId;
+      await this.db
+        .transaction()
+        .execute(async (trx) => {
+          if (await this.videos.markFailed(failed, reason, trx)) await this.videoDone(failed, trx);
+        })
+        .catch((lost: unknown) => {
+          retryOutage(lost, attempt, this.clock.now());
+          throw lost;
+        });
+    }
+  }
+
+  /**
+   * Cuts the conversion's part into its video's source (on a store, put there too); returns the source's size. The cut
+   * runs at a low priority (processing/cut.ts) and within the time processing would have for the part; past it,
+   * ffmpeg is killed (CutTooLong).
+   */
+  private async cut(row: ExportRow, stop: AbortSignal): Promise<number> {
     // #10 checked the room; should the disk have filled since, the accepted conversion waits as processing does.
     const recording = await this.recordings.row(row.recording_id);
     if (recording) await waitForRoom(this.files, await this.bytesNeeded(recording, row.duration), this.clock);
@@ -362,7 +396,7 @@ export class Exports {
       // A complete recording is cut from its MP4; one still going on from the playlist of the publish holding
       // the part, as it stands (Recordings.liveSource), re-encoded whole: both on the same timeline. On a store,
       // either is fetched to this disk first when it is not here (a worker other than the ingest node).
-      const complete = (await this.recordings.row(row.recording_id))?.state === 'complete';
+      const complete = recording?.state === 'complete';
       const from = complete
         ? await this.recordings.mp4Source(row.recording_id)
         : await this.recordings.liveSource(row.recording_id, row.from_at);
@@ -380,33 +414,26 @@ export class Exports {
       const video = await this.videos.row(row.video_id);
       if (this.remote && video) await this.remote.putSource(video.organization_id, row.video_id, source);
     } catch (err) {
-      if (stop.aborted) throw err;
-      await this.videos.markFailed(
-        row.video_id,
-        timeUp.aborted
-          ? `Cutting took longer than the ${spoken(allowed)} allowed for ${spoken(row.duration)} of media (--processing-base-seconds + --processing-seconds-per-media-second × its length), so it was stopped.`
-          : `The recording could not be cut: ${(err as Error).message}`,
-      );
-      await this.videoDone(row.video_id);
-      return;
+      if (timeUp.aborted && !stop.aborted)
+        throw new CutTooLong(
+          `Cutting took longer than the ${spoken(allowed)} allowed for ${spoken(row.duration)} of media (--processing-base-seconds + --processing-seconds-per-media-second × its length), so it was stopped.`,
+        );
+      throw err;
     } finally {
       await release?.();
     }
-    // Never a throw between the cut and the queued processing: the entry would stay PROCESSING, holding its caps.
-    await this.videos.startProcessing(row.video_id, (await stat(source).catch(() => ({ size: 0 }))).size, null);
+    return (await stat(source).catch(() => ({ size: 0 }))).size;
   }
 
-  /** The pipeline finished a video; if it came from a conversion, that entry is EXPORTED (or FAILED). */
-  async videoDone(videoId: string): Promise<void> {
-    const video = await this.videos.row(videoId);
+  /**
+   * The pipeline finished a video; if it came from a conversion, that entry is EXPORTED (or FAILED). Inside the
+   * transaction that recorded the video's end (`db`, domain/ready.ts), so that the two are never apart.
+   */
+  async videoDone(videoId: string, db: Executor = this.db): Promise<void> {
+    const video = await this.videos.row(videoId, db);
     if (!video) return;
     const settle = (set: { status: string; bytes?: number }) =>
-      this.db
-        .updateTable('exports')
-        .set(set)
-        .where('video_id', '=', videoId)
-        .where('status', '=', 'PROCESSING')
-        .execute();
+      db.updateTable('exports').set(set).where('video_id', '=', videoId).where('status', '=', 'PROCESSING').execute();
     if (video.status === 'ready') {
       const { size: bytes } = await stat(this.files.media(videoId, 'download.mp4')).catch(() => ({ size: 0 }));
       await settle({ status: 'EXPORTED', bytes });

@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
+import { retryOutage } from '../outages.js';
 import { checkUrlForm, getFollowing, HeaderTimeout, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
 import { everyFewMiB, TEMP_MARK, type Files } from '../storage/files.js';
 import type { Accounts, Caller } from './accounts.js';
@@ -136,16 +137,54 @@ export class Imports {
     return row ? { bytes: row.bytes, total: row.total } : null;
   }
 
-  /** The job: download, then hand over to processing. Runs again from the start after a restart. */
-  async run(videoId: string, signal: AbortSignal): Promise<void> {
-    const row = await this.row(videoId);
-    if (!row) return;
+  /**
+   * The job: download, then hand over to processing. Runs again from the start after a restart, and after the
+   * database or the store was away (service/outages.ts); what the URL did fails the import, naming why.
+   */
+  async run(videoId: string, signal: AbortSignal, attempt: number): Promise<void> {
     const source = this.files.source(videoId);
     const temp = `${source}${TEMP_MARK}${newId()}`;
     const timeout = AbortSignal.timeout(this.limits.timeoutMs);
-    const deadline = AbortSignal.any([signal, timeout]);
     try {
-      const { res } = await getFollowing(row.url, this.outbound, deadline, this.limits.headerTimeoutMs);
+      const row = await this.row(videoId);
+      if (!row) return;
+      const organization = (await this.videos.row(videoId))!.organization_id;
+      // The organization's storage quota holds for imports, on the declared length and again as the bytes arrive.
+      const quota = await this.usage.storageCheck(organization);
+      const bytes = await this.download(row, temp, quota, AbortSignal.any([signal, timeout]));
+      // On a store, processing (on any worker) reads the source from there (domain/ready.ts), not this disk.
+      if (this.remote) await this.remote.putSource(organization, videoId, temp);
+      await this.db.transaction().execute(async (trx) => {
+        if (!this.remote) renameSync(temp, source);
+        await trx.deleteFrom('imports').where('video_id', '=', videoId).execute();
+        await this.videos.startProcessing(videoId, bytes, 'import', trx);
+      });
+      if (this.remote) await rm(temp, { force: true });
+    } catch (err) {
+      await rm(temp, { force: true });
+      if (signal.aborted) throw err; // the service stops: the job runs again at its next start
+      const gaveUp = retryOutage(err, attempt, this.clock.now());
+      const reason = timeout.aborted ? `the download took longer than ${this.limits.timeoutMs / 1000} s` : why(err);
+      await this.fail(videoId, gaveUp ?? reason).catch((lost: unknown) => {
+        retryOutage(lost, attempt, this.clock.now());
+        throw lost;
+      });
+    }
+  }
+
+  /**
+   * The URL's part of the job: the answer's head checked, its body saved to `temp` within the limits; returns its
+   * bytes. It calls neither the database (progress is written on the side) nor the store, so whatever fails here
+   * (the server, its network, a limit, this disk) is the import's failure, never taken for an outage.
+   */
+  private async download(
+    row: ImportRow,
+    temp: string,
+    quota: (size: number) => void,
+    signal: AbortSignal,
+  ): Promise<number> {
+    try {
+      const { res } = await getFollowing(row.url, this.outbound, signal, this.limits.headerTimeoutMs);
       // The socket's idle timer: a body that sends nothing for that long ends the import.
       const idle = this.limits.idleTimeoutMs;
       res.setTimeout(idle, () => res.destroy(new ImportFailed(`the download sent nothing for ${idle / 1000} s`)));
@@ -153,30 +192,15 @@ export class Imports {
         const total = this.check(res.statusCode ?? 0, res.statusMessage, res.headers);
         await mkdir(dirname(temp), { recursive: true });
         // The disk's reserve holds for imports as for PUTs (storage/files.ts): an undeclared length counts as the most allowed.
-        // The organization's storage quota too, on the declared length and again as the bytes arrive.
-        const quota = await this.usage.storageCheck((await this.videos.row(videoId))!.organization_id);
         quota(total ?? 0);
         const hold = await this.files.disk.hold(total ?? this.limits.maxBytes);
         const recheck = everyFewMiB((n) => (quota(n), hold.check(n)));
-        const bytes = await this.save(videoId, res, temp, total, deadline, recheck).finally(hold.release);
-        // On a store, processing (on any worker) reads the source from there (domain/ready.ts), not this disk.
-        if (this.remote) await this.remote.putSource((await this.videos.row(videoId))!.organization_id, videoId, temp);
-        await this.db.transaction().execute(async (trx) => {
-          if (!this.remote) renameSync(temp, source);
-          await trx.deleteFrom('imports').where('video_id', '=', videoId).execute();
-          await this.videos.startProcessing(videoId, bytes, 'import', trx);
-        });
-        if (this.remote) await rm(temp, { force: true });
+        return await this.save(row.video_id, res, temp, total, signal, recheck).finally(hold.release);
       } finally {
         res.destroy();
       }
     } catch (err) {
-      await rm(temp, { force: true });
-      if (signal.aborted) throw err; // the service stops: the job runs again at its next start
-      await this.fail(
-        videoId,
-        timeout.aborted ? `the download took longer than ${this.limits.timeoutMs / 1000} s` : why(err),
-      );
+      throw new ImportFailed(why(err));
     }
   }
 
@@ -211,10 +235,10 @@ export class Imports {
   ): Promise<number> {
     const update = (n: number) =>
       this.db.updateTable('imports').set({ bytes: n, total }).where('video_id', '=', videoId).execute();
-    await update(0);
     let bytes = 0;
-    // Written at most every 250 ms, and always within 250 ms of the last byte (a stalled download shows where it
-    // stopped); one write at a time, each after the one before.
+    // Written at once (the total) and then at most every 250 ms, and always within 250 ms of the last byte (a
+    // stalled download shows where it stopped); one write at a time, each after the one before. A write that
+    // fails (the database away) is only progress not shown: the download goes on.
     let timer: NodeJS.Timeout | undefined;
     let writing: Promise<unknown> = Promise.resolve();
     const flush = () => {
@@ -224,6 +248,7 @@ export class Imports {
         .then(() => update(n))
         .catch((err: unknown) => log.error({ err }, `import ${videoId}: progress`));
     };
+    flush();
     const count = new Transform({
       highWaterMark: BUFFER,
       transform: (chunk: Buffer, _encoding, done) => {
@@ -254,10 +279,11 @@ export class Imports {
     );
   }
 
+  /** The import's end, failed: its row and the video's state together, once (a run whose row is gone ended already). */
   private async fail(videoId: string, reason: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('imports').where('video_id', '=', videoId).execute();
-      await this.videos.markFailed(videoId, `The import failed: ${reason}.`, trx);
+      const { numDeletedRows } = await trx.deleteFrom('imports').where('video_id', '=', videoId).executeTakeFirst();
+      if (numDeletedRows > 0n) await this.videos.markFailed(videoId, `The import failed: ${reason}.`, trx);
     });
   }
 

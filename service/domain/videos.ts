@@ -440,9 +440,18 @@ export class Videos {
     return row.completing_until != null && row.completing_until > this.clock.now();
   }
 
-  async markReady(id: string, result: { duration: number; hasVideo: boolean; mediainfo: MediaInfo }): Promise<void> {
+  /**
+   * Processing made the video's media: it is ready. Only a video still processing becomes ready, so a job run again
+   * after its end was recorded, or a worker that lost its lease, changes nothing; returns whether this call did it
+   * (the one that announces it, domain/ready.ts). Inside the caller's transaction (`db`) when given.
+   */
+  async markReady(
+    id: string,
+    result: { duration: number; hasVideo: boolean; mediainfo: MediaInfo },
+    db: Executor = this.db,
+  ): Promise<boolean> {
     const now = this.clock.now();
-    await this.db
+    const { numUpdatedRows } = await db
       .updateTable('videos')
       .set({
         status: 'ready',
@@ -454,16 +463,24 @@ export class Videos {
         ready_at: now,
       })
       .where('id', '=', id)
-      .execute();
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
+    return numUpdatedRows > 0n;
   }
 
-  /** Every failure_reason passes here: a server path in it becomes its last part (a client never sees where files live). */
-  async markFailed(id: string, reason: string, db: Executor = this.db): Promise<void> {
-    await db
+  /**
+   * The video's processing (or import, or conversion) failed. As markReady, only a video still processing: a ready
+   * video stays ready whatever a late run says. Returns whether this call failed it.
+   * Every failure_reason passes here: a server path in it becomes its last part (a client never sees where files live).
+   */
+  async markFailed(id: string, reason: string, db: Executor = this.db): Promise<boolean> {
+    const { numUpdatedRows } = await db
       .updateTable('videos')
       .set({ status: 'failed', failure_reason: withoutPaths(reason), updated_at: this.clock.now() })
       .where('id', '=', id)
-      .execute();
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
+    return numUpdatedRows > 0n;
   }
 }
 

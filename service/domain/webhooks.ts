@@ -1,8 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { iso, type Clock } from '../clock.js';
-import type { Db } from '../db/index.js';
+import type { Db, Executor } from '../db/index.js';
 import { isId, newId, newSecret } from '../ids.js';
 import { RetryAt, type Jobs } from '../jobs.js';
+import { retryOutage } from '../outages.js';
 import { checkUrl, post, RefusedUrl, type OutboundPolicy } from '../net/outbound.js';
 import { WEBHOOK_EVENTS } from '../../src/api/contract.js';
 import { MAX_WEBHOOKS } from '../../src/api/limits.js';
@@ -144,16 +145,25 @@ export class Webhooks {
     };
   }
 
-  /** Queues the event to every webhook of the organization and environment that takes it (one transaction). */
-  async emit(organizationId: string, environment: string, event: WebhookEvent, payload: unknown): Promise<void> {
-    const hooks = await this.db
+  /**
+   * Queues the event to every webhook of the organization and environment that takes it, in one transaction: the
+   * caller's (`db`), so that the event commits with what it tells of (domain/ready.ts), or one of its own.
+   */
+  async emit(
+    organizationId: string,
+    environment: string,
+    event: WebhookEvent,
+    payload: unknown,
+    db: Executor = this.db,
+  ): Promise<void> {
+    const hooks = await db
       .selectFrom('webhooks')
       .selectAll()
       .where('organization_id', '=', organizationId)
       .where('environment', '=', environment)
       .execute();
     const body = JSON.stringify({ event, payload });
-    await this.db.transaction().execute(async (trx) => {
+    const queue = async (trx: Executor) => {
       for (const hook of hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(event))) {
         const id = newSecret('msg_', 18);
         await trx
@@ -162,7 +172,8 @@ export class Webhooks {
           .execute();
         await this.jobs.enqueue(DELIVER_WEBHOOK, { deliveryId: id }, { group: organizationId, db: trx });
       }
-    });
+    };
+    await (db.isTransaction ? queue(db) : db.transaction().execute(queue));
   }
 
   /**
@@ -176,8 +187,21 @@ export class Webhooks {
       .execute();
   }
 
-  /** The DELIVER_WEBHOOK job: one attempt; a failure asks the job runner to come back after the next wait. */
-  async deliver(deliveryId: string, signal: AbortSignal): Promise<void> {
+  /**
+   * The DELIVER_WEBHOOK job: one attempt; a failure asks the job runner to come back after the next wait. The
+   * database away (before the attempt, or when its outcome is written) is tried again after an outage's wait
+   * (service/outages.ts): the delivery is sent again then, with its webhook-id, as at-least-once allows.
+   */
+  async deliver(deliveryId: string, signal: AbortSignal, attempt: number): Promise<void> {
+    try {
+      await this.attempt(deliveryId, signal);
+    } catch (err) {
+      if (!signal.aborted) retryOutage(err, attempt, this.clock.now());
+      throw err;
+    }
+  }
+
+  private async attempt(deliveryId: string, signal: AbortSignal): Promise<void> {
     const delivery = await this.db
       .selectFrom('webhook_deliveries')
       .selectAll()

@@ -461,7 +461,8 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
       });
       // A second run recorded to completion would announce the video again, with a delivery of its own.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
-      assert.equal(new Set(readyDeliveries(receiver, videoId)).size, 1, `one video-ready: ${deliveries.join(', ')}`);
+      // Counted as sent, not by webhook-id: a delivery sent twice with the same id is a second run too.
+      assert.equal(readyDeliveries(receiver, videoId).length, 1, `one video-ready: ${deliveries.join(', ')}`);
     } finally {
       await cluster.restart(encoding.name);
     }
@@ -577,7 +578,10 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
       async () => ids.every((id) => readyDeliveries(receiver, id).length > 0) || undefined,
     );
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    for (const id of ids) assert.equal(new Set(readyDeliveries(receiver, id)).size, 1, `one video-ready for ${id}`);
+    for (const id of ids) {
+      const sent = readyDeliveries(receiver, id);
+      assert.equal(sent.length, 1, `one video-ready for ${id}, sent once: ${sent.join(', ')}`);
+    }
     // The ingest node and the workers answer their readiness checks again, where they have an HTTP address.
     for (const name of ['worker1', 'worker2', 'ingest'] as const) {
       const health = Object.values(cluster.process(name).ready.addresses).find((a) => a.startsWith('http'));

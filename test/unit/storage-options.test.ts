@@ -326,13 +326,15 @@ describe("a store's failure as the log and a client read it", () => {
     });
     assert.equal(logged.length, 1);
 
-    // Processing's failure reason (Videos.markFailed) loses server paths, never the store's addresses.
+    // A failure reason (Videos.markFailed) loses server paths, not the addresses it names (an import's URL, say).
     const domain = await domainUnderTest();
     try {
       const { body: video } = await domain.call('POST', '/videos', { token: domain.key });
-      await domain.context.videos.markFailed(video._id, `Processing failed: ${message} (/srv/data/videos/x/source)`);
+      await domain.context.videos.startProcessing(video._id, 1, 'import');
+      const said = 'could not read s3://media/prod/a or https://cdn.example.com/b/c.mp4';
+      await domain.context.videos.markFailed(video._id, `Processing failed: ${said} (/srv/data/videos/x/source)`);
       const { body: failed } = await domain.call('GET', `/videos/${video._id}`, { token: domain.key });
-      assert.equal(failed.failure_reason, `Processing failed: ${message} (source)`);
+      assert.equal(failed.failure_reason, `Processing failed: ${said} (source)`);
     } finally {
       await domain.close();
     }
