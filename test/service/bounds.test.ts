@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../../service/db/index.js';
@@ -411,15 +411,22 @@ describe('indexes and pruning', () => {
   });
 
   it('prunes minted tokens two days after expiry or revocation (never keys), links once expired, jobs after 7 days, deliveries after 30', async () => {
+    // Not execFileSync: a command of a few seconds would block this process past the service's keep-alive (5 s), and
+    // the next request would go out on a socket the service had closed ("fetch failed").
     const revoke = (token: string) =>
-      execFileSync(process.execPath, ['--import', 'tsx', MAIN, 'revoke-token', ...service.dataArgs], {
-        input: token,
+      new Promise<void>((resolve, reject) => {
+        const child = execFile(
+          process.execPath,
+          ['--import', 'tsx', MAIN, 'revoke-token', ...service.dataArgs],
+          (err) => (err ? reject(err) : resolve()),
+        );
+        child.stdin!.end(token);
       });
     const mint = async () => (await service.call('POST', '/tokens', { token: key, body: {} })).body.token as string;
     const revokedKey = await service.token('acme');
     const [expiring, revoked] = [await mint(), await mint()];
-    revoke(revoked);
-    revoke(revokedKey);
+    await revoke(revoked);
+    await revoke(revokedKey);
     assert.equal((await service.call('POST', '/webhooks', { token: key, body: { url: receiver.url } })).status, 200);
     const id = await upload(service, key, await media('h264-aac-320p-4s.mp4'));
     assert.equal((await waitForVideo(service, key, id)).status, 'ready');
