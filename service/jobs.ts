@@ -1,11 +1,11 @@
 import type { JobOutcome, QueueStat } from './metrics.js';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from './clock.js';
 import { engineOf } from './db/index.js';
 import type { Database } from './db/schema.js';
+import { holderGone, holderName } from './leases.js';
 
 /** Thrown by a handler that wants to run again later (a webhook delivery that failed, say). */
 export class RetryAt extends Error {
@@ -100,7 +100,7 @@ export class Jobs {
     number,
     { kind: string; group: string | null; abort: AbortController; done: Promise<void> }
   >();
-  /** This worker's name in the rows it holds: host and process for a person reading them, random to be unique. */
+  /** This worker's name in the rows it holds (leases.ts, `holderName`): machine and process, random to be unique. */
   readonly workerId: string;
   private readonly machine: string;
   private readonly leaseMs: number;
@@ -120,7 +120,7 @@ export class Jobs {
   ) {
     this.db = db;
     this.machine = options.machine ?? hostname();
-    this.workerId = `${this.machine}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.workerId = holderName(this.machine);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = options.pollMs ?? 250;
     this.events = options.events ?? { finished: () => {}, failed: (job, err) => console.error(`${job} failed:`, err) };
@@ -362,8 +362,8 @@ export class Jobs {
   }
 
   /**
-   * Queues again at once the jobs of workers of this machine whose process is gone (the service restarted after a
-   * crash, say): they need not wait for their lease, as a single process's jobs never did. Another machine's
+   * Queues again at once the jobs of workers known gone (leases.ts, `holderGone`: a process of this machine that no
+   * longer exists, as after the service restarted from a crash): they need not wait for their lease, as a single process's jobs never did. Another machine's
    * workers cannot be seen from here and wait for their lease. (Machines are told apart by host name: two that
    * share one would take each other's live jobs here; the finishing check keeps one run's end.)
    */
@@ -376,9 +376,7 @@ export class Jobs {
       .where('state', '=', 'running')
       .where('worker', '<>', this.workerId)
       .execute();
-    const dead = workers
-      .map((w) => w.worker!)
-      .filter((worker) => worker.startsWith(`${this.machine}:`) && !processAlive(Number(worker.split(':').at(-2))));
+    const dead = workers.map((w) => w.worker!).filter((worker) => holderGone(worker, this.machine));
     if (dead.length === 0) return;
     await trx
       .updateTable('jobs')
@@ -516,15 +514,5 @@ export class Jobs {
     } catch (err) {
       console.error('job queue: could not renew leases:', err);
     }
-  }
-}
-
-/** Whether a process of this machine runs under `pid` (signal 0 only asks). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

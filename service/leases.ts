@@ -9,13 +9,13 @@ import type { Database } from './db/schema.js';
  * app.ts) does it only while it holds its lease; a holder that dies stops renewing, and another process takes the
  * lease once it has run out.
  *
- * As for the job queue's leases (jobs.ts): a holder on this machine whose process is gone (signal 0 finds no such
- * pid) lets its lease go at once, so a process restarted on one machine does not wait for its predecessor's lease.
+ * As for the job queue's leases (jobs.ts): a holder whose process is known gone (`holderGone`) lets its lease go at
+ * once, so a process restarted on one machine does not wait for its predecessor's lease.
  * Times are wall-clock: a lease says a process is alive, which the service clock a test moves does not.
  */
 export class Leases {
-  /** This process's name in the leases it holds: host and pid to tell a dead holder, random to be unique. */
-  readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  /** This process's name in the leases it holds (`holderName`). */
+  readonly holder = holderName();
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -35,9 +35,9 @@ export class Leases {
       .returning('holder')
       .executeTakeFirst();
     if (taken) return true;
-    // Held by someone else: free only if that someone is a process of this machine that no longer exists.
+    // Held by someone else: free only if that someone is known to be gone.
     const row = await this.db.selectFrom('leases').select('holder').where('name', '=', name).executeTakeFirst();
-    if (!row || !deadHereAndNow(row.holder)) return false;
+    if (!row || !holderGone(row.holder)) return false;
     const freed = await this.db
       .updateTable('leases')
       .set({ holder, until: now + ms })
@@ -53,10 +53,23 @@ export class Leases {
   }
 }
 
-/** A holder named for this machine whose process is gone. */
-function deadHereAndNow(holder: string): boolean {
-  const [host, pid] = holder.split(':');
-  if (host !== hostname() || !pid) return false;
+/**
+ * This process's name in the rows it holds (a lease, a running job): `<machine>:<pid>:<random>`. The machine and pid
+ * tell a dead holder (`holderGone`), the random part makes each name unique (a pid is reused). `machine`: the host
+ * name; tests name a machine of their own.
+ */
+export function holderName(machine = hostname()): string {
+  return `${machine}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Whether the process `holder` names is known gone: it ran on this machine (`holderName`) and signal 0 finds no such
+ * pid. False when unsure (another machine, a name of another shape, a live pid that may be another process now):
+ * that holder's lease then runs out as any other's.
+ */
+export function holderGone(holder: string, machine = hostname()): boolean {
+  const [holderMachine, pid, ...rest] = holder.split(':');
+  if (holderMachine !== machine || rest.length !== 1 || !/^[1-9]\d*$/.test(pid ?? '')) return false;
   try {
     process.kill(Number(pid), 0);
     return false;
