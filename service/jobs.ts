@@ -1,11 +1,10 @@
 import type { JobOutcome, QueueStat } from './metrics.js';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from './clock.js';
 import { engineOf } from './db/index.js';
 import type { Database } from './db/schema.js';
-import { holderGone, holderName } from './leases.js';
+import { holderGone, holderName, PID_SPACE } from './leases.js';
 
 /** Thrown by a handler that wants to run again later (a webhook delivery that failed, say). */
 export class RetryAt extends Error {
@@ -60,7 +59,10 @@ export interface JobsOptions {
   leaseMs?: number;
   /** How often the queue looks for due jobs besides when one is enqueued here or a slot frees up. */
   pollMs?: number;
-  /** The machine's name in the worker id (default: the host name); tests give two processes a machine each. */
+  /**
+   * Where this worker's pid names it (leases.ts, `holderName`; default: this kernel and pid namespace, `PID_SPACE`);
+   * tests give two processes a machine each.
+   */
   machine?: string;
 }
 
@@ -100,9 +102,10 @@ export class Jobs {
     number,
     { kind: string; group: string | null; abort: AbortController; done: Promise<void> }
   >();
-  /** This worker's name in the rows it holds (leases.ts, `holderName`): machine and process, random to be unique. */
+  /** This worker's name in the rows it holds (leases.ts, `holderName`): which process where, random to be unique. */
   readonly workerId: string;
-  private readonly machine: string;
+  /** Where this worker's pid names it; undefined: unknown, so no other worker is known gone. */
+  private readonly machine: string | undefined;
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private timers: NodeJS.Timeout[] = [];
@@ -119,7 +122,7 @@ export class Jobs {
     options: JobsOptions = {},
   ) {
     this.db = db;
-    this.machine = options.machine ?? hostname();
+    this.machine = options.machine ?? PID_SPACE;
     this.workerId = holderName(this.machine);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = options.pollMs ?? 250;
@@ -337,11 +340,12 @@ export class Jobs {
 
   /**
    * Whether a claim of `kind` may find work: a due job, or a job of another worker whose lease has passed or that
-   * may be a dead process of this machine. Read without a lock, so that an idle queue's polls write nothing (on
+   * may be a dead process of this pid space. Read without a lock, so that an idle queue's polls write nothing (on
    * SQLite a claim holds the file's one write lock, which the service's other processes wait for).
    */
   private async anythingToClaim(kind: string): Promise<boolean> {
     const now = this.clock.now();
+    const machine = this.machine;
     const found = await this.db
       .selectFrom('jobs')
       .select('id')
@@ -352,7 +356,7 @@ export class Jobs {
           eb.and([
             eb('state', '=', 'running'),
             eb('worker', '<>', this.workerId),
-            eb.or([eb('lease_until', '<=', now), eb('worker', 'like', `${this.machine}:%`)]),
+            eb.or([eb('lease_until', '<=', now), ...(machine ? [eb('worker', 'like', `${machine}:%`)] : [])]),
           ]),
         ]),
       )
@@ -362,10 +366,10 @@ export class Jobs {
   }
 
   /**
-   * Queues again at once the jobs of workers known gone (leases.ts, `holderGone`: a process of this machine that no
-   * longer exists, as after the service restarted from a crash): they need not wait for their lease, as a single process's jobs never did. Another machine's
-   * workers cannot be seen from here and wait for their lease. (Machines are told apart by host name: two that
-   * share one would take each other's live jobs here; the finishing check keeps one run's end.)
+   * Queues again at once the jobs of workers known gone (leases.ts, `holderGone`: a process of this pid space that
+   * no longer exists, as after the service restarted from a crash): they need not wait for their lease, as a single
+   * process's jobs never did. Workers of another machine or container cannot be seen from here and wait for their
+   * lease.
    */
   private async requeueDeadNeighbours(trx: Transaction<Database>, kind: string): Promise<void> {
     const workers = await trx
