@@ -267,20 +267,12 @@ export class Jobs {
     const claimed = await this.db.transaction().execute(async (trx) => {
       if (!(await this.lockKind(trx, kind))) return [];
       const now = this.clock.now();
-      // A job whose lease passed has lost its worker: it is due again, in its place by its start time. This
-      // process's own jobs still running here are alive whatever the clock says (a test may move the clock past
-      // their lease); one of its own that is no longer running here (its end could not be recorded: the database
-      // was away) is due again like any other, or a lone worker would leave it running for good.
-      const mine = [...this.running.keys()];
+      // A job whose lease passed has lost its worker: it is due again, in its place by its start time.
       await trx
         .updateTable('jobs')
         .set({ state: 'queued', worker: null, lease_until: null, last_error: 'lease expired' })
         .where('kind', '=', kind)
-        .where('state', '=', 'running')
-        .where('lease_until', '<=', now)
-        .where((eb) =>
-          mine.length > 0 ? eb.or([eb('worker', '<>', this.workerId), eb('id', 'not in', mine)]) : eb.lit(true),
-        )
+        .where((eb) => this.leaseLost(eb, now))
         .execute();
       await this.requeueDeadNeighbours(trx, kind);
       const busy = new Map<string, number>();
@@ -339,9 +331,9 @@ export class Jobs {
   }
 
   /**
-   * Whether a claim of `kind` may find work: a due job, or a job of another worker whose lease has passed or that
-   * may be a dead process of this pid space. Read without a lock, so that an idle queue's polls write nothing (on
-   * SQLite a claim holds the file's one write lock, which the service's other processes wait for).
+   * Whether a claim of `kind` may find work: a due job, a job whose lease was lost (`leaseLost`), or a job of
+   * another worker that may be a dead process of this pid space. Read without a lock, so that an idle queue's polls
+   * write nothing (on SQLite a claim holds the file's one write lock, which the service's other processes wait for).
    */
   private async anythingToClaim(kind: string): Promise<boolean> {
     const now = this.clock.now();
@@ -353,16 +345,36 @@ export class Jobs {
       .where((eb) =>
         eb.or([
           eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
-          eb.and([
-            eb('state', '=', 'running'),
-            eb('worker', '<>', this.workerId),
-            eb.or([eb('lease_until', '<=', now), ...(machine ? [eb('worker', 'like', `${machine}:%`)] : [])]),
-          ]),
+          this.leaseLost(eb, now),
+          ...(machine
+            ? [
+                eb.and([
+                  eb('state', '=', 'running'),
+                  eb('worker', '<>', this.workerId),
+                  eb('worker', 'like', `${machine}:%`),
+                ]),
+              ]
+            : []),
         ]),
       )
       .limit(1)
       .executeTakeFirst();
     return found !== undefined;
+  }
+
+  /**
+   * A running job whose lease has passed and that does not run here: its worker died or was cut off, or it is this
+   * worker's own whose end could not be recorded (the database was away), which would otherwise stay running for
+   * good on a lone worker. This process's jobs still running here are alive whatever the clock says (a test may
+   * move the clock past their lease).
+   */
+  private leaseLost(eb: ExpressionBuilder<Database, 'jobs'>, now: number) {
+    const mine = [...this.running.keys()];
+    return eb.and([
+      eb('state', '=', 'running'),
+      eb('lease_until', '<=', now),
+      ...(mine.length > 0 ? [eb.or([eb('worker', '<>', this.workerId), eb('id', 'not in', mine)])] : []),
+    ]);
   }
 
   /**
