@@ -1,11 +1,10 @@
 import type { JobOutcome, QueueStat } from './metrics.js';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from './clock.js';
 import { engineOf } from './db/index.js';
 import type { Database } from './db/schema.js';
+import { holderGone, holderName, PID_SPACE } from './leases.js';
 import { log } from './log.js';
 
 /** Thrown by a handler that wants to run again later (a webhook delivery that failed, say). */
@@ -66,7 +65,10 @@ export interface JobsOptions {
   leaseMs?: number;
   /** How often the queue looks for due jobs besides when one is enqueued here or a slot frees up. */
   pollMs?: number;
-  /** The machine's name in the worker id (default: the host name); tests give two processes a machine each. */
+  /**
+   * Where this worker's pid names it (leases.ts, `holderName`; default: this kernel and pid namespace, `PID_SPACE`);
+   * tests give two processes a machine each.
+   */
   machine?: string;
 }
 
@@ -106,9 +108,10 @@ export class Jobs {
     number,
     { kind: string; group: string | null; abort: AbortController; done: Promise<void> }
   >();
-  /** This worker's name in the rows it holds: host and process for a person reading them, random to be unique. */
+  /** This worker's name in the rows it holds (leases.ts, `holderName`): which process where, random to be unique. */
   readonly workerId: string;
-  private readonly machine: string;
+  /** Where this worker's pid names it; undefined: unknown, so no other worker is known gone. */
+  private readonly machine: string | undefined;
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private timers: NodeJS.Timeout[] = [];
@@ -125,8 +128,8 @@ export class Jobs {
     options: JobsOptions = {},
   ) {
     this.db = db;
-    this.machine = options.machine ?? hostname();
-    this.workerId = `${this.machine}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.machine = options.machine ?? PID_SPACE;
+    this.workerId = holderName(this.machine);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = options.pollMs ?? 250;
     this.events = options.events ?? { finished: () => {}, failed: (job, err) => log.error({ err }, `${job} failed`) };
@@ -270,20 +273,12 @@ export class Jobs {
     const claimed = await this.db.transaction().execute(async (trx) => {
       if (!(await this.lockKind(trx, kind))) return [];
       const now = this.clock.now();
-      // A job whose lease passed has lost its worker: it is due again, in its place by its start time. This
-      // process's own jobs still running here are alive whatever the clock says (a test may move the clock past
-      // their lease); one of its own that is no longer running here (its end could not be recorded: the database
-      // was away) is due again like any other, or a lone worker would leave it running for good.
-      const mine = [...this.running.keys()];
+      // A job whose lease passed has lost its worker: it is due again, in its place by its start time.
       await trx
         .updateTable('jobs')
         .set({ state: 'queued', worker: null, lease_until: null, last_error: 'lease expired' })
         .where('kind', '=', kind)
-        .where('state', '=', 'running')
-        .where('lease_until', '<=', now)
-        .where((eb) =>
-          mine.length > 0 ? eb.or([eb('worker', '<>', this.workerId), eb('id', 'not in', mine)]) : eb.lit(true),
-        )
+        .where((eb) => this.leaseLost(eb, now))
         .execute();
       await this.requeueDeadNeighbours(trx, kind);
       const busy = new Map<string, number>();
@@ -342,12 +337,13 @@ export class Jobs {
   }
 
   /**
-   * Whether a claim of `kind` may find work: a due job, or a job of another worker whose lease has passed or that
-   * may be a dead process of this machine. Read without a lock, so that an idle queue's polls write nothing (on
-   * SQLite a claim holds the file's one write lock, which the service's other processes wait for).
+   * Whether a claim of `kind` may find work: a due job, a job whose lease was lost (`leaseLost`), or a job of
+   * another worker that may be a dead process of this pid space. Read without a lock, so that an idle queue's polls
+   * write nothing (on SQLite a claim holds the file's one write lock, which the service's other processes wait for).
    */
   private async anythingToClaim(kind: string): Promise<boolean> {
     const now = this.clock.now();
+    const machine = this.machine;
     const found = await this.db
       .selectFrom('jobs')
       .select('id')
@@ -355,11 +351,16 @@ export class Jobs {
       .where((eb) =>
         eb.or([
           eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
-          eb.and([
-            eb('state', '=', 'running'),
-            eb('worker', '<>', this.workerId),
-            eb.or([eb('lease_until', '<=', now), eb('worker', 'like', `${this.machine}:%`)]),
-          ]),
+          this.leaseLost(eb, now),
+          ...(machine
+            ? [
+                eb.and([
+                  eb('state', '=', 'running'),
+                  eb('worker', '<>', this.workerId),
+                  eb('worker', 'like', `${machine}:%`),
+                ]),
+              ]
+            : []),
         ]),
       )
       .limit(1)
@@ -368,10 +369,25 @@ export class Jobs {
   }
 
   /**
-   * Queues again at once the jobs of workers of this machine whose process is gone (the service restarted after a
-   * crash, say): they need not wait for their lease, as a single process's jobs never did. Another machine's
-   * workers cannot be seen from here and wait for their lease. (Machines are told apart by host name: two that
-   * share one would take each other's live jobs here; the finishing check keeps one run's end.)
+   * A running job whose lease has passed and that does not run here: its worker died or was cut off, or it is this
+   * worker's own whose end could not be recorded (the database was away), which would otherwise stay running for
+   * good on a lone worker. This process's jobs still running here are alive whatever the clock says (a test may
+   * move the clock past their lease).
+   */
+  private leaseLost(eb: ExpressionBuilder<Database, 'jobs'>, now: number) {
+    const mine = [...this.running.keys()];
+    return eb.and([
+      eb('state', '=', 'running'),
+      eb('lease_until', '<=', now),
+      ...(mine.length > 0 ? [eb.or([eb('worker', '<>', this.workerId), eb('id', 'not in', mine)])] : []),
+    ]);
+  }
+
+  /**
+   * Queues again at once the jobs of workers known gone (leases.ts, `holderGone`: a process of this pid space that
+   * no longer exists, as after the service restarted from a crash): they need not wait for their lease, as a single
+   * process's jobs never did. Workers of another machine or container cannot be seen from here and wait for their
+   * lease.
    */
   private async requeueDeadNeighbours(trx: Transaction<Database>, kind: string): Promise<void> {
     const workers = await trx
@@ -382,9 +398,7 @@ export class Jobs {
       .where('state', '=', 'running')
       .where('worker', '<>', this.workerId)
       .execute();
-    const dead = workers
-      .map((w) => w.worker!)
-      .filter((worker) => worker.startsWith(`${this.machine}:`) && !processAlive(Number(worker.split(':').at(-2))));
+    const dead = workers.map((w) => w.worker!).filter((worker) => holderGone(worker, this.machine));
     if (dead.length === 0) return;
     await trx
       .updateTable('jobs')
@@ -522,15 +536,5 @@ export class Jobs {
     } catch (err) {
       log.error({ err }, 'job queue: could not renew leases');
     }
-  }
-}
-
-/** Whether a process of this machine runs under `pid` (signal 0 only asks). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

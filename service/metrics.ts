@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
-/** One kind's queue as the database has it now (service/queue-stats.ts). */
+/** One kind's queue as the database has it now (jobs.ts, `stats()`). */
 export interface QueueStat {
   kind: string;
   /** Queued jobs whose time has come. */
@@ -19,6 +19,14 @@ export interface MetricSources {
   storedBytes(): Promise<number>;
   livePublishing(): number;
 }
+
+/**
+ * How long the figures a scrape reads from the database (the queue, the stored bytes) serve the scrapes that follow
+ * (service clock). A scrape costs the database at most this: however often /metrics is asked, by Prometheus or,
+ * without a metrics token, by anyone who reaches it, these queries run at most once per this long per process.
+ * Prometheus scrapes every 15 s or more, so a scrape still reads figures of its own.
+ */
+export const DATABASE_FIGURES_MS = 5_000;
 
 /** How a job ended: `done`, `failed` (for good), `retry` (it runs again later) or `stopped` (the service stopped). */
 export type JobOutcome = 'done' | 'failed' | 'retry' | 'stopped';
@@ -54,6 +62,10 @@ export class Metrics {
       registers,
     });
     const kinds = this.kinds;
+    const now = () => sources.now();
+    // The three queue gauges of one scrape share one read.
+    const queue = atMostEvery(DATABASE_FIGURES_MS, now, () => sources.queue());
+    const storedBytes = atMostEvery(DATABASE_FIGURES_MS, now, () => sources.storedBytes());
     const queueGauge = (name: string, help: string, value: (stat: QueueStat) => number) =>
       new Gauge({
         name,
@@ -61,7 +73,7 @@ export class Metrics {
         labelNames: ['kind'],
         registers,
         async collect() {
-          const stats = await sources.queue();
+          const stats = await queue();
           for (const s of stats) kinds.add(s.kind);
           for (const kind of kinds) this.set({ kind }, 0);
           for (const s of stats) this.set({ kind: s.kind }, value(s));
@@ -77,7 +89,7 @@ export class Metrics {
       help: "Bytes of the videos' sources, as the storage quotas count them (renditions and temporary recordings aside)",
       registers,
       async collect() {
-        this.set(await sources.storedBytes());
+        this.set(await storedBytes());
       },
     });
     new Gauge({
@@ -99,5 +111,25 @@ export class Metrics {
   readonly jobFinished = (kind: string, outcome: JobOutcome, seconds: number): void => {
     this.kinds.add(kind);
     this.jobs.observe({ kind, outcome }, seconds);
+  };
+}
+
+/**
+ * `read`, asked at most once per `ms` of `now`: the calls in between get its last answer, or share the one under way.
+ * A read that fails is not kept: the next call asks again.
+ */
+function atMostEvery<T>(ms: number, now: () => number, read: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    const at = now();
+    // A clock moved back (a test's) starts again, as one moved past the period does.
+    if (!last || at - last.at >= ms || at < last.at) {
+      const value = read();
+      const current = (last = { at, value });
+      value.catch(() => {
+        if (last === current) last = undefined;
+      });
+    }
+    return last.value;
   };
 }

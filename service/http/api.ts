@@ -7,7 +7,7 @@ import { Type, type Static, type TObject, type TSchema, type TString } from 'typ
 import { COMPONENTS, ERRORS, MINTED_SCOPES, type ErrorCode } from '../../src/api/contract.js';
 import { MAX_JSON_BYTES } from '../../src/api/limits.js';
 import type { Accounts, Caller, Scope } from '../domain/accounts.js';
-import { bareToken, hashToken, outOfScope } from '../domain/accounts.js';
+import { outOfScope } from '../domain/accounts.js';
 import { ServiceError, show } from '../domain/errors.js';
 import type { Faults } from '../faults.js';
 import { loggerOptions, setLogLevel, type LogLevel } from '../log.js';
@@ -120,10 +120,21 @@ export function op<
     scopes === 'public'
       ? undefined
       : async (req: FastifyRequest) => {
-          req.caller = await accounts.authenticate(req.headers.authorization);
+          req.caller = await callerOf(accounts, req);
           if (!scopes.includes(req.caller.scope)) throw outOfScope(req.caller, o.what ?? 'use this endpoint');
         };
   return { schema, ...(onRequest ? { onRequest } : {}) };
+}
+
+const callers = new WeakMap<FastifyRequest, Promise<Caller>>();
+/**
+ * The caller whose token a request sends, checked once per request: the rate limit counts by it (createApi), then
+ * the operation takes it (`op()`). Rejects as `authenticate` does (no token, an unknown, revoked or expired one).
+ */
+function callerOf(accounts: Accounts, req: FastifyRequest): Promise<Caller> {
+  let caller = callers.get(req);
+  if (!caller) callers.set(req, (caller = accounts.authenticate(req.headers.authorization)));
+  return caller;
 }
 
 /** The documented error answers: every code an operation may send, grouped by status, all with the one error schema. */
@@ -238,11 +249,16 @@ export function describe(schema: Record<string, unknown>): string {
 }
 
 /**
- * Decision (issue 28; spec: "Rate limits: not shown"): requests a minute per token, counted by a hash of the bearer
- * token it sends (a request without one by its address), on every operation that takes a token. #4 has a budget of
- * its own: it is called once per chunk, and a 50 GB file in 5 MB chunks is 10,000 of them. Public playback (hls.js
- * fetches a segment every few seconds per viewer, and the ids are the capability) and the test hooks are not limited.
- * A request with a token this service does not know costs what the limit itself would (one lookup) and gets 401.
+ * Decision (issue 28; spec: "Rate limits: not shown"): requests a minute per token, on every operation that takes a
+ * token. #4 has a budget of its own: it is called once per chunk, and a 50 GB file in 5 MB chunks is 10,000 of them.
+ * Public playback (hls.js fetches a segment every few seconds per viewer, and the ids are the capability) and the
+ * test hooks are not limited.
+ *
+ * Decision (issue 30, review): a request is counted by its token only once the token is checked, as real APIs
+ * count a signed-in caller by its account and everyone else by address; a request whose token is missing or not
+ * taken (unknown, revoked, expired) is counted by its address. So a stranger sending a new random token each time
+ * costs one lookup and one count of its address, never a count (a row of `rate_limits`, with several processes) per
+ * token it makes up.
  */
 export interface RateLimits {
   perMinute: number;
@@ -273,6 +289,7 @@ export interface ApiOptions {
 
 /** The Fastify instance with its shared rules; the route modules add their operations to it. */
 export async function createApi({
+  accounts,
   faults,
   origin,
   settings,
@@ -363,23 +380,24 @@ export async function createApi({
     }
   });
 
-  // After the CORS headers (a browser reads the 429), before the token is checked or the body read.
+  // After the CORS headers (a browser reads the 429) and the token's check (callerOf), before the body is read.
   await app.register(rateLimit, { global: false, ...(rateLimitStore && { store: rateLimitStore }) });
   const limiter = (budget: string, max: number) =>
     app.rateLimit({
       max,
       timeWindow: 60_000,
-      // Without a token, a client is its address (net/client-address.ts: an IPv6 address by its /64).
-      keyGenerator: (req) => {
-        const token = bareToken(req.headers.authorization);
-        return `${budget}:${token ? hashToken(token) : `address ${clientAddress(req.ip)}`}`;
+      // Without a token this service takes, a client is its address (net/client-address.ts: an IPv6 address by
+      // its /64).
+      keyGenerator: async (req) => {
+        const caller = await callerOf(accounts, req).catch(() => undefined);
+        return `${budget}:${caller ? caller.tokenHash : `address ${clientAddress(req.ip)}`}`;
       },
       errorResponseBuilder: (_req, { ttl }) =>
         new ServiceError(
           'rate_limited',
           budget === 'chunk-urls'
             ? `This token asked for more than ${max} chunk URLs (#4) in a minute (--chunk-url-rate-limit-per-minute); try again in ${Math.ceil(ttl / 1000)} s.`
-            : `This token (or this address, for requests without one) made more than ${max} requests in a minute (--rate-limit-per-minute); try again in ${Math.ceil(ttl / 1000)} s.`,
+            : `This token (or this address, for requests without a valid token) made more than ${max} requests in a minute (--rate-limit-per-minute); try again in ${Math.ceil(ttl / 1000)} s.`,
           undefined,
           { 'retry-after': String(Math.ceil(ttl / 1000)) },
         ),

@@ -18,11 +18,15 @@ const PRUNE_EVERY_MS = 60_000;
 export class RateLimitCounts {
   private prunedAt = 0;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  /** `now`: wall-clock time in ms (tests give a clock of their own). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Counts one request of `key`; its count in the current window and the milliseconds left of it. */
   async add(key: string, windowMs: number): Promise<{ current: number; ttl: number }> {
-    const now = Date.now();
+    const now = this.now();
     // One statement, so two processes counting the same key at once both count: the row is created or, its window
     // over, started again, or counted on; either engine serializes the two upserts of one row.
     const row = await this.db

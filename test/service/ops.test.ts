@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startService as startInProcess, type Service } from '../../service/app.js';
+import { testClock } from '../../service/clock.js';
+import { DATABASE_FIGURES_MS } from '../../service/metrics.js';
 import { media } from '../helpers/media.js';
 import {
   SERVICE_ENGINE,
@@ -182,6 +184,8 @@ describe('health, readiness, metrics and logs (docs/operations.md)', () => {
     const id = await upload(service, token, file);
     assert.equal((await waitForVideo(service, token, id)).status, 'ready');
     await service.idle();
+    // Past the figures an earlier scrape read from the database.
+    await service.advanceClock(DATABASE_FIGURES_MS);
     const { text } = await get(`${service.api}/metrics`);
     assert.equal(sample(text, 'video_job_duration_seconds_count{kind="process-video",outcome="done"}'), 1);
     assert.ok(sample(text, 'video_job_duration_seconds_sum{kind="process-video",outcome="done"}')! > 0);
@@ -257,5 +261,26 @@ describe('metrics of services in one process', () => {
     const scraped = await get(`${guarded.apiOrigin}/metrics`, { authorization: 'Bearer metrics-secret' });
     assert.equal(scraped.status, 200);
     assert.equal(sample(scraped.text, healthz), undefined, "the other service's requests are not counted here");
+  });
+
+  it('reads the queue from the database at most once every few seconds, however often it is scraped', async () => {
+    // A clock that stands still unless the test moves it: "the next scrape" is never a few seconds later by chance.
+    const clock = testClock(Date.now());
+    const service = await startInProcess({ dataDir: await tempData(), clock, logLevel: 'silent' });
+    services.push(service);
+    const due = 'video_jobs_due{kind="metrics-probe"}';
+    assert.equal(sample((await get(`${service.apiOrigin}/metrics`)).text, due), undefined);
+    // A due job of a kind nothing runs: it stays in the queue.
+    const at = clock.now();
+    await service.db
+      .insertInto('jobs')
+      .values({ kind: 'metrics-probe', payload: '{}', state: 'queued', run_at: at, created_at: at, updated_at: at })
+      .execute();
+    const scrapes = await Promise.all([0, 1, 2].map(() => get(`${service.apiOrigin}/metrics`)));
+    for (const { text } of scrapes) assert.equal(sample(text, due), undefined, 'the figures of the first scrape');
+    clock.advance(DATABASE_FIGURES_MS - 1);
+    assert.equal(sample((await get(`${service.apiOrigin}/metrics`)).text, due), undefined);
+    clock.advance(1);
+    assert.equal(sample((await get(`${service.apiOrigin}/metrics`)).text, due), 1, 'read again once they are as old');
   });
 });

@@ -1,6 +1,9 @@
+import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { get } from 'node:http';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { media, sha256 } from '../helpers/media.js';
 import {
@@ -157,6 +160,23 @@ describe('roles on one data directory (SQLite)', () => {
       const limited = await service.call('GET', '/live_streams', { token });
       assert.equal(limited.status, 429, 'past the budget on either process');
       assert.equal(limited.body.error.code, 'rate_limited');
+    }
+  });
+
+  it("counts a stranger's made-up tokens by its address: no row of the database per token", async () => {
+    const db = new Database(join(api1.data, 'service.db'), { readonly: true });
+    const keys = () => db.prepare('SELECT key FROM rate_limits').pluck().all() as string[];
+    try {
+      const before = new Set(keys());
+      for (let i = 0; i < 60; i++) {
+        const token = `vt_${randomBytes(24).toString('base64url')}`;
+        assert.equal((await (i % 2 ? api2 : api1).call('GET', '/live_streams', { token })).status, 401);
+      }
+      const added = keys().filter((key) => !before.has(key));
+      assert.ok(added.length <= 1, `${added.length} rows for 60 made-up tokens`);
+      for (const key of added) assert.match(key, /^requests:address /);
+    } finally {
+      db.close();
     }
   });
 });

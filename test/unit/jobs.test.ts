@@ -5,6 +5,7 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { Clock } from '../../service/clock.js';
 import { openDatabase, type Db } from '../../service/db/index.js';
 import { Jobs, RetryAt } from '../../service/jobs.js';
+import { PID_SPACE } from '../../service/leases.js';
 import '../helpers/job-kinds.js';
 import { startPostgres, type Postgres } from '../helpers/engines/postgres.js';
 
@@ -167,7 +168,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const gone = spawnSync(process.execPath, ['-e', '']).pid;
       await db
         .updateTable('jobs')
-        .set({ state: 'running', worker: `${hostname()}:${gone}:dead`, lease_until: clock.now() + LEASE_MS })
+        .set({
+          state: 'running',
+          worker: `${PID_SPACE}:${hostname()}:${gone}:dead`,
+          lease_until: clock.now() + LEASE_MS,
+        })
         .execute();
       await jobs.start();
       assert.deepEqual(held.started, ['A1']);
@@ -179,11 +184,36 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       await enqueue('A', 1);
       await db
         .updateTable('jobs')
-        .set({ state: 'running', worker: `${hostname()}:${process.ppid}:alive`, lease_until: clock.now() + LEASE_MS })
+        .set({
+          state: 'running',
+          worker: `${PID_SPACE}:${hostname()}:${process.ppid}:alive`,
+          lease_until: clock.now() + LEASE_MS,
+        })
         .execute();
       await jobs.start();
       await settle();
       assert.deepEqual(held.started, []);
+      clock.advance(LEASE_MS);
+      await until(() => held.started.length === 1, 'the job once its lease has passed');
+    });
+
+    it('leaves alone the job of a worker of another container with this host name, until its lease has passed', async () => {
+      const held = heldJobs();
+      jobs.register('work', held.handler, { concurrency: 1, perGroup: 1 });
+      await enqueue('A', 1);
+      // Its pid is nobody here, but it lived in another pid namespace, where it may well be alive.
+      const gone = spawnSync(process.execPath, ['-e', '']).pid;
+      await db
+        .updateTable('jobs')
+        .set({
+          state: 'running',
+          worker: `another-pid-namespace:${hostname()}:${gone}:alive`,
+          lease_until: clock.now() + LEASE_MS,
+        })
+        .execute();
+      await jobs.start();
+      await settle();
+      assert.deepEqual(held.started, [], 'not taken before its lease has passed');
       clock.advance(LEASE_MS);
       await until(() => held.started.length === 1, 'the job once its lease has passed');
     });

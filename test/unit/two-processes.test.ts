@@ -143,6 +143,33 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.ok(lost());
     });
 
+    // Only PostgreSQL is a server that can be away while a worker runs (SQLite is a file the worker opens itself).
+    if (engine === 'postgres')
+      it('runs a job again when its lone worker could not record its end (PostgreSQL away), and records it once', async () => {
+        await fresh();
+        const worker = startProcess({ location, mode: 'work', leaseMs: 1000 });
+        await until(() => said([worker], 'ready').length === 1, 'the worker');
+        // 5 s: PostgreSQL's fast stop takes well under a second, even here.
+        await enqueue([{ name: 'long', group: 'A', holdMs: 5000 }]);
+        await until(() => said([worker], 'start').length === 1, 'the job to start');
+        // Away before the job's end, back only once the worker has failed to record it.
+        await postgres!.shutDown();
+        try {
+          await until(
+            () => worker.warnings.some((w) => w.includes('could not record its end')),
+            'the worker to find it cannot record the end',
+          );
+        } finally {
+          await postgres!.startAgain();
+        }
+        await until(allDone, 'the job run again, after its lease, and recorded');
+        assert.deepEqual(
+          said([worker], 'start').map((e) => e.name),
+          ['long', 'long'],
+        );
+        assert.deepEqual(await rows(), [{ state: 'done', attempts: 2, worker: null }]);
+      });
+
     it('keeps each organization to its limit across both processes, and takes turns between organizations', async () => {
       await fresh();
       const procs = await twoWorkers({ concurrency: 1, perGroup: 1 });

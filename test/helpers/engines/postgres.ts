@@ -14,6 +14,10 @@ export interface Postgres {
   url: string;
   /** A new, empty database on the server: one per test, so none sees another's rows. */
   freshDatabase(): Promise<string>;
+  /** Stops the server as an operator would (`pg_ctl stop -m fast`: every connection is cut), keeping its data. */
+  shutDown(): Promise<void>;
+  /** Starts it again after `shutDown()`, on the same port with the same options and data. */
+  startAgain(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,11 +54,13 @@ export async function startPostgres(): Promise<Postgres> {
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stopNow);
+  // fsync off: a test's cluster need not survive a power cut, and every commit is then as fast as the CPU.
+  // fsync off: a test's cluster need not survive a power cut, and every commit is then as fast as the CPU.
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=${MAX_CONNECTIONS}`;
+  const start = () => pgCtl('start', '-w', '-l', logFile(dir), '-o', options);
   try {
     await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'], as);
-    // fsync off: a test's cluster need not survive a power cut, and every commit is then as fast as the CPU.
-    const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=${MAX_CONNECTIONS}`;
-    await pgCtl('start', '-w', '-l', logFile(dir), '-o', options);
+    await start();
   } catch (err) {
     stopNow();
     throw err;
@@ -73,6 +79,12 @@ export async function startPostgres(): Promise<Postgres> {
         await client.end();
       }
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async shutDown() {
+      await pgCtl('stop', '-m', 'fast', '-w');
+    },
+    async startAgain() {
+      await start();
     },
     async stop() {
       if (stopped) return;
