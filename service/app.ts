@@ -235,6 +235,7 @@ export async function buildContext(base: {
         base.s3,
         join(files.root, 'recordings'),
         async (id) => (await recordings.row(id))?.organization_id,
+        (id, seq) => recordings.storedPart(id, seq),
       ) // later: recordings
     : new RecordingMedia();
   const recordings: Recordings = new Recordings({

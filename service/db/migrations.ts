@@ -20,6 +20,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005-completing': { up: (db) => upTo(db, 13, completing) },
   '0006-export-order': { up: (db) => upTo(db, 14, exportOrder) },
   '0008-ingest-nodes': { up: (db) => upTo(db, 16, ingestNodes) },
+  '0009-recording-segments': { up: (db) => upTo(db, 17, recordingSegments) },
 };
 
 // Kysely's schema builder takes data types as SQL; these two are the ones the engines spell differently.
@@ -347,5 +348,22 @@ async function ingestNodes(db: Db): Promise<void> {
     .createTable('ingest_nodes')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('alive_until', int, (c) => c.notNull())
+    .execute();
+}
+
+/**
+ * Each segment of a live part the ingest node put in the store (issue 30, item 3; domain/recordings.ts): any process
+ * that does not hold the part's files serves its playlist from these rows. The key makes a segment shipped again one row.
+ */
+async function recordingSegments(db: Db): Promise<void> {
+  await db.schema
+    .createTable('recording_segments')
+    .addColumn('recording_id', 'text', (c) => c.notNull())
+    .addColumn('part_seq', 'integer', (c) => c.notNull())
+    .addColumn('seq', 'integer', (c) => c.notNull())
+    .addColumn('file', 'text', (c) => c.notNull())
+    .addColumn('duration', float(db), (c) => c.notNull())
+    .addColumn('bytes', int64(db), (c) => c.notNull())
+    .addPrimaryKeyConstraint('recording_segments_pkey', ['recording_id', 'part_seq', 'seq'])
     .execute();
 }

@@ -21,6 +21,7 @@ export interface Database {
   live_streams: LiveStreamsTable;
   recordings: RecordingsTable;
   recording_parts: RecordingPartsTable;
+  recording_segments: RecordingSegmentsTable;
   ingest_nodes: IngestNodesTable;
   exports: ExportsTable;
   webhooks: WebhooksTable;
@@ -196,6 +197,19 @@ export interface RecordingPartsTable {
   first_frame_at: number | null;
   /** Bytes of its segments the ingest node put in the S3 store (0 on the local disk). */
   stored_bytes: Generated<number>;
+}
+
+/** A segment of a part that the ingest node put in the S3 store, as its recorder's playlist listed it. */
+export interface RecordingSegmentsTable {
+  recording_id: string;
+  part_seq: number;
+  /** Its place in the part, from 0 (the playlist's order). */
+  seq: number;
+  /** Its file name in the part's folder (`seg00000.ts`). */
+  file: string;
+  /** Seconds, as the recorder's #EXTINF gives it. */
+  duration: number;
+  bytes: number;
 }
 
 /** Each ingest node's heartbeat: alive until then (wall-clock ms), renewed while it runs. */

@@ -36,6 +36,14 @@ export interface RecordingRow {
   size: number | null;
 }
 
+/** A segment of a part the ingest node put in the store: its place in the part, file name, seconds and bytes. */
+export interface StoredSegment {
+  seq: number;
+  file: string;
+  duration: number;
+  bytes: number;
+}
+
 /** A part's segments as its recorder's playlist last listed them, that playlist's size then, and whether it had its end. */
 interface KnownPart {
   segments: Segment[];
@@ -456,14 +464,47 @@ export class Recordings {
     if (part && part.segments.length > 0) await this.firstFrameAt(id, seq);
   }
 
-  /** The ingest node put a segment of the part in the store, of this many bytes. */
-  async addStoredBytes(id: string, seq: number, bytes: number): Promise<void> {
-    await this.db
-      .updateTable('recording_parts')
-      .set((eb) => ({ stored_bytes: eb('stored_bytes', '+', bytes) }))
+  /**
+   * The ingest node put a segment of the part in the store: its row, and its bytes counted with the part. A segment
+   * shipped again (a pass the store refused halfway, tried again) is the row it was, counted once.
+   */
+  async addSegment(id: string, partSeq: number, segment: StoredSegment): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const added = await trx
+        .insertInto('recording_segments')
+        .values({ recording_id: id, part_seq: partSeq, ...segment })
+        .onConflict((c) => c.columns(['recording_id', 'part_seq', 'seq']).doNothing())
+        .executeTakeFirst();
+      if (Number(added.numInsertedOrUpdatedRows ?? 0) === 0) return;
+      await trx
+        .updateTable('recording_parts')
+        .set((eb) => ({ stored_bytes: eb('stored_bytes', '+', segment.bytes) }))
+        .where('recording_id', '=', id)
+        .where('seq', '=', partSeq)
+        .execute();
+    });
+  }
+
+  /**
+   * A part's segments as the ingest node put them in the store, and whether it has ended: what a process without
+   * the part's files serves (storage/s3-recordings.ts). The node ships a part's last segments before it ends the
+   * part (live/ingest.ts), so an ended part has every segment it will ever have.
+   */
+  async storedPart(id: string, partSeq: number): Promise<{ segments: Segment[]; ended: boolean }> {
+    const rows = await this.db
+      .selectFrom('recording_segments')
+      .select(['file', 'duration'])
       .where('recording_id', '=', id)
-      .where('seq', '=', seq)
+      .where('part_seq', '=', partSeq)
+      .orderBy('seq')
       .execute();
+    const part = await this.db
+      .selectFrom('recording_parts')
+      .select('stopped_at')
+      .where('recording_id', '=', id)
+      .where('seq', '=', partSeq)
+      .executeTakeFirst();
+    return { segments: rows, ended: part?.stopped_at != null };
   }
 
   /**
@@ -624,6 +665,7 @@ export class Recordings {
       await this.media.remove(id, this.files.recordingDir(id));
       await this.db.transaction().execute(async (trx) => {
         await this.conversions.forget(id, trx);
+        await trx.deleteFrom('recording_segments').where('recording_id', '=', id).execute();
         await trx.deleteFrom('recording_parts').where('recording_id', '=', id).execute();
         await trx.deleteFrom('recordings').where('id', '=', id).execute();
       });

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../clock.js';
 import type { LiveStreams } from '../domain/live-streams.js';
-import { INGEST_NODE_LEASE_MS, type Recordings } from '../domain/recordings.js';
+import { INGEST_NODE_LEASE_MS, type Recordings, type StoredSegment } from '../domain/recordings.js';
 import type { FromWorker, ToWorker, WorkerOptions } from './rtmp-worker.js';
 import { log } from '../log.js';
 
@@ -56,13 +56,13 @@ interface Publish {
 
 /** Where a recording's closed segments go besides --data: an S3 store (storage/s3-recordings.ts). */
 export interface SegmentStore {
-  /** `stored` is told the bytes of each segment the store took. */
+  /** `stored` is told each segment the store took: its place in the part, file name, seconds and bytes. */
   follow(
     recordingId: string,
     organizationId: string,
     seq: number,
     dir: string,
-    stored: (bytes: number) => Promise<void>,
+    stored: (segment: StoredSegment) => Promise<void>,
   ): { finish(): Promise<void> };
 }
 
@@ -213,8 +213,9 @@ export class Ingest {
     const now = this.clock.now();
     for (const [sid, p] of this.publishes) {
       clearInterval(p.storyboard);
-      void p.shipping?.finish();
       this.publishes.delete(sid);
+      // Its last segments in the store first: a part ended has every segment row (Recordings.storedPart).
+      await p.shipping?.finish();
       await this.recordings
         .endPart(p.recordingId, p.seq, p.endedAt ?? now)
         .catch((err: unknown) => log.error({ err }, 'RTMP ingest: could not end a part'));
@@ -246,8 +247,8 @@ export class Ingest {
         // Kept in the database: a process without the files cuts on the same timeline (Recordings.firstFrameAt).
         void this.recordings.noteFirstFrame(recordingId, seq).catch(() => {});
       }, STORYBOARD_EVERY_MS);
-      const shipping = this.segments?.follow(recordingId, stream.organization_id, seq, dir, (bytes) =>
-        this.recordings.addStoredBytes(recordingId, seq, bytes),
+      const shipping = this.segments?.follow(recordingId, stream.organization_id, seq, dir, (segment) =>
+        this.recordings.addSegment(recordingId, seq, segment),
       );
       this.publishes.set(message.sid, { streamId: stream.id, recordingId, seq, storyboard, shipping });
       this.tell({ type: 'accept', sid: message.sid, streamId: stream.id, dir });

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { playlistSegments } from '../live/playlist.js';
+import { playlistSegments, type Segment } from '../live/playlist.js';
 import { RecordingMedia } from '../processing/recording-media.js';
-import { notFound, ServiceError } from '../domain/errors.js';
+import { notFound } from '../domain/errors.js';
 import type { S3Store } from './s3.js';
+import type { StoredSegment } from '../domain/recordings.js';
 import { log } from '../log.js';
 
 /** How often a part's folder is looked at for segments its recorder closed (a segment is 2 s: live/recorder.ts). */
@@ -24,13 +25,16 @@ export interface Shipping {
 export class S3Recordings {
   constructor(private readonly s3: S3Store) {}
 
-  /** `stored` is told each segment's bytes once the store has it (the database counts them: Recordings.addStoredBytes). */
+  /**
+   * `stored` is told each segment once the store has it (the database keeps it: Recordings.addSegment), so a row never
+   * names a segment the store lacks. The store's playlist is still put after them, for the worker's jobs (`local`).
+   */
   follow(
     recordingId: string,
     organizationId: string,
     seq: number,
     dir: string,
-    stored: (bytes: number) => Promise<void>,
+    stored: (segment: StoredSegment) => Promise<void>,
   ): Shipping {
     const prefix = `${this.s3.keys.recording(organizationId, recordingId)}part${seq}/`;
     const shipped = new Set<string>();
@@ -39,9 +43,11 @@ export class S3Recordings {
     const ship = async () => {
       const text = await readFile(join(dir, 'stream.m3u8'), 'utf8').catch(() => '');
       if (text === playlistSent) return;
-      for (const { file } of playlistSegments(text)) {
+      for (const [index, { file, duration }] of playlistSegments(text).entries()) {
         if (shipped.has(file)) continue;
-        await stored(await this.s3.putFile(join(dir, file), prefix + file));
+        const bytes = await this.s3.putFile(join(dir, file), prefix + file);
+        // Its place in the recorder's EVENT playlist, which only grows: the same for the segment in every pass.
+        await stored({ seq: index, file, duration, bytes });
         shipped.add(file);
       }
       await this.s3.putFile(join(dir, 'stream.m3u8'), `${prefix}stream.m3u8`, text);
@@ -63,8 +69,9 @@ export class S3Recordings {
 }
 
 /**
- * A recording's files as a process that is not its ingest node reads them: a part's playlist from the store
- * when --data has no such file (what the ingest shipped: S3Recordings), and a segment's presigned link. On the ingest
+ * A recording's files as a process that is not its ingest node reads them: a part's segments from the database when
+ * --data has no playlist of it (the rows the ingest node wrote as it shipped each segment: S3Recordings), and a
+ * segment's presigned link. On the ingest
  * node itself (and with every role in one process) the local files are read as on disk. A worker that finishes or
  * cuts a recording fetches what ffmpeg reads into a scratch folder of that job's own under its --data, and removes
  * it after. The recording's MP4 lives in the store (`…/recording.mp4`): put there once made, its download a presigned
@@ -76,6 +83,8 @@ export class S3RecordingMedia extends RecordingMedia {
     /** `<data>/recordings`: a local path below it names `<recording id>/part<N>/<file>`. */
     private readonly recordingsRoot: string,
     private readonly organizationOf: (recordingId: string) => Promise<string | undefined>,
+    /** A part's segments in the store and whether it has ended, from the database (Recordings.storedPart). */
+    private readonly storedPart: (recordingId: string, seq: number) => Promise<{ segments: Segment[]; ended: boolean }>,
   ) {
     super();
   }
@@ -98,18 +107,18 @@ export class S3RecordingMedia extends RecordingMedia {
     return prefix && `${prefix}${rest.join('/')}`;
   }
 
+  /**
+   * Where this process does not hold the part's playlist, the part as the database has it. Its `size` is a count
+   * that grows with it (each segment, then its end), as a playlist's size does: a request that finds it the same
+   * reuses the segments it read last (Recordings.segments).
+   */
   override async partPlaylist(file: string, unless: number | undefined) {
     if (existsSync(file)) return super.partPlaylist(file, unless);
-    const key = await this.keyOf(file);
-    const text = key
-      ? await this.s3.readText(key, '').catch((err: unknown) => {
-          if (err instanceof ServiceError && err.code === 'not_found') return '';
-          throw err;
-        })
-      : '';
-    const size = Buffer.byteLength(text);
-    if (unless === size) return { size };
-    return { size, read: { segments: playlistSegments(text), ended: /#EXT-X-ENDLIST/.test(text) } };
+    const [id, part] = relative(this.recordingsRoot, file).split(sep);
+    const seq = Number(/^part(\d+)$/.exec(part ?? '')?.[1]);
+    const read = id && Number.isInteger(seq) ? await this.storedPart(id, seq) : { segments: [], ended: false };
+    const size = read.segments.length * 2 + (read.ended ? 1 : 0);
+    return unless === size ? { size } : { size, read };
   }
 
   /**

@@ -5,7 +5,13 @@
  * database; each job's scratch on a worker is its own; a deleted recording leaves no key in the store; and an ingest
  * node that starts ends only its own publishes and those of dead nodes, never another running node's.
  */
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +28,7 @@ import { startService, until, type RunningService } from '../helpers/service.js'
 import { tempDir } from '../helpers/temp.js';
 import { S3Store } from '../../service/storage/s3.js';
 import { S3RecordingMedia } from '../../service/storage/s3-recordings.js';
+import { playlistSegments } from '../../service/live/playlist.js';
 
 const engines = scaleEngines();
 const { endpoint, region, credentials, bucket } = engines.s3;
@@ -173,6 +180,52 @@ describe('live recordings on a store, with the service split over processes', ()
     assert.equal(await pushed, 0);
   });
 
+  it("an API process without a recording's files serves its playlist from the segments the ingest node wrote in the database", async () => {
+    const stream = await createStream(api, token, 'played from the database');
+    const pushed = push(`${ingest.rtmp}/${stream.stream_key}`, 12);
+    const live = await stream.waitFor('a few segments', (r) => r.status === 'live' && r.duration >= 4, 0, 60_000);
+    assert.equal(existsSync(join(api.data, 'recordings', live._id)), false, 'the API process holds none of its files');
+    /** The segments of the recording's rows, as temporary_playback names them, with their EXTINF. */
+    const rows = async () =>
+      (
+        await pool.query<{ part_seq: number; file: string; duration: number }>(
+          `SELECT part_seq, file, duration FROM recording_segments WHERE recording_id = $1 ORDER BY part_seq, seq`,
+          [live._id],
+        )
+      ).rows.map((r) => ({ duration: Number(r.duration.toFixed(6)), file: `part${r.part_seq}/${r.file}` }));
+    /** temporary_playback as `service` serves it, its segments, and the first byte of its first segment. */
+    const played = async (service: RunningService) => {
+      const url = `${service.api}/recordings/${live._id}/index.m3u8`;
+      const text = await (await fetch(url)).text();
+      const segments = playlistSegments(text);
+      assert.ok(segments.length >= 2, text);
+      const media = await fetch(new URL(segments[0]!.file, url));
+      assert.equal(media.status, 200, 'the segment link leads to the store');
+      const bytes = new Uint8Array(await media.arrayBuffer());
+      assert.equal(bytes[0], 0x47, 'an MPEG-TS segment (its sync byte)');
+      return { text, segments };
+    };
+
+    // While live: every segment listed is a row (more may have arrived since), in order, with its EXTINF.
+    const whileLive = await played(api);
+    assert.match(whileLive.text, /#EXT-X-PLAYLIST-TYPE:EVENT/);
+    assert.doesNotMatch(whileLive.text, /#EXT-X-ENDLIST/);
+    assert.deepEqual(whileLive.segments, (await rows()).slice(0, whileLive.segments.length));
+
+    assert.equal(await pushed, 0);
+    await stream.waitFor('the recording to complete', (r) => r.status === 'complete', 0, 120_000);
+    const ended = await played(api);
+    assert.match(ended.text, /#EXT-X-ENDLIST/);
+    assert.deepEqual(ended.segments, await rows(), 'every segment of the ended part, as its rows say');
+
+    // The store's playlist of the part gone, an API process that never read the part serves it all the same.
+    const [playlistKey] = (await keysOf(live._id)).filter((k) => k.endsWith('/part1/stream.m3u8'));
+    assert.ok(playlistKey, "the part's playlist was in the store");
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: playlistKey }));
+    const fresh = await start('api');
+    assert.equal((await played(fresh)).text, ended.text, 'the same playlist, from the database');
+  });
+
   it('two jobs on one recording at once on one worker fetch it into scratch folders of their own', async () => {
     const store = new S3Store({
       bucket,
@@ -188,7 +241,12 @@ describe('live recordings on a store, with the service split over processes', ()
       for (const [name, body] of Object.entries(files))
         await s3.send(new PutObjectCommand({ Bucket: bucket, Key: folder + name, Body: body }));
       const data = await tempDir('live-scratch-');
-      const media = new S3RecordingMedia(store, join(data, 'recordings'), async () => 'acme');
+      const media = new S3RecordingMedia(
+        store,
+        join(data, 'recordings'),
+        async () => 'acme',
+        async () => ({ segments: [], ended: false }),
+      );
       const recordingDir = join(data, 'recordings', 'rec1');
       const paths = Object.keys(files);
 
@@ -230,9 +288,17 @@ describe('live recordings on a store, with the service split over processes', ()
       assert.ok(keys.length >= 3, keys.join(', '));
     }
 
+    const segmentRows = async (recordingId: string) =>
+      Number(
+        (await pool.query(`SELECT count(*) AS n FROM recording_segments WHERE recording_id = $1`, [recordingId]))
+          .rows[0].n,
+      );
+    for (const recording of [first!, second!]) assert.ok((await segmentRows(recording._id)) > 0, 'its segment rows');
+
     const gone = await api.call('DELETE', `/live_streams/${deleted._id}`, { token });
     assert.equal(gone.status, 200, JSON.stringify(gone.body));
     assert.deepEqual(await keysOf(second!._id), [], "the deleted stream's recording is gone from the store");
+    assert.equal(await segmentRows(second!._id), 0, 'and its segment rows from the database');
     assert.ok((await keysOf(first!._id)).length > 0, 'the other recording stays');
 
     // Spec, timed rule 4: deleted 3 days after its end, by the sweeper (the worker's).
@@ -240,5 +306,6 @@ describe('live recordings on a store, with the service split over processes', ()
     await worker.sweep();
     assert.deepEqual(await kept.list(), [], 'the recording is deleted');
     assert.deepEqual(await keysOf(first!._id), [], 'and its keys are gone from the store');
+    assert.equal(await segmentRows(first!._id), 0, 'and its segment rows from the database');
   });
 });

@@ -65,7 +65,8 @@ describe('the database (service/db)', () => {
     const made = join(dir, 'made.db');
     await (await openDatabase(made)).destroy();
     // What came after the service moved onto Kysely: #6's claim on a video (0005-completing), the conversions'
-    // order (0006-export-order), the ingest nodes and what a part keeps for other processes (0008-ingest-nodes).
+    // order (0006-export-order), the ingest nodes and what a part keeps for other processes (0008-ingest-nodes), the
+    // segments a part has in the store (0009-recording-segments).
     const withoutLater = schemaOf(made);
     withoutLater.videos!.columns = withoutLater.videos!.columns.filter((c) => !c.startsWith('completing_until'));
     withoutLater.exports!.columns = withoutLater.exports!.columns.filter((c) => !c.startsWith('seq'));
@@ -73,9 +74,10 @@ describe('the database (service/db)', () => {
       (c) => !/^(ingest_node|first_frame_at|stored_bytes) /.test(c),
     );
     delete withoutLater.ingest_nodes;
+    delete withoutLater.recording_segments;
     assert.deepEqual(withoutLater, schemaOf(legacy));
     const version = (path: string) => new BetterSqlite(path).pragma('user_version', { simple: true });
-    assert.equal(version(made), 16, 'user_version counts every step, as the older code did');
+    assert.equal(version(made), 17, 'user_version counts every step, as the older code did');
   });
 
   it('shows a PostgreSQL URL (the ready line) without its user, password or parameters', () => {
@@ -114,6 +116,7 @@ describe('the database (service/db)', () => {
           '0005-completing',
           '0006-export-order',
           '0008-ingest-nodes',
+          '0009-recording-segments',
         ],
       );
     } finally {
