@@ -30,7 +30,8 @@ step unit "unit (node:test)" "${NODE_TEST[@]}" --test-reporter=tap --test-report
 step service "service (node:test)" "${NODE_TEST[@]}" --test-reporter=tap --test-reporter-destination=.test-results/service.tap test/service/*.test.ts
 step component "component (@web/test-runner: Chromium, Firefox, WebKit, or those BROWSERS names)" npm run --silent test:component
 step e2e "end-to-end and the packed package (Playwright, Chromium)" npm run --silent test:e2e
-step scale "scale (node:test against PostgreSQL, a Ceph S3 store and nginx)" npx tsx scripts/with-engines.ts -- "${NODE_TEST[@]}" --test-reporter=tap --test-reporter-destination=.test-results/scale.tap test/scale/*.test.ts
+# A scale file may take longer than 5 min: the cluster's starts, and a worker's lease of 30 s waited out for real.
+step scale "scale (node:test against PostgreSQL, a Ceph S3 store and nginx)" npx tsx scripts/with-engines.ts -- "${NODE_TEST[@]}" --test-timeout=600000 --test-reporter=tap --test-reporter-destination=.test-results/scale.tap test/scale/*.test.ts
 
 echo
 node --import tsx scripts/test-summary.ts
