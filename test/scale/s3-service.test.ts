@@ -454,16 +454,28 @@ describe('the service on an S3 store', () => {
         return rows[0].n >= n ? true : undefined;
       });
 
-    it('#7 that reaches the session while #6 completes it is refused 409 session_completing; #6 completes', async () => {
-      const upload = await sessionWithAChunk();
-      // The session's row held: #7's close waits first, then #6's commit, after it joined the parts in the store.
-      const release = await hold('SELECT key FROM upload_sessions WHERE key = $1 FOR UPDATE', upload.key);
+    /**
+     * With the row `query` selects held, #7 is sent to the second process and #6 to the first, each once it waits on
+     * the row in that order; then the row goes free. Their answers, #7's first.
+     */
+    async function abortThenComplete(upload: { key: string; eTag: string }, query: string, value: string) {
+      const release = await hold(query, value);
       const aborting = two.call('POST', '/videos/multipart-upload/abort', { token: owner, body: { key: upload.key } });
       await waiting(1);
       const completing = completeMultipart(one, owner, upload.key, [upload.eTag]);
       await waiting(2);
       await release();
-      const [aborted, completed] = await Promise.all([aborting, completing]);
+      return Promise.all([aborting, completing]);
+    }
+
+    it('#7 that reaches the session while #6 completes it is refused 409 session_completing; #6 completes', async () => {
+      const upload = await sessionWithAChunk();
+      // The session's row held: #7's close waits first, then #6's commit, after it joined the parts in the store.
+      const [aborted, completed] = await abortThenComplete(
+        upload,
+        'SELECT key FROM upload_sessions WHERE key = $1 FOR UPDATE',
+        upload.key,
+      );
 
       assert.equal(completed.status, 200, JSON.stringify(completed.body));
       assert.equal(aborted.status, 409, JSON.stringify(aborted.body));
@@ -481,13 +493,11 @@ describe('the service on an S3 store', () => {
     it('#6 that claims the video after #7 closed the session answers 409 session_closed and asks the store nothing', async () => {
       const upload = await sessionWithAChunk();
       // The video's row held: #7's close waits first (for the claim's row), then #6's claim.
-      const release = await hold('SELECT id FROM videos WHERE id = $1 FOR UPDATE', upload.video);
-      const aborting = two.call('POST', '/videos/multipart-upload/abort', { token: owner, body: { key: upload.key } });
-      await waiting(1);
-      const completing = completeMultipart(one, owner, upload.key, [upload.eTag]);
-      await waiting(2);
-      await release();
-      const [aborted, completed] = await Promise.all([aborting, completing]);
+      const [aborted, completed] = await abortThenComplete(
+        upload,
+        'SELECT id FROM videos WHERE id = $1 FOR UPDATE',
+        upload.video,
+      );
 
       assert.equal(aborted.status, 200, JSON.stringify(aborted.body));
       assert.equal(completed.status, 409, JSON.stringify(completed.body));
