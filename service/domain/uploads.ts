@@ -35,11 +35,6 @@ interface ChunkRow {
 }
 
 const KEY_SHAPE = /^mpu_[A-Za-z0-9_-]{32}$/;
-/**
- * How long #6's claim on a video holds should its process die while completing (Videos.claimCompleting): a
- * completion takes its checks and one transaction, seconds at most; after this another #6 may complete it.
- */
-const COMPLETING_HOLDS_MS = 5 * 60_000;
 /** Decision: an expired session can still be completed or aborted for a day; then the sweeper aborts it. */
 export const ABANDONED_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -259,8 +254,8 @@ export class Uploads {
     this.assertOpen(session);
     await this.accounts.assertSource(session.token_hash);
     const listed = inOrder(chunks);
-    const until = this.clock.now() + COMPLETING_HOLDS_MS;
-    if (!(await this.videos.claimCompleting(session.video_id, until))) {
+    const claim = await this.videos.claimCompleting(session.video_id);
+    if (!claim) {
       throw new ServiceError('session_completing', "This video's multipart upload is already being completed.");
     }
     try {
@@ -329,7 +324,7 @@ export class Uploads {
       );
       return { success: true, url: `${this.apiOrigin()}/videos/${session.video_id}` };
     } finally {
-      await this.videos.releaseCompleting(session.video_id, until);
+      await claim.release();
     }
   }
 
@@ -581,12 +576,12 @@ export class Uploads {
     for (const { id } of links) {
       const seen = await this.direct.uploaded(target(video), id);
       if (!seen) continue;
-      const until = this.clock.now() + COMPLETING_HOLDS_MS;
-      if (!(await this.videos.claimCompleting(videoId, until))) return; // another process is taking it in
+      const claim = await this.videos.claimCompleting(videoId);
+      if (!claim) return; // another process is taking it in
       try {
         if ((await this.videos.row(videoId))?.status === 'waiting') await this.takeIn(video, id, seen);
       } finally {
-        await this.videos.releaseCompleting(videoId, until);
+        await claim.release();
       }
       return;
     }

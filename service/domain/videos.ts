@@ -15,6 +15,14 @@ import { owned, type Accounts, type Caller } from './accounts.js';
 import { notFound, ServiceError } from './errors.js';
 import { assertUnderCaps, capReached, type OpenUploadCaps } from './open-uploads.js';
 
+/** How long a claim on a video's completion holds unrenewed (Videos.claimCompleting). */
+const CLAIM_HOLDS_MS = 30_000;
+
+/** A video's completion, claimed (Videos.claimCompleting): renewed until released. */
+export interface CompletingClaim {
+  release(): Promise<void>;
+}
+
 export interface VideoRow {
   id: string;
   organization_id: string;
@@ -411,28 +419,50 @@ export class Videos {
   }
 
   /**
-   * #6 begins completing the video's multipart upload: true when no other completion of it (by any process, of
-   * any session) holds it. One conditional update, so two at once never both win; a claim whose process died
-   * passes at `until` (a completion takes seconds: its checks and one transaction).
+   * #6 begins completing the video's multipart upload, or #8 or the sweeper take a #2 upload in from the store
+   * (domain/uploads.ts): the claim, when no other completion of it (by any process, of any session) holds it. One
+   * conditional update, so two at once never both win. The claim holds CLAIM_HOLDS_MS and is renewed while its
+   * holder works, so one whose release was lost (its process died, or the database went away meanwhile) passes
+   * within that time; the work's own transaction is guarded on the video's state, so even a claim that ran out
+   * mid-work never lets a video take two files.
    */
-  async claimCompleting(id: string, until: number): Promise<boolean> {
+  async claimCompleting(id: string): Promise<CompletingClaim | undefined> {
+    let until = this.clock.now() + CLAIM_HOLDS_MS;
     const r = await this.db
       .updateTable('videos')
       .set({ completing_until: until })
       .where('id', '=', id)
       .where((eb) => eb.or([eb('completing_until', 'is', null), eb('completing_until', '<=', this.clock.now())]))
       .executeTakeFirst();
-    return r.numUpdatedRows > 0n;
-  }
-
-  /** #6 ended, however: its claim (the one that holds until `until`) is released. */
-  async releaseCompleting(id: string, until: number): Promise<void> {
-    await this.db
-      .updateTable('videos')
-      .set({ completing_until: null })
-      .where('id', '=', id)
-      .where('completing_until', '=', until)
-      .execute();
+    if (r.numUpdatedRows === 0n) return undefined;
+    let renewed = Promise.resolve();
+    const renewing = setInterval(() => {
+      const next = this.clock.now() + CLAIM_HOLDS_MS;
+      renewed = this.db
+        .updateTable('videos')
+        .set({ completing_until: next })
+        .where('id', '=', id)
+        .where('completing_until', '=', until)
+        .execute()
+        .then(
+          () => void (until = next),
+          () => {}, // the database away: the next renewal tries again, and the work's own transaction fails
+        );
+    }, CLAIM_HOLDS_MS / 3);
+    return {
+      release: async () => {
+        clearInterval(renewing);
+        await renewed; // the release names the end the last renewal set
+        // Lost (the database away), the claim passes at its end.
+        await this.db
+          .updateTable('videos')
+          .set({ completing_until: null })
+          .where('id', '=', id)
+          .where('completing_until', '=', until)
+          .execute()
+          .catch(() => {});
+      },
+    };
   }
 
   /** Whether #6 is completing the video's upload now (#7 and the sweeper leave its session alone meanwhile). */

@@ -171,6 +171,19 @@ async function processingJobs(cluster: Cluster, videoId: string) {
   }));
 }
 
+/** What the database holds of a video, its links and its jobs: the story a timeout tells. */
+async function rowsOf(cluster: Cluster, videoId: string): Promise<string> {
+  const [video, links, jobs] = await Promise.all([
+    cluster.query(`SELECT status, failure_reason, completing_until, updated_at FROM videos WHERE id = $1`, [videoId]),
+    cluster.query(`SELECT id, created_at, closed_at FROM upload_links WHERE video_id = $1`, [videoId]),
+    cluster.query(
+      `SELECT id, kind, state, worker, lease_until, run_at, attempts, last_error FROM jobs WHERE payload LIKE $1`,
+      [`%"${videoId}"%`],
+    ),
+  ]);
+  return JSON.stringify({ now: Date.now(), video, links, jobs });
+}
+
 /**
  * The video's jobs once none runs: a video is ready a moment before its job's end is recorded (the handler announces
  * it first).
@@ -564,7 +577,10 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
     assert.equal(statuses.at(-1), 200, `the last calls through the restart: ${statuses.slice(-10).join(' ')}`);
 
     for (const id of ids) {
-      const video = await waitForVideo(cluster.url, token, id);
+      const video = await waitForVideo(cluster.url, token, id).catch(async (error: Error) => {
+        error.message += `\n${await rowsOf(cluster, id)}`;
+        throw error;
+      });
       assert.equal(video.status, 'ready', JSON.stringify(video));
       assert.equal(await store.sha256(`/videos/${id}/source`), await sha256(file), `the source of ${id}`);
       assert.deepEqual(
