@@ -213,8 +213,14 @@ export class Exports {
     }
     if (!made) {
       // Said in this order (caps, then quota); the caps are counted again under the lock below, where it counts.
-      await this.assertUnderCaps(this.db, caller, stream.id);
-      await this.usage.assertRoom(caller.organizationId, seconds / 60);
+      try {
+        await this.assertUnderCaps(this.db, caller, stream.id);
+        await this.usage.assertRoom(caller.organizationId, seconds / 60);
+      } catch (err) {
+        // This very part, made meanwhile by the same ask sent to another process, is what the caps now count.
+        made = await same(this.db);
+        if (!made) throw err;
+      }
     }
     const id = newId();
     // The same part, the caps, the new video and its conversion: one transaction holding the organization's lock,
