@@ -558,11 +558,11 @@ export class Uploads {
    * video's links closed in one transaction, and the link's object deleted. One upload per link, as on disk (where a
    * PUT to a link whose video has its file is refused): the link used again writes to its own key, which nobody
    * reads and the sweeper empties (sweepLinks). Under #6's claim on the video (Videos.claimCompleting), so #8 in
-   * several processes, the sweeper and a #6 take in one upload at a time. Asked by #8 and by the sweeper; a no-op
-   * on disk.
+   * several processes, the sweeper and a #6 take in one upload at a time. Asked by #8 (of a waiting video) and by
+   * the sweeper; a no-op on disk. True when it took an upload in (the video's row changed).
    */
-  async sourceArrived(videoId: string): Promise<void> {
-    if (!this.direct) return;
+  async sourceArrived(videoId: string): Promise<boolean> {
+    if (!this.direct) return false;
     const links = await this.db
       .selectFrom('upload_links')
       .select('id')
@@ -572,19 +572,20 @@ export class Uploads {
       .orderBy('created_at')
       .execute();
     const video = links.length > 0 ? await this.videos.row(videoId) : undefined;
-    if (!video || video.status !== 'waiting') return;
+    if (!video || video.status !== 'waiting') return false;
     for (const { id } of links) {
       const seen = await this.direct.uploaded(target(video), id);
       if (!seen) continue;
       const claim = await this.videos.claimCompleting(videoId);
-      if (!claim) return; // another process is taking it in
+      if (!claim) return false; // another process is taking it in
       try {
         if ((await this.videos.row(videoId))?.status === 'waiting') await this.takeIn(video, id, seen);
       } finally {
         await claim.release();
       }
-      return;
+      return true;
     }
+    return false;
   }
 
   /** sourceArrived's work once a link's upload is seen, under the video's claim. */

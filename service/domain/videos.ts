@@ -329,7 +329,8 @@ export class Videos {
       size: row.size,
       file_name: row.file_name,
       upload_method: row.upload_method,
-      import: await this.importOf(row.id),
+      // Only an import has one (startImport names the method as it begins): no query for the others.
+      import: row.upload_method === 'import' ? await this.importOf(row.id) : null,
       live_stream_id: row.live_stream_id,
       mediainfo: row.mediainfo ? (JSON.parse(row.mediainfo) as MediaInfo) : null,
       update_time: iso(row.updated_at),

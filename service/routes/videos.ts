@@ -130,9 +130,11 @@ export function videoRoutes(
       errors: ['not_found'],
     }),
     async (req) => {
+      const video = await videos.find(req.caller, req.params.id);
       // On an S3 store a #2 PUT goes to the store, not the service: the video's own poll sees it (domain/uploads.ts).
-      await uploads.sourceArrived(req.params.id);
-      return videos.get(req.caller, req.params.id);
+      if (video.status === 'waiting' && (await uploads.sourceArrived(video.id)))
+        return videos.get(req.caller, video.id);
+      return videos.details(video);
     },
   );
 
