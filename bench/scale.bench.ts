@@ -17,8 +17,9 @@
  *   3. Time from #6's answer to the `video-ready` webhook for 8 uploads completed at once, with one and two workers.
  *   4. The p50 and p99 of #8 while 48 single-link uploads run at once, on the data folder (the bytes and their MD5
  *      share the API's event loop) and on the store (the bytes go to the store), each beside #8 at rest; then again
- *      with the uploading client and the store's daemons at nice 19, as if they were the other machines they are
- *      in a deployment (on two cores they otherwise take the API's).
+ *      with the machine's cores split between the service (its processes and PostgreSQL) and the rest (the store's
+ *      daemons, the uploading client, autocannon), as if those were the other machines they are in a deployment
+ *      (on two cores they otherwise take the API's).
  *
  * What the service cannot do yet (no `--role`, `--database` or `--storage s3://` in its `--help`) is said and
  * skipped. On this machine's two cores a second process cannot double anything: the figures say what it does;
@@ -38,7 +39,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -254,12 +255,13 @@ async function load(
   url: string,
   method: 'GET' | 'POST',
   token: string,
-  { connections = 10, seconds = 5 } = {},
+  { connections = 10, seconds = 5, cores = undefined as string | undefined } = {},
 ): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
   const args = ['node_modules/autocannon/autocannon.js', '--json', '-c', String(connections), '-d', String(seconds)];
   args.push('-m', method, '-H', `authorization=Bearer ${token}`, '-H', 'content-type=application/json');
   if (method === 'POST') args.push('-b', '{"file_name":"bench.mp4"}');
-  const { stdout } = await run(process.execPath, [...args, url], { cwd: ROOT, maxBuffer: 16 * MiB });
+  const [command, ...rest] = onCores(cores, [process.execPath, ...args, url]);
+  const { stdout } = await run(command!, rest, { cwd: ROOT, maxBuffer: 16 * MiB });
   const result = JSON.parse(stdout);
   return {
     rps: result.requests.average,
@@ -546,8 +548,8 @@ async function processing(engines: ScaleEngines, features: Features): Promise<st
 }
 
 /**
- * The 48 uploads' client: a process of its own (`nice -n 19` when the browsers are to be "elsewhere") that PUTs a
- * 32 MiB body to each link at once and prints `started`, then one status per finished PUT.
+ * The 48 uploads' client: a process of its own (on the other machine's cores when the browsers are to be
+ * "elsewhere") that PUTs a 32 MiB body to each link at once and prints `started`, then one status per finished PUT.
  */
 const UPLOADER = `
 const links = JSON.parse(process.argv[1]);
@@ -559,64 +561,80 @@ await Promise.all(links.map((link) =>
     .then((status) => console.log(status))));
 `;
 
-/** The Ceph store's daemons (scripts/with-engines.ts started them): their pids, to renice while measuring. */
-async function storeDaemons(): Promise<string[]> {
-  const { stdout } = await run('pgrep', ['-x', 'radosgw|ceph-osd|ceph-mon']).catch(() => ({ stdout: '' }));
-  return stdout.split('\n').filter(Boolean);
+/**
+ * "Elsewhere" on one machine: its cores split in two halves, as if they were two machines. The service's processes
+ * (every `service/main.ts` and PostgreSQL, part of #8's path) on the first; the store's daemons, the uploading client
+ * and autocannon, which in a deployment are other machines (the store, the browsers), on the second. Undefined on a
+ * machine of one core.
+ */
+const SPLIT = (() => {
+  const n = availableParallelism();
+  if (n < 2) return undefined;
+  const half = Math.floor(n / 2);
+  return { service: `0-${half - 1}`, others: `${half}-${n - 1}`, all: `0-${n - 1}` };
+})();
+
+/** Puts each thread of the processes named (pgrep -f) on `cores` (taskset). */
+async function pin(cores: string, ...patterns: string[]): Promise<void> {
+  for (const pattern of patterns) {
+    const { stdout } = await run('pgrep', ['-f', pattern]).catch(() => ({ stdout: '' }));
+    for (const pid of stdout.split('\n').filter(Boolean)) {
+      await run('taskset', ['-a', '-p', '-c', cores, pid]).catch(() => undefined); // one that ended meanwhile
+    }
+  }
 }
+const SERVICE_PROCESSES = ['service/main.ts', '^postgres'];
+/** `command` on `cores` (taskset), or as it is. */
+const onCores = (cores: string | undefined, command: string[]) =>
+  cores ? ['taskset', '-c', cores, ...command] : command;
+const STORE_PROCESSES = ['^(/usr/bin/)?(radosgw|ceph-osd|ceph-mon)'];
 
 /**
  * #8's latency at rest, then while 48 single-link uploads of 32 MiB run at once (#1 and #2 from this process, the
  * PUTs from UPLOADER's; autocannon in its own). The load starts once every PUT is under way and lasts 5 s, well
  * inside the uploads (1.5 GiB at this machine's few hundred MB/s); how many were still running at its end is printed.
  *
- * `elsewhere`: on two cores the store's daemons and the uploading client take the cores the API needs, which in a
- * deployment are other machines' (the browsers, the store). For this row they run at nice 19 while #8 is measured,
- * so the row shows what the API's own process does; PostgreSQL, part of #8's path, keeps its priority.
+ * `elsewhere`: on one machine the store's daemons, the uploading client and autocannon take the cores the API needs,
+ * which in a deployment are other machines' (the browsers, the store). For this row the machine's cores are split
+ * (SPLIT) for both measures, at rest and under the uploads, so the row shows what the service's own processes do.
  */
-async function latencyUnderUploads(deployment: Deployment, elsewhere: boolean, onStore: boolean): Promise<string[]> {
+async function latencyUnderUploads(deployment: Deployment, elsewhere: boolean): Promise<string[]> {
+  const split = elsewhere ? SPLIT : undefined;
   const { _id } = await call(deployment, 'POST', '/videos');
   const url = `${deployment.api}/videos/${_id}`;
-  const rest = await load(url, 'GET', deployment.token, { connections: 4 });
   const links = await Promise.all(
     Array.from({ length: 48 }, async () => {
       const video = await call(deployment, 'POST', '/videos');
       return (await call(deployment, 'POST', `/videos/${video._id}/uploads`)).url as string;
     }),
   );
-  const daemons = elsewhere && onStore ? await storeDaemons() : [];
-  const nice = (level: number) => (daemons.length ? run('renice', ['-n', String(level), '-p', ...daemons]) : null);
-  const uploader = spawn(
-    elsewhere ? 'nice' : process.execPath,
-    [
-      ...(elsewhere ? ['-n', '19', process.execPath] : []),
-      '--input-type=module',
-      '-e',
-      UPLOADER,
-      JSON.stringify(links),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const statuses: number[] = [];
-  let started!: () => void;
-  const underWay = new Promise<void>((resolve) => (started = resolve));
-  const finished = new Promise<void>((resolve) => uploader.once('exit', () => resolve()));
-  createInterface({ input: uploader.stdout! }).on('line', (line) =>
-    line === 'started' ? started() : statuses.push(Number(line)),
-  );
-  await underWay;
-  await nice(19);
-  let loaded;
-  try {
-    await new Promise((r) => setTimeout(r, 500));
-    loaded = await load(url, 'GET', deployment.token, { connections: 4 });
-  } finally {
-    await nice(0);
+  if (split) {
+    await pin(split.service, ...SERVICE_PROCESSES);
+    await pin(split.others, ...STORE_PROCESSES);
   }
-  const left = links.length - statuses.length;
-  await finished;
+  const statuses: number[] = [];
+  let rest, loaded, left;
+  try {
+    rest = await load(url, 'GET', deployment.token, { connections: 4, cores: split?.others });
+    const uploading = [process.execPath, '--input-type=module', '-e', UPLOADER, JSON.stringify(links)];
+    const [command, ...args] = onCores(split?.others, uploading);
+    const uploader = spawn(command!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let started!: () => void;
+    const underWay = new Promise<void>((resolve) => (started = resolve));
+    const finished = new Promise<void>((resolve) => uploader.once('exit', () => resolve()));
+    createInterface({ input: uploader.stdout! }).on('line', (line) =>
+      line === 'started' ? started() : statuses.push(Number(line)),
+    );
+    await underWay;
+    await new Promise((r) => setTimeout(r, 500));
+    loaded = await load(url, 'GET', deployment.token, { connections: 4, cores: split?.others });
+    left = links.length - statuses.length;
+    await finished;
+  } finally {
+    if (split) await pin(split.all, ...SERVICE_PROCESSES, ...STORE_PROCESSES);
+  }
   return [
-    `${deployment.label}${elsewhere ? `, the uploading client${onStore ? ' and the store' : ''} at nice 19` : ''}`,
+    `${deployment.label}${split ? `, on ${split.service === '0-0' ? 'a core' : 'cores'} of its own` : ''}`,
     `${rest.p50} / ${rest.p99} ms`,
     `${loaded.p50} / ${loaded.p99} ms`,
     (loaded.p99 / rest.p99).toFixed(1),
@@ -638,7 +656,7 @@ async function latency(engines: ScaleEngines, features: Features): Promise<strin
   for (const elsewhere of [false, true]) {
     const disk = await onDisk();
     try {
-      rows.push(await latencyUnderUploads(disk, elsewhere, false));
+      rows.push(await latencyUnderUploads(disk, elsewhere));
     } finally {
       await disk.stop();
     }
@@ -648,7 +666,7 @@ async function latency(engines: ScaleEngines, features: Features): Promise<strin
     }
     const store = await onEngines(engines, features);
     try {
-      rows.push(await latencyUnderUploads(store, elsewhere, true));
+      rows.push(await latencyUnderUploads(store, elsewhere));
     } finally {
       await store.stop();
     }
