@@ -87,6 +87,8 @@ export interface ServiceOptions {
   allowAnyPort?: boolean;
   /** A PUT whose body sends nothing for this long is cut (storage origin). */
   stallTimeoutMs?: number;
+  /** How long a worker's claim on a job holds unrenewed: a dead worker's job runs again after it (jobs.ts). */
+  jobLeaseMs?: number;
   /** Bytes the data volume keeps free: new bytes (bodies, imports, recordings, processing) that would leave less get 507. */
   minFreeBytes?: number;
   /** Stored bytes an organization may have unless its plan says otherwise (`plan --quota-bytes`); default unlimited. */
@@ -211,6 +213,7 @@ export async function buildContext(base: {
     livePublishing: () => ingest.publishing, // later: ingest
   });
   const jobs: Jobs = new Jobs(db, clock, {
+    leaseMs: running.jobLeaseMs,
     events: {
       finished: metrics.jobFinished,
       failed: (job, err) => base.log().error({ err }, `${job} failed`), // later: the API's log

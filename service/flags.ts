@@ -46,6 +46,7 @@ export const SERVICE_FLAGS = {
   'allow-private-network': { type: 'boolean', default: false },
   'allow-any-port': { type: 'boolean', default: false },
   'stall-timeout-seconds': value(seconds(DEFAULTS.stallTimeoutMs)),
+  'job-lease-seconds': value(seconds(DEFAULTS.jobLeaseMs)),
   'min-free-mb': value(DEFAULTS.minFreeBytes / MiB),
   'storage-quota-mb': value(DEFAULTS.storageQuotaBytes === null ? 'unlimited' : DEFAULTS.storageQuotaBytes / MiB),
   'import-max-mb': value(importLimits.maxBytes / MiB),

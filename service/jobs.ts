@@ -73,7 +73,8 @@ export interface JobsOptions {
 }
 
 const PRUNE_JOBS_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
-const DEFAULT_LEASE_MS = 30_000;
+/** How long a worker's claim on a job holds unrenewed: a dead worker's job runs again after it (`--job-lease-seconds`). */
+export const DEFAULT_LEASE_MS = 30_000;
 /** The job_groups key of jobs without a group (organization ids are never empty). */
 const NO_GROUP = '';
 

@@ -132,6 +132,7 @@ function limits(): ProcessingLimits {
 
 type PositiveFlag =
   | 'stall-timeout-seconds'
+  | 'job-lease-seconds'
   | 'min-free-mb'
   | 'import-max-mb'
   | 'import-timeout-seconds'
@@ -288,6 +289,7 @@ if (values.help) {
     allowPrivateNetwork: values['allow-private-network'],
     allowAnyPort: values['allow-any-port'],
     stallTimeoutMs: positive('stall-timeout-seconds') * 1000,
+    jobLeaseMs: positive('job-lease-seconds') * 1000,
     minFreeBytes: positive('min-free-mb') * MiB,
     storageQuotaBytes: storageQuota(),
     storage: storage(),

@@ -7,6 +7,7 @@ import { DEFAULT_OPEN_UPLOAD_CAPS, type OpenUploadCaps } from './domain/open-upl
 import { DEFAULT_QUEUE_CAPS, type QueueCaps } from './domain/videos.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/api.js';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from './live/ingest.js';
+import { DEFAULT_LEASE_MS } from './jobs.js';
 import type { CutStrategy } from './processing/cut.js';
 import { DEFAULT_LIMITS, type ProcessingLimits } from './processing/pipeline.js';
 
@@ -22,6 +23,8 @@ export interface Settings {
   cutStrategy: CutStrategy;
   /** A PUT whose body sends nothing for this long is cut (storage origin). */
   stallTimeoutMs: number;
+  /** A worker renews its jobs' leases; one that died has its jobs run again after this (jobs.ts). */
+  jobLeaseMs: number;
   /** Bytes the data volume keeps free (storage/files.ts). */
   minFreeBytes: number;
   /** Stored bytes an organization may have unless its plan says otherwise; null: unlimited. */
@@ -40,6 +43,7 @@ export const DEFAULTS: Settings = {
   cutStrategy: 'whole',
   // Decisions: how long a PUT body may send nothing, and how much of the data volume stays free.
   stallTimeoutMs: 60_000,
+  jobLeaseMs: DEFAULT_LEASE_MS,
   minFreeBytes: 256 * MiB,
   storageQuotaBytes: null,
   limits: DEFAULT_LIMITS,
@@ -57,6 +61,7 @@ export function settings(options: ServiceOptions): Settings {
     mergeWindowMs: options.mergeWindowMs ?? DEFAULTS.mergeWindowMs,
     cutStrategy: options.cutStrategy ?? DEFAULTS.cutStrategy,
     stallTimeoutMs: options.stallTimeoutMs ?? DEFAULTS.stallTimeoutMs,
+    jobLeaseMs: options.jobLeaseMs ?? DEFAULTS.jobLeaseMs,
     minFreeBytes: options.minFreeBytes ?? DEFAULTS.minFreeBytes,
     storageQuotaBytes: options.storageQuotaBytes === undefined ? DEFAULTS.storageQuotaBytes : options.storageQuotaBytes,
     limits: { ...DEFAULTS.limits, ...options.limits },

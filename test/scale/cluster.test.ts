@@ -485,7 +485,10 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
     // Both workers as in containers on one machine (a PID namespace each, one host name): neither can see whether the
     // other's process runs, so only the lease tells that a job was abandoned.
     const workers = await Promise.all(
-      (['worker1', 'worker2'] as const).map((name) => cluster.restart(name, { pidNamespace: true })),
+      // A lease of 10 s, not the 30 s default: what is tested is that the other waits for its end, whatever it is.
+      (['worker1', 'worker2'] as const).map((name) =>
+        cluster.restart(name, { pidNamespace: true, args: ['--job-lease-seconds', '10'] }),
+      ),
     );
     try {
       const file = await media('mpeg2-mp2-720p-20s.ts');
