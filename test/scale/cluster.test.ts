@@ -512,6 +512,7 @@ describe('the service as a cluster: two API processes behind nginx, two workers,
       assert.equal(killed!.worker, holder, 'the dead worker still holds the job');
       const leaseUntil = killed!.leaseUntil!;
       assert.ok(leaseUntil > killedAt, 'it died with its lease running');
+      assert.ok(leaseUntil - killedAt <= 10_000, `a lease of --job-lease-seconds 10: ${leaseUntil - killedAt} ms left`);
 
       const taken = await takenFrom(cluster, videoId, holder, READY_TIMEOUT_MS);
       assert.ok(
