@@ -26,6 +26,12 @@ step() {
 step typecheck "typecheck" npm run --silent typecheck
 step build "build" npm run --silent build
 step docs "elements reference up to date" npx tsx scripts/docs-elements.ts --check
+# The scale step runs beside the steps below, from here (after the build, which its browser test loads): its engines,
+# processes and folders are its own (free ports, scripts/with-engines.ts), and much of it waits on real time (pushes,
+# leases, heartbeats, a database restart), so two lanes fill two cores where one left them half idle. Its output is
+# printed in one piece once the other lane is done. A scale file may take longer than 5 min: the cluster's starts.
+step scale "scale (node:test against PostgreSQL, a Ceph S3 store and nginx)" npx tsx scripts/with-engines.ts -- "${NODE_TEST[@]}" --test-timeout=600000 --test-reporter=tap --test-reporter-destination=.test-results/scale.tap test/scale/*.test.ts > .test-results/scale.log 2>&1 &
+scale_lane=$!
 step unit "unit (node:test)" "${NODE_TEST[@]}" --test-reporter=tap --test-reporter-destination=.test-results/unit.tap test/unit/*.test.ts
 # Two service files at a time (each starts services of its own on free ports and folders of its own): much of a file is
 # waiting on real time (RTMP deadlines, retries, pushes), which the other file's work fills; 8.5 min instead of 12.
@@ -35,8 +41,8 @@ for file in test/service/*.test.ts; do [[ " ${SERVICE_FILES[*]} " == *" $file "*
 step service "service (node:test, two files at a time)" "${NODE_TEST[@]}" --test-concurrency=2 --test-reporter=tap --test-reporter-destination=.test-results/service.tap "${SERVICE_FILES[@]}"
 step component "component (@web/test-runner: Chromium, Firefox, WebKit, or those BROWSERS names)" npm run --silent test:component
 step e2e "end-to-end and the packed package (Playwright, Chromium)" npm run --silent test:e2e
-# A scale file may take longer than 5 min: the cluster's starts, and a worker's lease of 30 s waited out for real.
-step scale "scale (node:test against PostgreSQL, a Ceph S3 store and nginx)" npx tsx scripts/with-engines.ts -- "${NODE_TEST[@]}" --test-timeout=600000 --test-reporter=tap --test-reporter-destination=.test-results/scale.tap test/scale/*.test.ts
+wait "$scale_lane"
+cat .test-results/scale.log
 
 echo
 node --import tsx scripts/test-summary.ts
