@@ -446,7 +446,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const storageRequests: StorageRequest[] = [];
   const origin = new UploadOrigin(uploads, store, signer, clock);
   const faults = options.testHooks ? new Faults() : undefined;
-  const testHooks = faults && { received: origin.received, storageRequests, faults, sweep: () => sweep() };
+  // The sweeper (below), one pass at a time: a pass that outlasts its interval (a slow store, a database away) is not
+  // joined by more. The test hook's pass lets the one under way end first (begun before the caller moved the clock,
+  // perhaps), then runs a whole pass begun after the call: nothing of either is still running when it answers.
+  let sweeping: Promise<void> | undefined;
+  const sweepOnce = () => (sweeping ??= sweep().finally(() => (sweeping = undefined)));
+  const sweepForTest = async () => {
+    await sweeping;
+    await sweepOnce();
+  };
+  const testHooks = faults && { received: origin.received, storageRequests, faults, sweep: sweepForTest };
   // Rate limits count in the database when other processes may serve the same tokens (a role of a fleet, or a
   // database server several `all` share); one process on its own file counts in memory, a write per request spared
   // (bench/scale.bench.ts measured the database's count at half the requests a second of two API processes).
@@ -534,11 +543,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       purging,
     ]);
   };
-  // One pass at a time: a pass that outlasts the interval (a slow store, a database away) is not joined by more.
-  let sweeping: Promise<void> | undefined;
-  const sweeper = runs.jobs
-    ? setInterval(() => (sweeping ??= sweep().finally(() => (sweeping = undefined))), 250)
-    : undefined;
+  const sweeper = runs.jobs ? setInterval(sweepOnce, 250) : undefined;
 
   const testHooksOn = options.testHooks ? ' (test hooks on)' : '';
   // A database server is named without its credentials (shownLocation).
