@@ -390,7 +390,8 @@ export async function createApi({
       // its /64).
       keyGenerator: async (req) => {
         const caller = await callerOf(accounts, req).catch(() => undefined);
-        return `${budget}:${caller ? caller.tokenHash : `address ${clientAddress(req.ip)}`}`;
+        // A client already gone has no address any more (its socket forgot it): all such count as one.
+        return `${budget}:${caller ? caller.tokenHash : `address ${req.ip ? clientAddress(req.ip) : 'gone'}`}`;
       },
       errorResponseBuilder: (_req, { ttl }) =>
         new ServiceError(
