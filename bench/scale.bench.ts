@@ -613,7 +613,9 @@ async function latencyUnderUploads(deployment: Deployment, elsewhere: boolean): 
     await pin(split.others, ...STORE_PROCESSES);
   }
   const statuses: number[] = [];
-  let rest, loaded, left;
+  let rest!: Awaited<ReturnType<typeof load>>;
+  let loaded!: Awaited<ReturnType<typeof load>>;
+  let left!: number;
   try {
     rest = await load(url, 'GET', deployment.token, { connections: 4, cores: split?.others });
     const uploading = [process.execPath, '--input-type=module', '-e', UPLOADER, JSON.stringify(links)];
