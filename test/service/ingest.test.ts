@@ -237,7 +237,9 @@ describe('RTMP ingest: the half kept for publishers', () => {
     const open = () => sockets.filter((s) => !s.destroyed && !s.readableEnded).length;
     sockets.forEach((s) => s.on('error', () => undefined).resume());
     try {
-      await until('at most half of --rtmp-max-connections 50 to be held', async () => (open() <= 25 ? true : undefined));
+      await until('at most half of --rtmp-max-connections 50 to be held', async () =>
+        open() <= 25 ? true : undefined,
+      );
       assert.ok(open() > 0, 'the half is held, not emptied');
       await stillServes(service, token);
       // While strangers hold their half, a publisher still gets in (it closes the oldest of them).
