@@ -54,6 +54,9 @@ function demoServer(): UserConfig {
   return {
     root: 'demo',
     plugins: [pruneUppyCss(), plainRefusals()],
+    // Imported only by the shrinking worker, which Vite's scan of the pages does not reach: found at run time, it
+    // would be optimized then, and Vite reloads the page for that, in the middle of the upload that needed it.
+    optimizeDeps: { include: ['mediabunny'] },
     server: {
       host: '127.0.0.1',
       cors: false,

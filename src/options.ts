@@ -140,6 +140,13 @@ export interface UploaderOptions {
   /** Media restrictions: each file is read before it is added (upload/media-check.ts). Null: no limit. */
   media: MediaLimits;
   sources: readonly Source[];
+  /** `max-upload-resolution`: a larger video is re-encoded in the browser to fit before it is sent. Null: off. */
+  shrinkTo: ShrinkTarget | null;
+}
+
+/** The frame a video is shrunk to fit, and the attribute's text for it (`1080p`), which names the choice. */
+export interface ShrinkTarget extends Resolution {
+  label: string;
 }
 
 /** Where videos come from: `sources="files,link,camera,screen"`; the default is `files,link`. */
@@ -222,6 +229,7 @@ export function resolveOptions(attributes: {
   minDuration?: string;
   maxResolution?: string;
   minResolution?: string;
+  maxUploadResolution?: string;
   verifyChunks?: boolean;
   theme?: string;
 }): UploaderOptions {
@@ -259,5 +267,11 @@ export function resolveOptions(attributes: {
     },
     verifyChunks: attributes.verifyChunks ?? false,
     theme: theme as Theme,
+    shrinkTo: attributes.maxUploadResolution
+      ? {
+          ...parseResolution('max-upload-resolution', attributes.maxUploadResolution),
+          label: attributes.maxUploadResolution.trim().toLowerCase().replace('×', 'x'),
+        }
+      : null,
   };
 }

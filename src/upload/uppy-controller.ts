@@ -168,6 +168,8 @@ export class UppyController implements ReactiveController {
           strings: this.deps.strings,
           verifyChunks: () => this.options?.verifyChunks ?? false,
           parallelUploads: () => this.options?.parallelUploads ?? DEFAULT_PARALLEL_UPLOADS,
+          emit: this.deps.emit,
+          shrinkTo: () => this.options?.shrinkTo ?? null,
         },
         () => this.uppy === uppy,
       );

@@ -56,6 +56,8 @@ export const RECIPES = {
   // connections start above the size @uppy/aws-s3 cuts.
   'h264-aac-720p-12s-21mb.mp4': h264Aac720At(12, '20M'),
   'h264-aac-320p-4s.mp4': h264Aac('480x320', 25, 'frequency=330', 4),
+  // A phone's 4K: what `max-upload-resolution` shrinks in the browser.
+  'h264-aac-4k-4s.mp4': h264Aac('3840x2160', 30, 'frequency=420:sample_rate=48000', 4),
   // A phone held upright: 720 wide, 1280 high.
   'h264-aac-portrait-3s.mp4': h264Aac('720x1280', 25, 'frequency=370', 3),
   'vp9-opus-4s.webm': [

@@ -1,0 +1,190 @@
+/**
+ * The shrinking worker: Mediabunny (WebCodecs) re-encodes a picked video to fit `max-upload-resolution`, off the
+ * page's thread. It probes (can this browser do it, and how fast) and converts; the output, an MP4 written with
+ * `fastStart: false`, is cut into the upload's chunks as it is written (part-cutter.ts) and each chunk is handed to
+ * the page, which PUTs it. At most `window` chunks are with the page at once: past that the cutter waits, and the
+ * muxer and the encoders wait with it, so memory does not grow with the video's length.
+ */
+import {
+  BlobSource,
+  canEncodeVideo,
+  Conversion,
+  Input,
+  MATROSKA,
+  MP4,
+  Mp4OutputFormat,
+  Output,
+  QTFF,
+  Quality,
+  StreamTarget,
+  WEBM,
+  type InputVideoTrack,
+} from 'mediabunny';
+import { partCutter, type PositionedWrite } from './part-cutter.js';
+import type { AsIsReason, Box, FromWorker, Probe, ToWorker } from './protocol.js';
+
+/**
+ * Bits per pixel per frame of the output: 1920×1080 at 30 fps is 6.2 Mbit/s, which scored an SSIM of 0.99 against
+ * ffmpeg's scale of a 4K source here (docs/benchmarks.md). Never more than the source's own rate.
+ */
+const BITS_PER_PIXEL = 0.1;
+/** Seconds between the output's keyframes: the service's HLS segments are 4 s, so each starts on one. */
+const KEY_FRAME_SECONDS = 2;
+
+/** `self` as a worker's: the DOM types this project compiles with call it a window. */
+const scope = self as unknown as { postMessage(message: FromWorker, transfer: Transferable[]): void };
+const post = (message: FromWorker, transfer: Transferable[] = []) => scope.postMessage(message, transfer);
+
+class AsIs extends Error {
+  constructor(
+    readonly reason: AsIsReason,
+    message: string = reason,
+  ) {
+    super(message);
+  }
+}
+
+const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
+
+interface Plan {
+  input: Input;
+  track: InputVideoTrack;
+  duration: number;
+  frameRate: number;
+  outWidth: number;
+  videoCodec: 'avc' | 'vp9';
+  quality: Quality;
+}
+
+/** What to make of `file` for `box`, or why it goes as it is. */
+async function planFor(file: Blob, box: Box): Promise<Plan> {
+  if (typeof VideoEncoder === 'undefined' || typeof VideoDecoder === 'undefined') throw new AsIs('no-webcodecs');
+  const input = new Input({ source: new BlobSource(file), formats: [MP4, QTFF, MATROSKA, WEBM] });
+  const track = await input.getPrimaryVideoTrack().catch(() => null);
+  if (!track) throw new AsIs('unreadable');
+  const [width, height] = [track.displayWidth, track.displayHeight];
+  const scale = Math.min(box.long / Math.max(width, height), box.short / Math.min(width, height));
+  if (scale >= 1) throw new AsIs('fits');
+  if (!(await track.canDecode())) throw new AsIs('undecodable', `${track.codec ?? 'its'} video cannot be decoded here`);
+  const [duration, stats] = await Promise.all([input.computeDuration(), track.computePacketStats(120)]);
+  const frameRate = stats.averagePacketRate || 30;
+  const outWidth = even(width * scale);
+  const outHeight = even(height * scale);
+  const bitrate = Math.round(Math.min(BITS_PER_PIXEL * outWidth * outHeight * frameRate, (file.size * 8) / duration));
+  const quality = new Quality({ bitrate });
+  const size = { width: outWidth, height: outHeight, frameRate, quality };
+  const videoCodec = (await canEncodeVideo('avc', size).catch(() => false))
+    ? 'avc'
+    : (await canEncodeVideo('vp9', size).catch(() => false))
+      ? 'vp9'
+      : undefined;
+  if (!videoCodec) throw new AsIs('no-encoder');
+  return { input, track, duration, frameRate, outWidth, videoCodec, quality };
+}
+
+/** The conversion of `plan` into `stream`; the primary video and audio only, the audio copied where MP4 takes it. */
+async function conversionOf(plan: Plan, stream: WritableStream<PositionedWrite>): Promise<Conversion> {
+  const output = new Output({ format: new Mp4OutputFormat({ fastStart: false }), target: new StreamTarget(stream) });
+  const conversion = await Conversion.init({
+    input: plan.input,
+    output,
+    tracks: 'primary',
+    video: {
+      width: plan.outWidth,
+      codec: plan.videoCodec,
+      quality: plan.quality,
+      keyFrameInterval: KEY_FRAME_SECONDS,
+    },
+    audio: {},
+    showWarnings: false,
+  });
+  // A video whose sound the browser can neither copy into MP4 nor encode is sent as it is, not without its sound.
+  const lost = conversion.discardedTracks.find((d) => d.reason !== 'discarded_by_user');
+  if (!conversion.isValid || lost)
+    throw new AsIs(
+      'no-encoder',
+      `its ${lost?.track.type ?? 'video'} track cannot be kept (${lost?.reason ?? 'invalid'})`,
+    );
+  return conversion;
+}
+
+/** Converts the first `seconds` of the file, keeping nothing, to time this device's encoder. */
+async function probe(file: Blob, box: Box, seconds: number): Promise<Probe> {
+  try {
+    const plan = await planFor(file, box);
+    let written = 0;
+    const counter = new WritableStream<PositionedWrite>({
+      write: ({ data, position }) => void (written = Math.max(written, position + data.byteLength)),
+    });
+    const conversion = await conversionOf(plan, counter);
+    const until = Math.min(seconds, plan.duration);
+    const started = performance.now();
+    await conversion.execute({ until });
+    const elapsed = (performance.now() - started) / 1000;
+    await conversion.cancel();
+    const [width, height] = [plan.track.displayWidth, plan.track.displayHeight];
+    return {
+      shrinks: true,
+      duration: plan.duration,
+      frameRate: plan.frameRate,
+      width,
+      height,
+      outWidth: plan.outWidth,
+      outHeight: even((height * plan.outWidth) / width),
+      videoCodec: plan.videoCodec,
+      encodeFps: (until * plan.frameRate) / elapsed,
+      outBytesPerSecond: written / until,
+    };
+  } catch (err) {
+    if (err instanceof AsIs) return { shrinks: false, reason: err.reason, message: err.message };
+    return { shrinks: false, reason: 'unreadable', message: (err as Error).message };
+  }
+}
+
+/** Chunks handed to the page and not yet sent; the cutter waits while `window` of them are out. */
+let out = 0;
+let room: (() => void) | undefined;
+
+async function convert(file: Blob, box: Box, chunkSize: number, window: number): Promise<void> {
+  const plan = await planFor(file, box);
+  let chunks = 0;
+  let size = 0;
+  const cutter = partCutter(chunkSize, async (chunkId, bytes) => {
+    while (out >= window) await new Promise<void>((resolve) => (room = resolve));
+    out++;
+    chunks++;
+    size += bytes.byteLength;
+    // Chunk 1 is a view of the cutter's own buffer: copied once, the others are handed over whole.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    post({ type: 'chunk', chunkId, bytes: whole.buffer as ArrayBuffer }, [whole.buffer]);
+  });
+  const conversion = await conversionOf(plan, cutter);
+  let told = 0;
+  conversion.onProgress = (fraction) => {
+    // Called for every frame: the page hears of each half per cent.
+    if (fraction - told < 0.005) return;
+    told = fraction;
+    post({ type: 'progress', fraction, written: size });
+  };
+  await conversion.execute();
+  post({ type: 'done', size, chunks });
+}
+
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  switch (message.type) {
+    case 'probe':
+      void probe(message.file, message.box, message.seconds).then((result) => post({ type: 'probed', probe: result }));
+      break;
+    case 'convert':
+      convert(message.file, message.box, message.chunkSize, message.window).catch((err: unknown) =>
+        post({ type: 'failed', message: (err as Error).message ?? String(err) }),
+      );
+      break;
+    case 'sent':
+      out--;
+      room?.();
+      room = undefined;
+      break;
+  }
+};
