@@ -50,6 +50,20 @@ export const styles = [
       width: 100%;
       box-sizing: border-box;
     }
+    /* The choices of a video to shrink, in the Dashboard's editor panel (shrink/shrink-editor.ts). */
+    .video-uploader-shrink {
+      display: grid;
+      gap: 0.6rem;
+      padding: 1.5rem;
+      margin: 0 auto;
+      max-width: 32rem;
+      border: none;
+      color: var(--video-uploader-text);
+    }
+    .video-uploader-shrink legend {
+      font-weight: 600;
+      padding: 0 0 0.5rem;
+    }
     .error {
       margin: 0 0 0.75rem;
       padding: 0.75rem 1rem;

@@ -27,6 +27,11 @@ const de: Strings = {
   linkSource: 'Link',
   linkLabel: 'Adresse einer Videodatei',
   linkSubmit: 'Importieren',
+  shrinkLegend: 'Dieses Video senden als',
+  shrinkOriginal: 'Original',
+  shrinkChoice: (choice, time) => `${choice} · etwa ${time}`,
+  shrinkMeasuring: 'Gerät und Verbindung werden gemessen…',
+  shrinkAsIs: 'Dieser Browser kann dieses Video nicht neu kodieren: Es wird unverändert gesendet.',
   linkRefused: (url) =>
     `${b(url)} kann nicht importiert werden: Geben Sie die http(s)-Adresse einer Videodatei im Internet an.`,
   tooLong: (name, length, limit) => `${b(name)} ist ${length} lang; angenommen werden Videos bis ${limit}.`,

@@ -33,6 +33,12 @@ export const en = {
   linkSource: 'Link',
   linkLabel: 'Address of a video file',
   linkSubmit: 'Import',
+  shrinkLegend: 'Send this video as',
+  shrinkOriginal: 'Original',
+  /** A choice and the time it takes: `1080p · about 4 min`. */
+  shrinkChoice: (choice: string, time: string) => `${choice} · about ${time}`,
+  shrinkMeasuring: 'Measuring this device and the connection…',
+  shrinkAsIs: 'This browser cannot re-encode this video: it is sent as it is.',
   linkRefused: (url: string) =>
     `${b(url)} cannot be imported: give the http(s) address of a video file that is on the internet.`,
   tooLong: (name: string, length: string, limit: string) =>

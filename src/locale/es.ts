@@ -27,6 +27,11 @@ const es: Strings = {
   linkSource: 'Enlace',
   linkLabel: 'Dirección de un archivo de vídeo',
   linkSubmit: 'Importar',
+  shrinkLegend: 'Enviar este vídeo como',
+  shrinkOriginal: 'Original',
+  shrinkChoice: (choice, time) => `${choice} · unos ${time}`,
+  shrinkMeasuring: 'Midiendo este dispositivo y la conexión…',
+  shrinkAsIs: 'Este navegador no puede recodificar este vídeo: se envía tal cual.',
   linkRefused: (url) =>
     `${b(url)} no se puede importar: indique la dirección http(s) de un archivo de vídeo en internet.`,
   tooLong: (name, length, limit) => `${b(name)} dura ${length}; se aceptan vídeos de hasta ${limit}.`,

@@ -26,6 +26,11 @@ const fr: Strings = {
   linkSource: 'Lien',
   linkLabel: 'Adresse d’un fichier vidéo',
   linkSubmit: 'Importer',
+  shrinkLegend: 'Envoyer cette vidéo en',
+  shrinkOriginal: 'Originale',
+  shrinkChoice: (choice, time) => `${choice} · environ ${time}`,
+  shrinkMeasuring: 'Mesure de cet appareil et de la connexion…',
+  shrinkAsIs: 'Ce navigateur ne peut pas réencoder cette vidéo : elle est envoyée telle quelle.',
   linkRefused: (url) =>
     `${b(url)} ne peut pas être importé : indiquez l’adresse http(s) d’un fichier vidéo sur Internet.`,
   tooLong: (name, length, limit) => `${b(name)} dure ${length} ; les vidéos de ${limit} au plus sont acceptées.`,

@@ -27,6 +27,11 @@ const ja: Strings = {
   linkSource: 'リンク',
   linkLabel: '動画ファイルのアドレス',
   linkSubmit: 'インポート',
+  shrinkLegend: 'この動画の送信形式',
+  shrinkOriginal: 'オリジナル',
+  shrinkChoice: (choice, time) => `${choice} · 約${time}`,
+  shrinkMeasuring: 'この端末と接続を測定しています…',
+  shrinkAsIs: 'このブラウザーではこの動画を再エンコードできません。そのまま送信します。',
   linkRefused: (url) =>
     `${b(url)} はインポートできません: インターネット上の動画ファイルの http(s) アドレスを指定してください。`,
   tooLong: (name, length, limit) => `${b(name)} の長さは ${length} です。${limit} までの動画を受け付けます。`,

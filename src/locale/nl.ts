@@ -26,6 +26,11 @@ const nl: Strings = {
   linkSource: 'Link',
   linkLabel: 'Adres van een videobestand',
   linkSubmit: 'Importeren',
+  shrinkLegend: 'Deze video verzenden als',
+  shrinkOriginal: 'Origineel',
+  shrinkChoice: (choice, time) => `${choice} · ongeveer ${time}`,
+  shrinkMeasuring: 'Dit apparaat en de verbinding worden gemeten…',
+  shrinkAsIs: 'Deze browser kan deze video niet opnieuw coderen: hij wordt verzonden zoals hij is.',
   linkRefused: (url) =>
     `${b(url)} kan niet worden geïmporteerd: geef het http(s)-adres van een videobestand op internet.`,
   tooLong: (name, length, limit) => `${b(name)} duurt ${length}; video’s tot ${limit} worden geaccepteerd.`,

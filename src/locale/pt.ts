@@ -27,6 +27,11 @@ const pt: Strings = {
   linkSource: 'Link',
   linkLabel: 'Endereço de um arquivo de vídeo',
   linkSubmit: 'Importar',
+  shrinkLegend: 'Enviar este vídeo como',
+  shrinkOriginal: 'Original',
+  shrinkChoice: (choice, time) => `${choice} · cerca de ${time}`,
+  shrinkMeasuring: 'Medindo este dispositivo e a conexão…',
+  shrinkAsIs: 'Este navegador não consegue recodificar este vídeo: ele é enviado como está.',
   linkRefused: (url) =>
     `${b(url)} não pode ser importado: informe o endereço http(s) de um arquivo de vídeo na internet.`,
   tooLong: (name, length, limit) => `${b(name)} tem ${length} de duração; são aceitos vídeos de até ${limit}.`,

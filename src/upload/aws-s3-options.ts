@@ -19,6 +19,19 @@ export interface VideoMeta extends Meta {
   session?: { key: string; expiresAt: number };
   /** See fingerprint.ts; set before the upload starts. */
   fingerprint?: string;
+  /** With `max-upload-resolution`: what is sent, once the file has been probed (shrink/shrink-uploader.ts). */
+  shrink?: ShrinkChoice;
+}
+
+/** A video's choices under `max-upload-resolution`, as `shrink-start` tells them and the card shows them. */
+export interface ShrinkChoice {
+  /** `original`, or the attribute's resolution (`1080p`). */
+  choice: string;
+  /** Predicted seconds from the upload's start to its end, for each choice the browser can make. */
+  predicted: Record<string, number>;
+  canEncode: boolean;
+  /** Why the browser cannot re-encode it (shrink/protocol.ts `AsIsReason`). */
+  reason?: string;
 }
 type File = UppyFile<VideoMeta, Body>;
 

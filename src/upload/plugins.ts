@@ -2,7 +2,7 @@ import type AwsS3 from '@uppy/aws-s3';
 import type Uppy from '@uppy/core';
 import type { Body } from '@uppy/core';
 import { MiB } from '../api/limits.js';
-import type { ShrinkDeps, Uploader } from '../shrink/shrink-uploader.js';
+import type { ShrinkDeps, Shrinking, Uploader } from '../shrink/shrink-uploader.js';
 import { awsS3Options, type VideoMeta } from './aws-s3-options.js';
 
 /** The chunk ledger and Uppy's events translated: needed once files come, so loaded with the wiring. */
@@ -73,12 +73,14 @@ function installUploaders(uppy: Uppy<VideoMeta, Body>, hooks: ShrinkDeps, instal
   } finally {
     uppy.addUploader = addUploader;
   }
-  let shrinking: Promise<Uploader> | undefined;
-  uppy.addUploader(async (fileIds, uploadId) => {
-    if (!hooks.shrinkTo()) return s3Upload!(fileIds, uploadId);
-    shrinking ??= import('../shrink/shrink-uploader.js').then((m) => m.shrinkingUploader(uppy, hooks, s3Upload!));
-    return (await shrinking)(fileIds, uploadId);
-  });
+  // Loaded with the first video added while the attribute is set (its card then shows the choices), or uploaded.
+  let loaded: Promise<Shrinking> | undefined;
+  const shrinking = () =>
+    (loaded ??= import('../shrink/shrink-uploader.js').then((m) => new m.Shrinking(uppy, hooks, s3Upload!)));
+  uppy.on('file-added', (file) => void (hooks.shrinkTo() && shrinking().then((s) => s.added(file))));
+  uppy.addUploader(async (fileIds, uploadId) =>
+    hooks.shrinkTo() ? (await shrinking()).upload(fileIds, uploadId) : s3Upload!(fileIds, uploadId),
+  );
 }
 
 /**

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { media } from '../helpers/media.js';
+import { media, sha256 } from '../helpers/media.js';
+import { storedSha256 } from '../helpers/service.js';
 import { addFile, env, event, expect, expectPreviewPlays, getVideo, open, test } from './demo.js';
 
 const run = promisify(execFile);
@@ -40,4 +41,29 @@ test.describe('max-upload-resolution: the browser shrinks a video before it is s
     expect((await getVideo(page, videoId)).upload_method).toBe('multipart');
     expect(storageAuth.length).toBeGreaterThan(0);
   });
+});
+
+test('the card offers 1080p and the original with a predicted time each; the person sends the original', async ({
+  page,
+}) => {
+  const source = await media('h264-aac-4k-4s.mp4');
+  await open(page, { 'max-upload-resolution': '1080p' });
+  await page.locator('video-uploader').evaluate((el) => el.removeAttribute('auto-proceed'));
+  await addFile(page, source);
+  // The editor opens by itself once the video is probed, the attribute's choice first and chosen.
+  const choices = page.locator('video-uploader').getByRole('group', { name: 'Send this video as' });
+  await expect(choices).toBeVisible({ timeout: 60_000 });
+  const radios = choices.getByRole('radio');
+  await expect(radios).toHaveCount(2);
+  await expect(choices.locator('label').nth(0)).toHaveText(/^ ?1080p · about [\d.]+ (s|min)/);
+  await expect(choices.locator('label').nth(1)).toHaveText(/^ ?Original · about [\d.]+ (s|min)/);
+  await expect(radios.nth(0)).toBeChecked();
+  await radios.nth(1).check();
+  await page.locator('video-uploader .uppy-DashboardContent-save').click();
+  await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
+  const start = await event(page, 'shrink-start');
+  expect(start).toMatchObject({ choice: 'original', canEncode: true });
+  expect(Object.keys(start.predicted).sort()).toEqual(['1080p', 'original']);
+  const { videoId } = await event(page, 'upload-success', 120_000);
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(source));
 });
