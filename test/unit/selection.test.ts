@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { keyStep, moveStart, parseTimecode, timecode } from '../../src/clipper/selection.js';
+import { keyStep, moveStart } from '../../src/clipper/selection.js';
+import { parseTimecode, timecode } from '../../src/timecode.js';
 
 const bounds = { edge: 30, frame: 1 / 30 };
 
