@@ -59,7 +59,8 @@ export class VideoTrimEditor extends LitElement {
 
   /**
    * The video file (a File or any Blob). The element plays it from an object URL of its own, which it revokes when
-   * the file changes or the element leaves the page. Property only.
+   * the file changes or the element leaves the page. With another file, give its `duration`, `start` and `end` too
+   * (`end` undefined: to its end). Property only.
    */
   @property({ attribute: false }) src?: Blob;
 
