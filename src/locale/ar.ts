@@ -38,6 +38,12 @@ const ar: Strings = {
     `دقة ${b(name)} هي ${b(resolution)}؛ تُقبل مقاطع الفيديو التي لا تقل عن ${b(limit)}.`,
   unreadable: (name) => `تعذّرت قراءة ${b(name)} كفيديو، لذا لا يمكن التحقق من مدته ودقته؛ لم تتم إضافته.`,
   leaveWhileUploading: 'لا يزال الرفع جاريًا. هل تريد مغادرة الصفحة على أي حال؟',
+  trimLabel: 'الجزء المراد الاحتفاظ به من الفيديو',
+  trimStart: 'بداية الجزء المراد الاحتفاظ به',
+  trimEnd: 'نهاية الجزء المراد الاحتفاظ به',
+  trimKeys:
+    'تنقل مفاتيح الأسهم المقبض ثانية واحدة، ومع Shift إطارًا واحدًا، وينقله Page Up وPage Down عشر ثوانٍ، وHome وEnd إلى الطرفين؛ ويضع المفتاحان I وO البداية والنهاية عند موضع التشغيل.',
+  trimKeeps: (kept, total) => `يُحتفظ بـ${b(kept)} من ${b(total)}`,
   invalid: (attribute, value, expected) => `القيمة ${b(`${attribute}="${value}"`)} غير صالحة: ${expected}.`,
   expected: {
     sources: 'استخدم قائمة مفصولة بفواصل من files وlink وcamera وscreen',

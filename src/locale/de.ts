@@ -42,6 +42,12 @@ const de: Strings = {
   unreadable: (name) =>
     `${b(name)} konnte nicht als Video gelesen werden, daher lassen sich Länge und Auflösung nicht prüfen; die Datei wurde nicht hinzugefügt.`,
   leaveWhileUploading: 'Ein Upload läuft noch. Seite trotzdem verlassen?',
+  trimLabel: 'Teil des Videos, der bleibt',
+  trimStart: 'Anfang des Teils, der bleibt',
+  trimEnd: 'Ende des Teils, der bleibt',
+  trimKeys:
+    'Pfeiltasten verschieben einen Regler um 1 s, Umschalt+Pfeiltasten um ein Einzelbild, Bild↑ und Bild↓ um 10 s, Pos1 und Ende an die Enden; I und O setzen Anfang und Ende auf die Abspielposition.',
+  trimKeeps: (kept, total) => `Behält ${kept} von ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" ist ungültig: ${expected}.`,
   expected: {
     sources: 'Geben Sie eine kommagetrennte Liste aus files, link, camera und screen an',

@@ -42,6 +42,12 @@ const fr: Strings = {
   unreadable: (name) =>
     `${b(name)} n’a pas pu être lu comme une vidéo : sa durée et sa résolution ne peuvent pas être vérifiées ; il n’a pas été ajouté.`,
   leaveWhileUploading: 'Un envoi est en cours. Quitter la page quand même ?',
+  trimLabel: 'Partie de la vidéo à garder',
+  trimStart: 'Début de la partie à garder',
+  trimEnd: 'Fin de la partie à garder',
+  trimKeys:
+    'Les flèches déplacent un curseur de 1 s, Maj+flèches d’une image, Pg préc et Pg suiv de 10 s, Début et Fin jusqu’aux extrémités ; I et O placent le début et la fin sur la tête de lecture.',
+  trimKeeps: (kept, total) => `Garde ${kept} sur ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" n’est pas valide : ${expected}.`,
   expected: {
     sources: 'indiquez une liste de files, link, camera et screen séparés par des virgules',

@@ -39,6 +39,12 @@ const it: Strings = {
   unreadable: (name) =>
     `Non è stato possibile leggere ${b(name)} come video, quindi durata e risoluzione non possono essere verificate; non è stato aggiunto.`,
   leaveWhileUploading: 'Un caricamento è ancora in corso. Lasciare comunque la pagina?',
+  trimLabel: 'Parte del video da tenere',
+  trimStart: 'Inizio della parte da tenere',
+  trimEnd: 'Fine della parte da tenere',
+  trimKeys:
+    'Le frecce spostano un cursore di 1 s, Maiusc+frecce di un fotogramma, PagSu e PagGiù di 10 s, Home e Fine agli estremi; I e O impostano inizio e fine sulla testina di riproduzione.',
+  trimKeeps: (kept, total) => `Tiene ${kept} di ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" non è valido: ${expected}.`,
   expected: {
     sources: 'usa un elenco separato da virgole di files, link, camera e screen',

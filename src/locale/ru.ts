@@ -40,6 +40,12 @@ const ru: Strings = {
   unreadable: (name) =>
     `Не удалось прочитать ${b(name)} как видео, поэтому нельзя проверить длительность и разрешение; файл не добавлен.`,
   leaveWhileUploading: 'Загрузка ещё идёт. Всё равно покинуть страницу?',
+  trimLabel: 'Часть видео, которая останется',
+  trimStart: 'Начало части, которая останется',
+  trimEnd: 'Конец части, которая останется',
+  trimKeys:
+    'Стрелки сдвигают ползунок на 1 с, Shift+стрелки — на один кадр, Page Up и Page Down — на 10 с, Home и End — к краям; I и O ставят начало и конец в позицию воспроизведения.',
+  trimKeeps: (kept, total) => `Останется ${kept} из ${total}`,
   invalid: (attribute, value, expected) => `Недопустимое значение ${attribute}="${value}": ${expected}.`,
   expected: {
     sources: 'укажите через запятую files, link, camera и screen',

@@ -34,6 +34,12 @@ const zh: Strings = {
   resolutionTooLow: (name, resolution, limit) => `${b(name)} 的分辨率为 ${resolution}；仅接受至少 ${limit} 的视频。`,
   unreadable: (name) => `无法将 ${b(name)} 读取为视频，因此无法检查其时长和分辨率；未添加该文件。`,
   leaveWhileUploading: '仍有上传正在进行。仍要离开此页面吗？',
+  trimLabel: '要保留的部分',
+  trimStart: '要保留部分的开始',
+  trimEnd: '要保留部分的结束',
+  trimKeys:
+    '方向键将滑块移动 1 秒，Shift+方向键移动一帧，Page Up 和 Page Down 移动 10 秒，Home 和 End 移到两端；按 I 和 O 可将开始点和结束点设在播放头位置。',
+  trimKeeps: (kept, total) => `保留 ${kept}，共 ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" 无效：${expected}。`,
   expected: {
     sources: '请使用逗号分隔的 files、link、camera 和 screen 列表',

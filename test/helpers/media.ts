@@ -75,6 +75,12 @@ export const RECIPES = {
     '-c:a',
     'libopus',
   ],
+  // What <video-trim-editor>'s component tests play: video every test engine decodes (WebKitGTK here has VP9 but no
+  // H.264), 50 frames a second (a frame is 0.02 s: 3.5 s is a frame's time), a key frame each second.
+  'vp9-50fps-12s.webm': [
+    ...testPattern('320x180', 50),
+    ...['-t', '12', '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '300k', '-g', '50'],
+  ],
   'h264-aac-4s.mov': h264Aac('640x480', 25, 'frequency=660', 4),
   'hevc-aac-4s.mkv': [
     ...testPattern('960x540', 25, 'frequency=770'),
