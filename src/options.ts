@@ -142,6 +142,8 @@ export interface UploaderOptions {
   sources: readonly Source[];
   /** `max-upload-resolution`: a larger video is re-encoded in the browser to fit before it is sent. Null: off. */
   shrinkTo: ShrinkTarget | null;
+  /** `trim`: each video's card has a trim editor, and only the part chosen is sent. */
+  trim: boolean;
 }
 
 /** The frame a video is shrunk to fit, and the attribute's text for it (`1080p`), which names the choice. */
@@ -230,6 +232,7 @@ export function resolveOptions(attributes: {
   maxResolution?: string;
   minResolution?: string;
   maxUploadResolution?: string;
+  trim?: boolean;
   verifyChunks?: boolean;
   theme?: string;
 }): UploaderOptions {
@@ -273,5 +276,6 @@ export function resolveOptions(attributes: {
           label: attributes.maxUploadResolution.trim().toLowerCase().replace('×', 'x'),
         }
       : null,
+    trim: attributes.trim ?? false,
   };
 }

@@ -50,15 +50,21 @@ export const styles = [
       width: 100%;
       box-sizing: border-box;
     }
-    /* The choices of a video to shrink, in the Dashboard's editor panel (shrink/shrink-editor.ts). */
+    /* A video's choices and trim, in the Dashboard's editor panel (shrink/shrink-editor.ts). */
     .video-uploader-shrink {
       display: grid;
-      gap: 0.6rem;
+      gap: 1rem;
       padding: 1.5rem;
       margin: 0 auto;
-      max-width: 32rem;
-      border: none;
+      max-width: 40rem;
       color: var(--video-uploader-text);
+    }
+    .video-uploader-shrink fieldset {
+      display: grid;
+      gap: 0.6rem;
+      margin: 0;
+      padding: 0;
+      border: none;
     }
     .video-uploader-shrink legend {
       font-weight: 600;

@@ -28,6 +28,7 @@ const CONFIG = [
   'maxResolution',
   'minResolution',
   'maxUploadResolution',
+  'trim',
   'verifyChunks',
   'autoProceed',
   'theme',
@@ -121,6 +122,13 @@ export class VideoUploader extends LitElement {
    */
   @property({ attribute: 'max-upload-resolution' }) maxUploadResolution?: string;
 
+  /**
+   * Each video's card gets a trim editor (the pencil on the card): the part to send is chosen to the frame, by mouse,
+   * touch or the keys of `<recording-clipper>`, and only that part is sent (re-encoded in the browser at its own size,
+   * or within the one pass of `max-upload-resolution`). A video the browser cannot decode is sent whole.
+   */
+  @property({ type: Boolean }) trim = false;
+
   /** Do not preview uploaded videos. */
   @property({ type: Boolean, attribute: 'no-preview' }) noPreview = false;
 
@@ -193,10 +201,10 @@ export class VideoUploader extends LitElement {
   }
 
   private configuration() {
-    const { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme } = this;
+    const { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme, trim } = this;
     const { maxDuration, minDuration, maxResolution, minResolution, maxUploadResolution } = this;
     return {
-      ...{ baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme },
+      ...{ baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme, trim },
       ...{ maxDuration, minDuration, maxResolution, minResolution, maxUploadResolution, sources: this.sources },
     };
   }

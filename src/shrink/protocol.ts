@@ -19,17 +19,28 @@ export type AsIsReason =
   /** The video already fits the box. */
   | 'fits';
 
-/** What the probe learnt of a file and of this device's encoder. */
+/** The part of the source to keep, in seconds of its timeline (`trim`). */
+export interface Trim {
+  start: number;
+  end: number;
+}
+
+/** What the worker read of a video. */
+export interface VideoFacts {
+  /** Seconds of the source. */
+  duration: number;
+  /** The source's frames per second, and its size as shown. */
+  frameRate: number;
+  width: number;
+  height: number;
+}
+
+/** What the probe learnt of a file and of this device's encoder; `facts` whenever the file could be read. */
 export type Probe =
-  | { shrinks: false; reason: AsIsReason; message?: string }
+  | { shrinks: false; reason: AsIsReason; message?: string; facts?: VideoFacts }
   | {
       shrinks: true;
-      /** Seconds of the source. */
-      duration: number;
-      /** The source's frames per second, and its size as shown. */
-      frameRate: number;
-      width: number;
-      height: number;
+      facts: VideoFacts;
       /** The output's frame. */
       outWidth: number;
       outHeight: number;
@@ -41,8 +52,10 @@ export type Probe =
     };
 
 export type ToWorker =
-  | { type: 'probe'; file: Blob; box: Box; seconds: number }
-  | { type: 'convert'; file: Blob; box: Box; chunkSize: number; window: number }
+  /** With no `box`, only the facts (for a trim). */
+  | { type: 'probe'; file: Blob; box: Box | null; seconds: number }
+  /** Re-encodes to fit `box` (none: the source's size), keeping `trim` only when given. */
+  | { type: 'convert'; file: Blob; box: Box | null; trim?: Trim; chunkSize: number; window: number }
   /** A chunk's PUT ended: the worker may hand over another. */
   | { type: 'sent'; chunkId: number };
 

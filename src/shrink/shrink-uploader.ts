@@ -9,7 +9,7 @@ import type { ShrinkChoice, VideoMeta, WiringDeps } from '../upload/aws-s3-optio
 import { fileInfo } from '../upload/file-info.js';
 import { MIN_CHUNK_BYTES } from '../upload/plan.js';
 import { putBytes } from '../upload/put.js';
-import type { Probe } from './protocol.js';
+import type { Probe, Trim } from './protocol.js';
 import { ShrinkEditor } from './shrink-editor.js';
 import { Shrinker } from './shrinker.js';
 
@@ -19,6 +19,8 @@ export type Uploader = (fileIds: string[], uploadId: string) => Promise<unknown>
 export interface ShrinkDeps extends WiringDeps {
   emit: Emit;
   shrinkTo: () => ShrinkTarget | null;
+  /** Whether each video's card has a trim editor (`trim`). */
+  trim: () => boolean;
 }
 
 /**
@@ -54,7 +56,7 @@ export class Shrinking {
     private readonly s3Upload: Uploader,
   ) {
     const dashboard = uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
-    uppy.use(ShrinkEditor, { target: dashboard, strings: deps.strings });
+    uppy.use(ShrinkEditor, { target: dashboard, strings: deps.strings, trim: deps.trim });
     uppy.on('file-removed', (file) => this.probes.delete(file.id));
   }
 
@@ -63,20 +65,23 @@ export class Shrinking {
     if (shrinkable(file)) void this.probe(file).catch(() => undefined);
   }
 
-  /** The upload of `fileIds`: videos as their choice says, the rest by @uppy/aws-s3. */
+  /** The upload of `fileIds`: videos as their choice (and their trim) says, the rest by @uppy/aws-s3. */
   readonly upload: Uploader = async (fileIds, uploadId) => {
     const target = this.deps.shrinkTo();
     const files = this.uppy.getFilesByIds(fileIds).filter((f) => !f.error && !f.progress.uploadComplete);
-    const asIs = fileIds.filter((id) => !target || !files.some((f) => f.id === id && shrinkable(f)));
+    const asIs = fileIds.filter((id) => !files.some((f) => f.id === id && shrinkable(f)));
     const shrinking: Promise<void>[] = [];
-    for (const file of target ? files.filter(shrinkable) : []) {
+    for (const file of files.filter(shrinkable)) {
       this.uppy.emit('upload-start', [file]);
       const probe = await this.probe(file).catch((err: unknown) => fail(this.uppy, file, err));
-      const shrink = this.uppy.getFile(file.id)?.meta.shrink;
-      if (!probe || !shrink) continue;
-      this.deps.emit('shrink-start', { file: fileInfo(file), ...shrink });
-      if (probe.shrinks && shrink.choice !== 'original')
-        shrinking.push(sendShrunk(this.uppy, this.deps, file, target!, probe));
+      const current = this.uppy.getFile(file.id);
+      const shrink = current?.meta.shrink;
+      if (!probe || !shrink || !current) continue;
+      if (target) this.deps.emit('shrink-start', { file: fileInfo(file), ...publicChoice(shrink) });
+      const box = probe.shrinks && target && shrink.choice !== 'original' ? target : null;
+      // A video the browser cannot decode is sent as it is, untrimmed (its card said so).
+      const trim = this.deps.trim() && (probe.shrinks || probe.reason === 'fits') ? current.meta.trim : undefined;
+      if (box || trim) shrinking.push(sendShrunk(this.uppy, this.deps, current, { box, trim, probe }));
       else asIs.push(file.id);
     }
     await Promise.all([asIs.length ? this.s3Upload(asIs, uploadId) : undefined, ...shrinking]);
@@ -94,24 +99,27 @@ export class Shrinking {
   }
 
   private async measure(file: File): Promise<Probe> {
-    const target = this.deps.shrinkTo()!;
-    const videoId = await this.deps.ensureVideo(file);
+    const target = this.deps.shrinkTo();
     const shrinker = new Shrinker();
+    const probing = shrinker.probe(file.data as Blob, target).finally(() => shrinker.stop());
+    // Only the choices need the link's speed (and the video, #1, whose session measures it).
     const [probe, rate] = await Promise.all([
-      shrinker.probe(file.data as Blob, target).finally(() => shrinker.stop()),
-      this.uplinkSpeed(file, videoId),
+      probing,
+      target ? this.deps.ensureVideo(file).then((videoId) => this.uplinkSpeed(file, videoId)) : undefined,
     ]);
-    const predicted: Record<string, number> = { original: round((file.size ?? 0) / rate) };
-    if (probe.shrinks) predicted[target.label] = round(predictShrunk(probe, rate));
+    const predicted: Record<string, number> = rate ? { original: round((file.size ?? 0) / rate) } : {};
+    if (probe.shrinks && target && rate) predicted[target.label] = round(predictShrunk(probe, rate));
+    const facts = probe.facts ? { duration: probe.facts.duration, frameRate: probe.facts.frameRate } : {};
     const shrink: ShrinkChoice = probe.shrinks
-      ? { choice: target.label, predicted, canEncode: true }
-      : { choice: 'original', predicted, canEncode: false, reason: probe.reason };
+      ? { choice: target!.label, predicted, canEncode: true, ...facts }
+      : { choice: 'original', predicted, canEncode: false, reason: probe.reason, ...facts };
     if (!this.uppy.getFile(file.id)) return probe;
     this.uppy.setFileMeta(file.id, { shrink });
     // Like Uppy's own autoOpen, for the first file only: the person sees the choices once, and the pencil after.
     const dashboard = this.uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
     const idle = !dashboard?.getPluginState().activeOverlayType && !this.uppy.opts.autoProceed;
-    if (probe.shrinks && !this.opened && idle && !file.progress.uploadStarted) {
+    const editable = probe.shrinks || (this.deps.trim() && probe.facts && probe.reason === 'fits');
+    if (editable && !this.opened && idle && !file.progress.uploadStarted) {
       this.opened = true;
       dashboard?.openFileEditor(this.uppy.getFile(file.id));
     }
@@ -136,6 +144,14 @@ export class Shrinking {
   }
 }
 
+/** What `shrink-start` tells of a choice: not the facts kept for the trim editor. */
+const publicChoice = ({ choice, predicted, canEncode, reason }: ShrinkChoice) => ({
+  choice,
+  predicted,
+  canEncode,
+  ...(reason ? { reason } : {}),
+});
+
 /** A picked video file (not a link, not a recording without bytes): what `max-upload-resolution` may shrink. */
 const shrinkable = (file: File) => file.data instanceof Blob && file.type.startsWith('video/');
 
@@ -154,8 +170,7 @@ async function sendShrunk(
   uppy: Uppy<VideoMeta, Body>,
   deps: ShrinkDeps,
   file: File,
-  target: ShrinkTarget,
-  probe: Probe & { shrinks: true },
+  { box, trim, probe }: { box: ShrinkTarget | null; trim: Trim | undefined; probe: Probe },
 ): Promise<void> {
   const client = deps.client();
   const videoId = await deps.ensureVideo(file);
@@ -164,7 +179,9 @@ async function sendShrunk(
   const stopped = new AbortController();
   const etags = new Map<number, string>();
   const sent = new Map<number, number>();
-  let estimate = probe.outBytesPerSecond * probe.duration;
+  const duration = probe.facts?.duration ?? 0;
+  const kept = trim && duration ? (trim.end - trim.start) / duration : 1;
+  let estimate = probe.shrinks && box ? probe.outBytesPerSecond * duration * kept : (file.size ?? 0) * kept;
   let paused = !!uppy.getFile(file.id)?.isPaused;
   let resume: (() => void) | undefined;
   const running = new Set<AbortController>();
@@ -236,8 +253,7 @@ async function sendShrunk(
   try {
     const { size } = await shrinker.convert(
       file.data as Blob,
-      target,
-      { chunkSize: SHRUNK_CHUNK_BYTES, window: deps.parallelUploads() },
+      { box, trim, chunkSize: SHRUNK_CHUNK_BYTES, window: deps.parallelUploads() },
       {
         chunk: (chunkId, bytes) => {
           const sending = put(chunkId, new Blob([bytes])).then(() => shrinker.sent(chunkId));
@@ -279,8 +295,9 @@ async function sendShrunk(
 
 /** Seconds from the upload's start until a shrunk video's bytes are all in: encoding and sending overlap. */
 export function predictShrunk(probe: Probe & { shrinks: true }, bytesPerSecond: number): number {
-  const encode = (probe.duration * probe.frameRate) / probe.encodeFps;
-  const bytes = probe.outBytesPerSecond * probe.duration;
+  const { duration, frameRate } = probe.facts;
+  const encode = (duration * frameRate) / probe.encodeFps;
+  const bytes = probe.outBytesPerSecond * duration;
   // The last chunk and chunk 1 go after the encoder's last frame.
   const tail = Math.min(bytes, 2 * SHRUNK_CHUNK_BYTES) / bytesPerSecond;
   return Math.max(encode, bytes / bytesPerSecond) + tail;

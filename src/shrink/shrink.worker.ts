@@ -18,10 +18,9 @@ import {
   Quality,
   StreamTarget,
   WEBM,
-  type InputVideoTrack,
 } from 'mediabunny';
 import { partCutter, type PositionedWrite } from './part-cutter.js';
-import type { AsIsReason, Box, FromWorker, Probe, ToWorker } from './protocol.js';
+import type { AsIsReason, Box, FromWorker, Probe, ToWorker, Trim, VideoFacts } from './protocol.js';
 
 /**
  * Bits per pixel per frame of the output: 1920×1080 at 30 fps is 6.2 Mbit/s, which scored an SSIM of 0.99 against
@@ -39,6 +38,7 @@ class AsIs extends Error {
   constructor(
     readonly reason: AsIsReason,
     message: string = reason,
+    readonly facts?: VideoFacts,
   ) {
     super(message);
   }
@@ -48,38 +48,43 @@ const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
 
 interface Plan {
   input: Input;
-  track: InputVideoTrack;
-  duration: number;
-  frameRate: number;
+  facts: VideoFacts;
   outWidth: number;
   videoCodec: 'avc' | 'vp9';
   quality: Quality;
+  trim?: Trim;
 }
 
-/** What to make of `file` for `box`, or why it goes as it is. */
-async function planFor(file: Blob, box: Box): Promise<Plan> {
+/**
+ * What to make of `file` to fit `box` (none: its own size) and keep `trim`, or why it goes as it is. A trim alone
+ * re-encodes at the source's size and rate: Mediabunny's lossless trim starts at the keyframe before and hides the
+ * lead-in with an MP4 edit list, which the service's HLS copy drops, so the video would start early.
+ */
+async function planFor(file: Blob, box: Box | null, trim?: Trim): Promise<Plan> {
   if (typeof VideoEncoder === 'undefined' || typeof VideoDecoder === 'undefined') throw new AsIs('no-webcodecs');
   const input = new Input({ source: new BlobSource(file), formats: [MP4, QTFF, MATROSKA, WEBM] });
   const track = await input.getPrimaryVideoTrack().catch(() => null);
   if (!track) throw new AsIs('unreadable');
   const [width, height] = [track.displayWidth, track.displayHeight];
-  const scale = Math.min(box.long / Math.max(width, height), box.short / Math.min(width, height));
-  if (scale >= 1) throw new AsIs('fits');
-  if (!(await track.canDecode())) throw new AsIs('undecodable', `${track.codec ?? 'its'} video cannot be decoded here`);
   const [duration, stats] = await Promise.all([input.computeDuration(), track.computePacketStats(120)]);
-  const frameRate = stats.averagePacketRate || 30;
+  const facts = { duration, frameRate: stats.averagePacketRate || 30, width, height };
+  const scale = box ? Math.min(1, box.long / Math.max(width, height), box.short / Math.min(width, height)) : 1;
+  if (scale >= 1 && !trim) throw new AsIs('fits', 'fits', facts);
+  if (!(await track.canDecode()))
+    throw new AsIs('undecodable', `${track.codec ?? 'its'} video cannot be decoded here`, facts);
   const outWidth = even(width * scale);
   const outHeight = even(height * scale);
-  const bitrate = Math.round(Math.min(BITS_PER_PIXEL * outWidth * outHeight * frameRate, (file.size * 8) / duration));
-  const quality = new Quality({ bitrate });
-  const size = { width: outWidth, height: outHeight, frameRate, quality };
+  const sourceRate = (file.size * 8) / duration;
+  const wanted = scale < 1 ? BITS_PER_PIXEL * outWidth * outHeight * facts.frameRate : sourceRate;
+  const quality = new Quality({ bitrate: Math.round(Math.min(wanted, sourceRate)) });
+  const size = { width: outWidth, height: outHeight, frameRate: facts.frameRate, quality };
   const videoCodec = (await canEncodeVideo('avc', size).catch(() => false))
     ? 'avc'
     : (await canEncodeVideo('vp9', size).catch(() => false))
       ? 'vp9'
       : undefined;
-  if (!videoCodec) throw new AsIs('no-encoder');
-  return { input, track, duration, frameRate, outWidth, videoCodec, quality };
+  if (!videoCodec) throw new AsIs('no-encoder', 'no-encoder', facts);
+  return { input, facts, outWidth, videoCodec, quality, trim };
 }
 
 /** The conversion of `plan` into `stream`; the primary video and audio only, the audio copied where MP4 takes it. */
@@ -89,8 +94,10 @@ async function conversionOf(plan: Plan, stream: WritableStream<PositionedWrite>)
     input: plan.input,
     output,
     tracks: 'primary',
+    ...(plan.trim ? { trim: plan.trim } : {}),
     video: {
       width: plan.outWidth,
+      forceTranscode: true,
       codec: plan.videoCodec,
       quality: plan.quality,
       keyFrameInterval: KEY_FRAME_SECONDS,
@@ -104,12 +111,13 @@ async function conversionOf(plan: Plan, stream: WritableStream<PositionedWrite>)
     throw new AsIs(
       'no-encoder',
       `its ${lost?.track.type ?? 'video'} track cannot be kept (${lost?.reason ?? 'invalid'})`,
+      plan.facts,
     );
   return conversion;
 }
 
 /** Converts the first `seconds` of the file, keeping nothing, to time this device's encoder. */
-async function probe(file: Blob, box: Box, seconds: number): Promise<Probe> {
+async function probe(file: Blob, box: Box | null, seconds: number): Promise<Probe> {
   try {
     const plan = await planFor(file, box);
     let written = 0;
@@ -117,26 +125,23 @@ async function probe(file: Blob, box: Box, seconds: number): Promise<Probe> {
       write: ({ data, position }) => void (written = Math.max(written, position + data.byteLength)),
     });
     const conversion = await conversionOf(plan, counter);
-    const until = Math.min(seconds, plan.duration);
+    const until = Math.min(seconds, plan.facts.duration);
     const started = performance.now();
     await conversion.execute({ until });
     const elapsed = (performance.now() - started) / 1000;
     await conversion.cancel();
-    const [width, height] = [plan.track.displayWidth, plan.track.displayHeight];
+    const { width, height, frameRate } = plan.facts;
     return {
       shrinks: true,
-      duration: plan.duration,
-      frameRate: plan.frameRate,
-      width,
-      height,
+      facts: plan.facts,
       outWidth: plan.outWidth,
       outHeight: even((height * plan.outWidth) / width),
       videoCodec: plan.videoCodec,
-      encodeFps: (until * plan.frameRate) / elapsed,
+      encodeFps: (until * frameRate) / elapsed,
       outBytesPerSecond: written / until,
     };
   } catch (err) {
-    if (err instanceof AsIs) return { shrinks: false, reason: err.reason, message: err.message };
+    if (err instanceof AsIs) return { shrinks: false, reason: err.reason, message: err.message, facts: err.facts };
     return { shrinks: false, reason: 'unreadable', message: (err as Error).message };
   }
 }
@@ -145,8 +150,8 @@ async function probe(file: Blob, box: Box, seconds: number): Promise<Probe> {
 let out = 0;
 let room: (() => void) | undefined;
 
-async function convert(file: Blob, box: Box, chunkSize: number, window: number): Promise<void> {
-  const plan = await planFor(file, box);
+async function convert(file: Blob, box: Box | null, trim: Trim | undefined, chunkSize: number, window: number) {
+  const plan = await planFor(file, box, trim);
   let chunks = 0;
   let size = 0;
   const cutter = partCutter(chunkSize, async (chunkId, bytes) => {
@@ -177,7 +182,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
       void probe(message.file, message.box, message.seconds).then((result) => post({ type: 'probed', probe: result }));
       break;
     case 'convert':
-      convert(message.file, message.box, message.chunkSize, message.window).catch((err: unknown) =>
+      convert(message.file, message.box, message.trim, message.chunkSize, message.window).catch((err: unknown) =>
         post({ type: 'failed', message: (err as Error).message ?? String(err) }),
       );
       break;

@@ -1,4 +1,4 @@
-import type { Box, FromWorker, Probe, ToWorker } from './protocol.js';
+import type { Box, FromWorker, Probe, ToWorker, Trim } from './protocol.js';
 
 /** Seconds of the file the probe encodes to time this device's encoder. */
 export const PROBE_SECONDS = 2;
@@ -31,8 +31,11 @@ export class Shrinker {
     return worker;
   }
 
-  /** What can be made of `file` for `box` on this device, from its first PROBE_SECONDS; never throws. */
-  async probe(file: Blob, box: Box): Promise<Probe> {
+  /**
+   * What can be made of `file` for `box` on this device, from its first PROBE_SECONDS (with no box, only what the
+   * file is: its length and rate, for a trim); never throws.
+   */
+  async probe(file: Blob, box: Box | null): Promise<Probe> {
     try {
       const worker = await this.send({ type: 'probe', file, box, seconds: PROBE_SECONDS });
       return await new Promise<Probe>((resolve, reject) => {
@@ -53,11 +56,10 @@ export class Shrinker {
    */
   async convert(
     file: Blob,
-    box: Box,
-    { chunkSize, window }: { chunkSize: number; window: number },
+    { box, trim, chunkSize, window }: { box: Box | null; trim?: Trim; chunkSize: number; window: number },
     on: { chunk: (chunkId: number, bytes: ArrayBuffer) => void; progress: (fraction: number, written: number) => void },
   ): Promise<{ size: number; chunks: number }> {
-    const worker = await this.send({ type: 'convert', file, box, chunkSize, window });
+    const worker = await this.send({ type: 'convert', file, box, trim, chunkSize, window });
     return new Promise((resolve, reject) => {
       this.failed = reject;
       worker.onmessage = (event: MessageEvent<FromWorker>) => {

@@ -73,13 +73,15 @@ function installUploaders(uppy: Uppy<VideoMeta, Body>, hooks: ShrinkDeps, instal
   } finally {
     uppy.addUploader = addUploader;
   }
-  // Loaded with the first video added while the attribute is set (its card then shows the choices), or uploaded.
+  // Loaded with the first video added while `max-upload-resolution` or `trim` is set (its card then shows the
+  // choices), or uploaded.
   let loaded: Promise<Shrinking> | undefined;
   const shrinking = () =>
     (loaded ??= import('../shrink/shrink-uploader.js').then((m) => new m.Shrinking(uppy, hooks, s3Upload!)));
-  uppy.on('file-added', (file) => void (hooks.shrinkTo() && shrinking().then((s) => s.added(file))));
+  const wanted = () => hooks.shrinkTo() !== null || hooks.trim();
+  uppy.on('file-added', (file) => void (wanted() && shrinking().then((s) => s.added(file))));
   uppy.addUploader(async (fileIds, uploadId) =>
-    hooks.shrinkTo() ? (await shrinking()).upload(fileIds, uploadId) : s3Upload!(fileIds, uploadId),
+    wanted() ? (await shrinking()).upload(fileIds, uploadId) : s3Upload!(fileIds, uploadId),
   );
 }
 

@@ -170,6 +170,7 @@ export class UppyController implements ReactiveController {
           parallelUploads: () => this.options?.parallelUploads ?? DEFAULT_PARALLEL_UPLOADS,
           emit: this.deps.emit,
           shrinkTo: () => this.options?.shrinkTo ?? null,
+          trim: () => this.options?.trim ?? false,
         },
         () => this.uppy === uppy,
       );

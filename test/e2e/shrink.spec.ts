@@ -1,11 +1,19 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { media, sha256 } from '../helpers/media.js';
+import { firstFrameLikeness, media, sha256 } from '../helpers/media.js';
 import { storedSha256 } from '../helpers/service.js';
 import { addFile, env, event, expect, expectPreviewPlays, getVideo, open, test } from './demo.js';
 
 const run = promisify(execFile);
+
+/** Where the service keeps a video's source, once #6 has put it there. */
+async function storedSource(videoId: string): Promise<string> {
+  const path = join(env('SERVICE_DATA'), 'videos', videoId, 'source');
+  await expect.poll(() => existsSync(path), { timeout: 30_000 }).toBe(true);
+  return path;
+}
 
 /** The video stream of a file as ffprobe reads it, and the file's length. */
 async function probe(path: string) {
@@ -30,7 +38,7 @@ test.describe('max-upload-resolution: the browser shrinks a video before it is s
     expect(start.predicted.original).toBeGreaterThan(0);
     expect(start.predicted['1080p']).toBeGreaterThan(0);
     const { videoId } = await event(page, 'upload-success', 120_000);
-    const sent = await probe(join(env('SERVICE_DATA'), 'videos', videoId, 'source'));
+    const sent = await probe(await storedSource(videoId));
     const original = await probe(source);
     expect(sent).toMatchObject({ codec_name: 'h264', width: 1920, height: 1080 });
     expect(Math.abs(sent.frames - original.frames), `frames: ${sent.frames} of ${original.frames}`).toBeLessThanOrEqual(
@@ -66,4 +74,35 @@ test('the card offers 1080p and the original with a predicted time each; the per
   expect(Object.keys(start.predicted).sort()).toEqual(['1080p', 'original']);
   const { videoId } = await event(page, 'upload-success', 120_000);
   expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(source));
+});
+
+test('trim: the part chosen on the card by the keys, 00:03.500 to 00:08.000, becomes a 4.5 s video starting on that frame', async ({
+  page,
+}) => {
+  const source = await media('h264-aac-720p-10s.mp4');
+  await open(page, { trim: '' });
+  await page.locator('video-uploader').evaluate((el) => el.removeAttribute('auto-proceed'));
+  await addFile(page, source);
+  const start = page.locator('video-uploader video-trim-editor [role="slider"]').first();
+  const end = page.locator('video-uploader video-trim-editor [role="slider"]').last();
+  await expect(start).toBeVisible({ timeout: 60_000 });
+  // The start: 3 s by the arrows, then half a second of frames (30 fps) by Shift+arrows.
+  await start.focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  for (let i = 0; i < 15; i++) await page.keyboard.press('Shift+ArrowRight');
+  await expect(start).toHaveAttribute('aria-valuetext', '00:03.500');
+  await end.focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await expect(end).toHaveAttribute('aria-valuetext', '00:08.000');
+  await page.locator('video-uploader .uppy-DashboardContent-save').click();
+  await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
+  const { videoId } = await event(page, 'upload-success', 120_000);
+  const sent = await storedSource(videoId);
+  const kept = await probe(sent);
+  expect(kept).toMatchObject({ codec_name: 'h264', width: 1280, height: 720 });
+  expect(Math.abs(kept.frames - 135), `frames: ${kept.frames}`).toBeLessThanOrEqual(1);
+  // Its first frame is the source's at 3.5 s, not one beside it.
+  const [before, at, after] = await firstFrameLikeness(sent, source, 3.5 - 1 / 30, 3);
+  expect(at, `SSIM ${before} | ${at} | ${after}`).toBeGreaterThan(Math.max(before!, after!));
 });
