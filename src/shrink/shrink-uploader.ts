@@ -118,7 +118,9 @@ export class Shrinking {
     // Like Uppy's own autoOpen, for the first file only: the person sees the choices once, and the pencil after.
     const dashboard = this.uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
     const idle = !dashboard?.getPluginState().activeOverlayType && !this.uppy.opts.autoProceed;
-    const editable = probe.shrinks || (this.deps.trim() && probe.facts && probe.reason === 'fits');
+    // Opened for a video with choices, or with a trim, or that the browser cannot shrink: the panel says so.
+    const fits = !probe.shrinks && probe.reason === 'fits';
+    const editable = fits ? this.deps.trim() : target !== null;
     if (editable && !this.opened && idle && !file.progress.uploadStarted) {
       this.opened = true;
       dashboard?.openFileEditor(this.uppy.getFile(file.id));

@@ -106,3 +106,21 @@ test('trim: the part chosen on the card by the keys, 00:03.500 to 00:08.000, bec
   const [before, at, after] = await firstFrameLikeness(sent, source, 3.5 - 1 / 30, 3);
   expect(at, `SSIM ${before} | ${at} | ${after}`).toBeGreaterThan(Math.max(before!, after!));
 });
+
+test('a video this browser cannot decode (HEVC here) is sent as it is, and its card says so', async ({ page }) => {
+  const source = await media('hevc-aac-4s.mkv');
+  await open(page, { 'max-upload-resolution': '480p' });
+  await page.locator('video-uploader').evaluate((el) => el.removeAttribute('auto-proceed'));
+  await addFile(page, source);
+  await expect(page.locator('video-uploader .video-uploader-shrink [role="status"]')).toHaveText(
+    'This browser cannot re-encode this video: it is sent as it is.',
+    { timeout: 60_000 },
+  );
+  await page.locator('video-uploader .uppy-DashboardContent-save').click();
+  await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
+  const start = await event(page, 'shrink-start');
+  expect(start).toMatchObject({ choice: 'original', canEncode: false, reason: 'undecodable' });
+  expect(Object.keys(start.predicted)).toEqual(['original']);
+  const { videoId } = await event(page, 'upload-success', 120_000);
+  expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(source));
+});
