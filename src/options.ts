@@ -180,6 +180,13 @@ export interface MediaLimits {
   minResolution: Resolution | null;
 }
 
+export const NO_MEDIA_LIMITS: MediaLimits = {
+  maxDuration: null,
+  minDuration: null,
+  maxResolution: null,
+  minResolution: null,
+};
+
 /** True when any media restriction is set: only then is a file read before it is added. */
 export const hasMediaLimits = (limits: MediaLimits): boolean => Object.values(limits).some((v) => v !== null);
 

@@ -3,10 +3,11 @@ import type { Body, UppyFile } from '@uppy/core';
 import { isAbort, VideoServiceError } from '../api/errors.js';
 import { MiB } from '../api/limits.js';
 import type { Emit } from '../events.js';
-import type { ShrinkTarget } from '../options.js';
+import { hasMediaLimits, type MediaLimits, type ShrinkTarget } from '../options.js';
 import type Dashboard from '@uppy/dashboard';
 import type { ShrinkChoice, VideoMeta, WiringDeps } from '../upload/aws-s3-options.js';
 import { fileInfo } from '../upload/file-info.js';
+import { refusal } from '../upload/media-check.js';
 import { MIN_CHUNK_BYTES } from '../upload/plan.js';
 import { putBytes } from '../upload/put.js';
 import type { Probe, Trim } from './protocol.js';
@@ -21,6 +22,8 @@ export interface ShrinkDeps extends WiringDeps {
   shrinkTo: () => ShrinkTarget | null;
   /** Whether each video's card has a trim editor (`trim`). */
   trim: () => boolean;
+  /** `max-duration`, `max-resolution` and the like: judged again on what is sent. */
+  media: () => MediaLimits;
 }
 
 /**
@@ -81,11 +84,34 @@ export class Shrinking {
       const box = probe.shrinks && target && shrink.choice !== 'original' ? target : null;
       // A video the browser cannot decode is sent as it is, untrimmed (its card said so).
       const trim = this.deps.trim() && (probe.shrinks || probe.reason === 'fits') ? current.meta.trim : undefined;
-      if (box || trim) shrinking.push(sendShrunk(this.uppy, this.deps, current, { box, trim, probe }));
+      const why = this.refusal(current, probe, box, trim);
+      if (why) fail(this.uppy, file, new VideoServiceError(why, 0, 'media_refused', false));
+      else if (box || trim) shrinking.push(sendShrunk(this.uppy, this.deps, current, { box, trim, probe }));
       else asIs.push(file.id);
     }
     await Promise.all([asIs.length ? this.s3Upload(asIs, uploadId) : undefined, ...shrinking]);
   };
+
+  /**
+   * Why what would be sent breaks the media limits, judged on the video as sent: its trimmed length, its output
+   * frame. (When it was added, it was judged on what it would become: uppy-controller.ts, `factsSent`.)
+   */
+  private refusal(file: File, probe: Probe, box: ShrinkTarget | null, trim: Trim | undefined): string | undefined {
+    const limits = this.deps.media();
+    if (!probe.facts || !hasMediaLimits(limits)) return undefined;
+    const { duration, width, height } = probe.facts;
+    const shrunk = probe.shrinks && box;
+    return refusal(
+      file.name ?? '',
+      {
+        duration: trim ? trim.end - trim.start : duration,
+        width: shrunk ? probe.outWidth : width,
+        height: shrunk ? probe.outHeight : height,
+      },
+      limits,
+      this.deps.strings(),
+    );
+  }
 
   /** The probe of `file`, made once: its choices and predicted times go into its meta (`shrink`). */
   private probe(file: File): Promise<Probe> {
@@ -113,8 +139,16 @@ export class Shrinking {
     const shrink: ShrinkChoice = probe.shrinks
       ? { choice: target!.label, predicted, canEncode: true, ...facts }
       : { choice: 'original', predicted, canEncode: false, reason: probe.reason, ...facts };
+    const { maxDuration, maxResolution } = this.deps.media();
+    // A source above max-resolution may be sent shrunk only; one above max-duration starts trimmed to it.
+    const { width = 0, height = 0, duration = 0 } = probe.facts ?? {};
+    const above =
+      maxResolution && (Math.max(width, height) > maxResolution.long || Math.min(width, height) > maxResolution.short);
+    if (probe.shrinks && above) delete predicted.original;
+    const trim =
+      this.deps.trim() && maxDuration !== null && duration > maxDuration ? { start: 0, end: maxDuration } : undefined;
     if (!this.uppy.getFile(file.id)) return probe;
-    this.uppy.setFileMeta(file.id, { shrink });
+    this.uppy.setFileMeta(file.id, { shrink, ...(trim && !file.meta.trim ? { trim } : {}) });
     // Like Uppy's own autoOpen, for the first file only: the person sees the choices once, and the pencil after.
     const dashboard = this.uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
     const idle = !dashboard?.getPluginState().activeOverlayType && !this.uppy.opts.autoProceed;

@@ -124,3 +124,31 @@ test('a video this browser cannot decode (HEVC here) is sent as it is, and its c
   const { videoId } = await event(page, 'upload-success', 120_000);
   expect(await storedSha256(env('SERVICE_DATA'), videoId)).toBe(await sha256(source));
 });
+
+test('max-duration with trim: a longer video is taken, starts trimmed to the limit, and a longer trim is refused by name', async ({
+  page,
+}) => {
+  const source = await media('h264-aac-720p-10s.mp4');
+  await open(page, { trim: '', 'max-duration': '6s' });
+  await page.locator('video-uploader').evaluate((el) => el.removeAttribute('auto-proceed'));
+  await addFile(page, source);
+  const end = page.locator('video-uploader video-trim-editor [role="slider"]').last();
+  await expect(end).toHaveAttribute('aria-valuetext', '00:06.000', { timeout: 60_000 });
+  await page.locator('video-uploader .uppy-DashboardContent-save').click();
+  await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
+  const { videoId } = await event(page, 'upload-success', 120_000);
+  expect((await probe(await storedSource(videoId))).frames).toBe(180);
+
+  // The end moved past the limit: the upload is refused, saying why, and nothing is sent.
+  await open(page, { trim: '', 'max-duration': '6s' });
+  await page.locator('video-uploader').evaluate((el) => el.removeAttribute('auto-proceed'));
+  await addFile(page, await media('h264-aac-720p-10s-12mb.mp4'));
+  await expect(end).toHaveAttribute('aria-valuetext', '00:06.000', { timeout: 60_000 });
+  await end.focus();
+  await page.keyboard.press('End');
+  await page.locator('video-uploader .uppy-DashboardContent-save').click();
+  await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
+  const refused = await event(page, 'upload-error');
+  expect(refused.error).toMatch(/is 10 s long; videos up to 6 s are accepted/);
+  expect(refused.retryable).toBe(false);
+});
