@@ -24,10 +24,12 @@ export interface ShrinkDeps extends WiringDeps {
   trim: () => boolean;
   /** `max-duration`, `max-resolution` and the like: judged again on what is sent. */
   media: () => MediaLimits;
+  /** `chunk-size`, when set: the output's chunks too (at least 5 MiB). */
+  chunkSize: () => number | null;
 }
 
 /**
- * Chunks of a shrunk video's output: small, as each is held in memory until its PUT ends (at most
+ * Chunks of a shrunk video's output, unless `chunk-size` says otherwise: small, as each is held in memory until its PUT ends (at most
  * `parallel-uploads` of them, plus the one being written), and at least the 5 MiB every chunk but the last must be.
  * 8 MiB chunks reach 80 GB within the spec's 10,000.
  */
@@ -210,7 +212,13 @@ async function sendShrunk(
 ): Promise<void> {
   const client = deps.client();
   const videoId = await deps.ensureVideo(file);
+  // An output is never continued: a session an earlier encode of this file left (a reload, Golden Retriever's
+  // restore) goes first (#7), so no session ever holds chunks of two encodes.
+  const stale = file.meta.shrinkSession;
+  if (stale) await client.abortMultipart(stale).catch(() => undefined);
   const session = await client.beginMultipart(videoId);
+  deps.setMeta(file.id, { shrinkSession: session.key });
+  const chunkSize = Math.max(deps.chunkSize() ?? SHRUNK_CHUNK_BYTES, MIN_CHUNK_BYTES);
   const shrinker = new Shrinker();
   const stopped = new AbortController();
   const etags = new Map<number, string>();
@@ -289,7 +297,7 @@ async function sendShrunk(
   try {
     const { size } = await shrinker.convert(
       file.data as Blob,
-      { box, trim, chunkSize: SHRUNK_CHUNK_BYTES, window: deps.parallelUploads() },
+      { box, trim, chunkSize, window: deps.parallelUploads() },
       {
         chunk: (chunkId, bytes) => {
           const sending = put(chunkId, new Blob([bytes])).then(() => shrinker.sent(chunkId));
@@ -306,6 +314,7 @@ async function sendShrunk(
     if (stopped.signal.aborted) throw new DOMException('The upload was cancelled.', 'AbortError');
     const chunks = [...etags].sort(([a], [b]) => a - b).map(([chunkId, eTag]) => ({ chunkId, eTag }));
     const { url } = await client.completeMultipart(videoId, session.key, chunks);
+    deps.setMeta(file.id, { shrinkSession: undefined });
     progress.now();
     const current = uppy.getFile(file.id);
     if (current) uppy.emit('upload-success', current, { status: 200, body: {}, uploadURL: url });
@@ -314,6 +323,7 @@ async function sendShrunk(
     // The output was held in memory only: what was sent cannot be finished, so the session goes (#7) and a Retry
     // encodes again.
     await client.abortMultipart(session.key).catch(() => undefined);
+    if (uppy.getFile(file.id)) deps.setMeta(file.id, { shrinkSession: undefined });
     const failure = await Promise.allSettled(puts).then(
       (results) => results.find((r) => r.status === 'rejected')?.reason as unknown,
     );

@@ -21,6 +21,8 @@ export interface VideoMeta extends Meta {
   fingerprint?: string;
   /** With `max-upload-resolution` or `trim`: what is sent, once the file has been probed (shrink/shrink-uploader.ts). */
   shrink?: ShrinkChoice;
+  /** The multipart session of a shrunk output under way: aborted, never continued, when its upload starts again. */
+  shrinkSession?: string;
   /** With `trim`: the part of the video kept, in seconds, as the person chose it on the card. */
   trim?: { start: number; end: number };
 }

@@ -173,6 +173,7 @@ export class UppyController implements ReactiveController {
           shrinkTo: () => this.options?.shrinkTo ?? null,
           trim: () => this.options?.trim ?? false,
           media: () => this.options?.media ?? NO_MEDIA_LIMITS,
+          chunkSize: () => this.options?.chunkSize ?? null,
         },
         () => this.uppy === uppy,
       );

@@ -4,7 +4,22 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { firstFrameLikeness, media, sha256 } from '../helpers/media.js';
 import { storedSha256 } from '../helpers/service.js';
-import { addFile, env, event, expect, expectPreviewPlays, getVideo, open, test } from './demo.js';
+import {
+  addFile,
+  env,
+  event,
+  expect,
+  expectPreviewPlays,
+  finishedChunks,
+  getVideo,
+  open,
+  progress,
+  received,
+  sessionOf,
+  storageRequests,
+  test,
+  throttleUploads,
+} from './demo.js';
 
 const run = promisify(execFile);
 
@@ -151,4 +166,61 @@ test('max-duration with trim: a longer video is taken, starts trimmed to the lim
   const refused = await event(page, 'upload-error');
   expect(refused.error).toMatch(/is 10 s long; videos up to 6 s are accepted/);
   expect(refused.retryable).toBe(false);
+});
+
+/**
+ * A shrinking upload with several chunks: `trim` with `max-duration="9s"` starts the 10 s, 10 Mbit/s video trimmed to
+ * 9 s, which is re-encoded at its own rate (about 11 MB) and sent in 5 MB chunks, one at a time, at 2 MB/s.
+ */
+const SHRINKING_IN_CHUNKS = { trim: '', 'max-duration': '9s', 'chunk-size': '5MB', 'parallel-uploads': '1' };
+
+test('pausing a shrinking upload stops its bytes; resuming ends in one clean video from one session', async ({
+  page,
+}) => {
+  const since = (await storageRequests(page)).length;
+  await open(page, SHRINKING_IN_CHUNKS);
+  await throttleUploads(page, 2 * 1024 * 1024);
+  await addFile(page, await media('h264-aac-720p-10s-12mb.mp4'));
+  const underWay = () =>
+    storageRequests(page, since).then((all) => all.filter((r) => r.method === 'PUT' && r.endedAt === undefined));
+  await expect.poll(async () => (await underWay()).length, { timeout: 60_000 }).toBeGreaterThan(0);
+  const key = sessionOf((await underWay())[0]!);
+  const interrupted = (await underWay()).map((r) => r.path);
+  const toggle = page.locator('video-uploader [data-cy="togglePauseResume"]');
+  await toggle.click();
+  await expect.poll(async () => (await underWay()).length).toBe(0);
+  const ended = (await storageRequests(page, since)).filter((r) => r.method === 'PUT' && interrupted.includes(r.path));
+  expect(
+    ended.map((r) => r.status),
+    'the chunk under way was cut off by the pause',
+  ).toEqual(interrupted.map(() => 0));
+  const bytes = await received(page, key);
+  await page.waitForTimeout(3000); // paused for a while, as a person would
+  expect(await received(page, key), 'no byte reached the storage while paused').toBe(bytes);
+  await toggle.click();
+  const { videoId } = await event(page, 'upload-success', 120_000);
+  const chunks = finishedChunks(await storageRequests(page, since));
+  expect(new Set(chunks.map(sessionOf)), 'one session').toEqual(new Set([key]));
+  expect(new Set(chunks.map((r) => r.path)).size, 'three chunks').toBe(3);
+  expect((await probe(await storedSource(videoId))).frames).toBe(270);
+});
+
+test('offline in the middle of a shrinking upload: nothing fails, and it ends in one clean video', async ({ page }) => {
+  await open(page, SHRINKING_IN_CHUNKS);
+  const cdp = await throttleUploads(page, 2 * 1024 * 1024);
+  await addFile(page, await media('h264-aac-720p-10s-12mb.mp4'));
+  await expect.poll(async () => (await progress(page))?.bytesSent ?? 0, { timeout: 60_000 }).toBeGreaterThan(0);
+  const network = (offline: boolean) =>
+    cdp.send('Network.emulateNetworkConditions', {
+      offline,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 2 * 1024 * 1024,
+    });
+  await network(true);
+  await page.waitForTimeout(6000);
+  await network(false);
+  const { videoId } = await event(page, 'upload-success', 120_000);
+  await expect(page.locator('#events li[data-event="upload-error"]')).toHaveCount(0);
+  expect((await probe(await storedSource(videoId))).frames).toBe(270);
 });
