@@ -137,20 +137,23 @@ export class Shrinking {
     ]);
     const predicted: Record<string, number> = rate ? { original: round((file.size ?? 0) / rate) } : {};
     if (probe.shrinks && target && rate) predicted[target.label] = round(predictShrunk(probe, rate));
-    const facts = probe.facts ? { duration: probe.facts.duration, frameRate: probe.facts.frameRate } : {};
-    const shrink: ShrinkChoice = probe.shrinks
-      ? { choice: target!.label, predicted, canEncode: true, ...facts }
-      : { choice: 'original', predicted, canEncode: false, reason: probe.reason, ...facts };
     const { maxDuration, maxResolution } = this.deps.media();
     // A source above max-resolution may be sent shrunk only; one above max-duration starts trimmed to it.
     const { width = 0, height = 0, duration = 0 } = probe.facts ?? {};
     const above =
       maxResolution && (Math.max(width, height) > maxResolution.long || Math.min(width, height) > maxResolution.short);
     if (probe.shrinks && above) delete predicted.original;
+    const facts = probe.facts ? { duration: probe.facts.duration, frameRate: probe.facts.frameRate } : {};
+    // The person's choice stays across a probe made again (after a reload, Golden Retriever keeps the meta).
+    const chosen = this.uppy.getFile(file.id)?.meta.shrink?.choice;
+    const shrink: ShrinkChoice = probe.shrinks
+      ? { choice: chosen && chosen in predicted ? chosen : target!.label, predicted, canEncode: true, ...facts }
+      : { choice: 'original', predicted, canEncode: false, reason: probe.reason, ...facts };
     const trim =
       this.deps.trim() && maxDuration !== null && duration > maxDuration ? { start: 0, end: maxDuration } : undefined;
     if (!this.uppy.getFile(file.id)) return probe;
-    this.uppy.setFileMeta(file.id, { shrink, ...(trim && !file.meta.trim ? { trim } : {}) });
+    const kept = this.uppy.getFile(file.id)?.meta.trim;
+    this.uppy.setFileMeta(file.id, { shrink, ...(trim && !kept ? { trim } : {}) });
     // Like Uppy's own autoOpen, for the first file only: the person sees the choices once, and the pencil after.
     const dashboard = this.uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
     const idle = !dashboard?.getPluginState().activeOverlayType && !this.uppy.opts.autoProceed;

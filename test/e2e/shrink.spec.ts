@@ -6,6 +6,7 @@ import { firstFrameLikeness, media, sha256 } from '../helpers/media.js';
 import { storedSha256 } from '../helpers/service.js';
 import {
   addFile,
+  askChunkUrl,
   env,
   event,
   expect,
@@ -223,4 +224,26 @@ test('offline in the middle of a shrinking upload: nothing fails, and it ends in
   const { videoId } = await event(page, 'upload-success', 120_000);
   await expect(page.locator('#events li[data-event="upload-error"]')).toHaveCount(0);
   expect((await probe(await storedSource(videoId))).frames).toBe(270);
+});
+
+test('a reload in the middle of a shrinking upload: it starts again, the first session is aborted, and one clean video results', async ({
+  page,
+}) => {
+  const since = (await storageRequests(page)).length;
+  await open(page, SHRINKING_IN_CHUNKS);
+  await throttleUploads(page, 2 * 1024 * 1024);
+  await addFile(page, await media('h264-aac-720p-10s-12mb.mp4'));
+  await expect
+    .poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 60_000 })
+    .toBeGreaterThan(0);
+  const first = sessionOf(finishedChunks(await storageRequests(page, since))[0]!);
+  await page.reload();
+  await expect(page.locator('video-uploader')).toContainText('resume the upload');
+  await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
+  const { videoId } = await event(page, 'upload-success', 120_000);
+  expect((await probe(await storedSource(videoId))).frames).toBe(270);
+  // The first encode's session was aborted (#7), never completed with chunks of the second.
+  const sessions = new Set(finishedChunks(await storageRequests(page, since)).map(sessionOf));
+  expect(sessions.size).toBe(2);
+  expect((await (await askChunkUrl(page, first, 1)).json()).error.code).toMatch(/session_(closed|aborted)|not_found/);
 });
