@@ -11,6 +11,7 @@ import {
   event,
   expect,
   expectPreviewPlays,
+  faults,
   finishedChunks,
   getVideo,
   open,
@@ -246,4 +247,22 @@ test('a reload in the middle of a shrinking upload: it starts again, the first s
   const sessions = new Set(finishedChunks(await storageRequests(page, since)).map(sessionOf));
   expect(sessions.size).toBe(2);
   expect((await (await askChunkUrl(page, first, 1)).json()).error.code).toMatch(/session_(closed|aborted)|not_found/);
+});
+
+test('Retry after a shrinking upload failed encodes again into a new session; the failed one is aborted', async ({
+  page,
+}) => {
+  const since = (await storageRequests(page)).length;
+  await faults(page, { rules: [{ target: 'chunk-put', nth: [2], action: 'status', status: 400 }] });
+  await open(page, SHRINKING_IN_CHUNKS);
+  await addFile(page, await media('h264-aac-720p-10s-12mb.mp4'));
+  const failure = await event(page, 'upload-error', 120_000);
+  expect(failure.error).toMatch(/refused/);
+  const failed = sessionOf(finishedChunks(await storageRequests(page, since))[0]!);
+  await page.locator('video-uploader .uppy-StatusBar-actionBtn--retry').click();
+  const { videoId } = await event(page, 'upload-success', 120_000);
+  expect((await probe(await storedSource(videoId))).frames).toBe(270);
+  const sessions = new Set(finishedChunks(await storageRequests(page, since)).map(sessionOf));
+  expect([...sessions].filter((s) => s !== failed).length, 'a second session').toBe(1);
+  expect((await (await askChunkUrl(page, failed, 1)).json()).error.code).toMatch(/session_(closed|aborted)|not_found/);
 });
