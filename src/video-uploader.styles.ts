@@ -53,11 +53,21 @@ export const styles = [
     /* A video's choices and trim, in the Dashboard's editor panel (shrink/shrink-editor.ts). */
     .video-uploader-shrink {
       display: grid;
+      align-content: start;
       gap: 1rem;
-      padding: 1.5rem;
+      padding: 1rem 1.5rem;
       margin: 0 auto;
+      box-sizing: border-box;
+      width: 100%;
       max-width: 40rem;
+      align-self: stretch;
+      overflow-y: auto;
       color: var(--video-uploader-text);
+    }
+    /* The Dashboard is 380 px high: the video leaves room for the thumbs and the choices. */
+    .video-uploader-shrink video-trim-editor::part(video) {
+      max-block-size: 9rem;
+      object-fit: contain;
     }
     .video-uploader-shrink fieldset {
       display: grid;
