@@ -174,7 +174,7 @@ async function encoderConfigFor(
   source: VideoDecoderConfig,
   plan: Plan,
 ): Promise<VideoEncoderConfig> {
-  if (video.codec !== 'avc' || typeof VideoEncoder === 'undefined')
+  if (video.codec !== 'avc' || typeof VideoEncoder === 'undefined' || !(await video.canDecode()))
     throw new CutRefused(
       'codec',
       `This trim must re-encode its first frames, and this browser cannot encode ${video.codec ?? 'this codec'} here.`,

@@ -12,6 +12,7 @@ import { chromiumLaunchOptions } from '../helpers/browser.js';
 import { push } from '../helpers/live.js';
 import { startService, until, type RunningService } from '../helpers/service.js';
 import { MINIBROWSER, startWebKitDriver } from '../helpers/webkit.js';
+import { mediaForPages } from './media-for-pages.js';
 
 /**
  * Component tests: the element in real Chromium, talking to the real local service over 127.0.0.1.
@@ -146,6 +147,7 @@ const config: TestRunnerConfig = {
       ctx.set('content-type', res.headers.get('content-type') ?? 'application/json');
       ctx.body = Buffer.from(await res.arrayBuffer());
     },
+    mediaForPages,
     async (ctx, next) => {
       if (RUNNER_PATHS.test(ctx.path)) return next();
       const res = await fetch(viteOrigin + ctx.url);
@@ -184,6 +186,7 @@ const config: TestRunnerConfig = {
                 .map((f) => `@uppy/locales/lib/${f}`),
               'hls.js',
               'hash-wasm',
+              'mediabunny',
               '@open-wc/testing',
               '@web/test-runner-commands',
               'axe-core',
