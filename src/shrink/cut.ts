@@ -297,6 +297,9 @@ class Reencoder {
         if (meta?.decoderConfig?.description) parameterSets = parameterSetsOf(bytesOf(meta.decoderConfig.description));
         const source = timing.get(chunk.timestamp);
         const packet = EncodedPacket.fromEncodedChunk(chunk);
+        // Firefox's encoder (x264) repeats its SPS and PPS in its keyframes, and its description holds them with
+        // the NAL header byte doubled (ffmpeg: "sps_id 1 out of range"): the keyframe's own sets are the true ones.
+        if (packet.type === 'key') parameterSets = inBandParameterSets(packet.data) ?? parameterSets;
         done.push({
           packet: source ? packet.clone({ timestamp: source.timestamp, duration: source.duration }) : packet,
           parameterSets,
@@ -316,7 +319,7 @@ class Reencoder {
           sample.close();
           continue;
         }
-        const frame = await withColorSpace(sample.toVideoFrame(), this.colorSpace);
+        const frame = await sourceLikeFrame(sample.toVideoFrame(), this.colorSpace);
         sample.close();
         encoder.encode(frame, { keyFrame: first });
         frame.close();
@@ -341,20 +344,16 @@ class Reencoder {
 }
 
 /**
- * The frame with the source's colour description. The encoder writes the frame's colour space into its SPS, and the
- * decoder fills in one of its own where the source says none (Chromium: BT.709): the re-encoded frames would then be
- * shown in other colours than the copied ones (same pixels, another matrix). A frame can only take a colour space
- * when it is made from its pixels.
+ * The frame as I420 with the source's colour description, for the encoder. Why: the encoder writes the frame's
+ * colour space into its SPS, and the decoder fills in one of its own where the source says none (Chromium: BT.709),
+ * so the re-encoded frames would be shown in other colours than the copied ones (same pixels, another matrix); and
+ * Firefox's decoder hands out RGB (made with the matrix it names) that its encoder turns back into YUV with another
+ * one, shifting every colour. A frame takes a colour space only when it is made from its pixels.
  */
-async function withColorSpace(frame: VideoFrame, colorSpace: VideoColorSpaceInit): Promise<VideoFrame> {
+async function sourceLikeFrame(frame: VideoFrame, colorSpace: VideoColorSpaceInit): Promise<VideoFrame> {
   const rect = frame.visibleRect!;
-  const pixels = new Uint8Array(frame.allocationSize({ rect }));
-  const layout = await frame.copyTo(pixels, { rect });
-  const copy = new VideoFrame(pixels, {
-    format: frame.format!,
-    codedWidth: rect.width,
-    codedHeight: rect.height,
-    layout,
+  const { width, height } = rect;
+  const init = {
     timestamp: frame.timestamp,
     duration: frame.duration ?? undefined,
     colorSpace: {
@@ -363,9 +362,81 @@ async function withColorSpace(frame: VideoFrame, colorSpace: VideoColorSpaceInit
       matrix: colorSpace.matrix ?? null,
       fullRange: colorSpace.fullRange ?? null,
     },
-  });
+  };
+  const pixels = new Uint8Array(frame.allocationSize({ rect }));
+  const layout = await frame.copyTo(pixels, { rect });
+  const rgb = /^(RGB|BGR)/.exec(frame.format ?? '');
+  const copy = rgb
+    ? new VideoFrame(rgbToI420(pixels, width, height, layout[0]!.stride, rgb[1] === 'BGR', frame.colorSpace), {
+        ...init,
+        format: 'I420',
+        codedWidth: width,
+        codedHeight: height,
+      })
+    : new VideoFrame(pixels, { ...init, format: frame.format!, codedWidth: width, codedHeight: height, layout });
   frame.close();
   return copy;
+}
+
+/** Luma weights (Kr, Kb) of the matrices a decoder may have made RGB with (ITU-R BT.709, BT.601, BT.2020). */
+const LUMA_WEIGHTS: Record<string, [number, number]> = {
+  bt709: [0.2126, 0.0722],
+  bt470bg: [0.299, 0.114],
+  smpte170m: [0.299, 0.114],
+  'bt2020-ncl': [0.2627, 0.0593],
+};
+
+/** RGB(A/X) pixels back to the YUV 4:2:0 they were made from, by the inverse of the decoder's matrix and range. */
+function rgbToI420(
+  rgb: Uint8Array,
+  width: number,
+  height: number,
+  stride: number,
+  bgr: boolean,
+  colorSpace: VideoColorSpace,
+): Uint8Array {
+  const [kr, kb] = LUMA_WEIGHTS[colorSpace.matrix ?? 'bt709'] ?? LUMA_WEIGHTS.bt709!;
+  const kg = 1 - kr - kb;
+  const [yScale, yOffset, cScale] = colorSpace.fullRange ? [255, 0, 255] : [219, 16, 224];
+  const [r, b] = bgr ? [2, 0] : [0, 2];
+  const cw = Math.ceil(width / 2);
+  const ch = Math.ceil(height / 2);
+  const out = new Uint8Array(width * height + 2 * cw * ch);
+  const u = width * height;
+  const v = u + cw * ch;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const at = y * stride + x * 4;
+      out[y * width + x] = yOffset + (yScale * (kr * rgb[at + r]! + kg * rgb[at + 1]! + kb * rgb[at + b]!)) / 255;
+    }
+  }
+  for (let y = 0; y < ch; y++) {
+    for (let x = 0; x < cw; x++) {
+      // The average of the 2×2 pixels each chroma sample covers.
+      let sr = 0;
+      let sg = 0;
+      let sb = 0;
+      let n = 0;
+      for (const [dx, dy] of [
+        [0, 0],
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ] as const) {
+        const px = Math.min(2 * x + dx, width - 1);
+        const py = Math.min(2 * y + dy, height - 1);
+        const at = py * stride + px * 4;
+        sr += rgb[at + r]!;
+        sg += rgb[at + 1]!;
+        sb += rgb[at + b]!;
+        n++;
+      }
+      const luma = (kr * sr + kg * sg + kb * sb) / n / 255;
+      out[u + y * cw + x] = 128 + (cScale * (sb / n / 255 - luma)) / (2 * (1 - kb));
+      out[v + y * cw + x] = 128 + (cScale * (sr / n / 255 - luma)) / (2 * (1 - kr));
+    }
+  }
+  return out;
 }
 
 /** The SPS and PPS NAL units of an AVCDecoderConfigurationRecord (ISO 14496-15 5.3.3.1), each with a 4-byte length. */
@@ -399,6 +470,18 @@ function lengthPrefixed(units: Uint8Array[]): Uint8Array {
     at += 4 + unit.byteLength;
   }
   return out;
+}
+
+/** The SPS and PPS a packet carries (4-byte lengths), if it carries an SPS. */
+function inBandParameterSets(data: Uint8Array): Uint8Array | undefined {
+  const units: Uint8Array[] = [];
+  for (let at = 0; at + 4 < data.byteLength;) {
+    const length = new DataView(data.buffer, data.byteOffset + at).getUint32(0);
+    const unit = data.subarray(at + 4, at + 4 + length);
+    if ((unit[0]! & 0x1f) === 7 || (unit[0]! & 0x1f) === 8) units.push(unit);
+    at += 4 + length;
+  }
+  return units.some((u) => (u[0]! & 0x1f) === 7) ? lengthPrefixed(units) : undefined;
 }
 
 /** A keyframe with its parameter sets in front, unless it carries an SPS already. */
