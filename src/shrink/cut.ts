@@ -100,7 +100,8 @@ export async function cutExact(input: Input, target: Target, options: CutOptions
 
   const output = new Output({ format, target });
   const videoOut = new EncodedVideoPacketSource(video.codec);
-  output.addVideoTrack(videoOut, { rotation: video.rotation, frameRate: plan.frameRate });
+  // No frame rate: it would set the track's timescale, and an average one would round a variable rate's timestamps.
+  output.addVideoTrack(videoOut, { rotation: video.rotation });
   const audioOut = audio ? new EncodedAudioPacketSource(audio.codec!) : undefined;
   if (audio && audioOut) output.addAudioTrack(audioOut);
   await output.start();
@@ -158,7 +159,8 @@ async function planCut(packets: EncodedPacketSink, start: number, end: number): 
     previousCopied = gop.copy;
   }
   const kept = gops.flatMap((g) => g.frames).filter((f) => f.keep);
-  const seconds = Math.max(...kept.map((f) => f.packet.timestamp + f.packet.duration)) - first;
+  // A long video has too many frames to spread into Math.max.
+  const seconds = kept.reduce((last, f) => Math.max(last, f.packet.timestamp + f.packet.duration), 0) - first;
   const bytes = kept.reduce((sum, f) => sum + f.packet.byteLength, 0);
   return { first, gops, frameRate: kept.length / seconds, bitrate: (bytes * 8) / seconds };
 }
@@ -177,7 +179,7 @@ async function encoderConfigFor(
   if (video.codec !== 'avc' || typeof VideoEncoder === 'undefined' || !(await video.canDecode()))
     throw new CutRefused(
       'codec',
-      `This trim must re-encode its first frames, and this browser cannot encode ${video.codec ?? 'this codec'} here.`,
+      `This trim must re-encode its first frames, and this browser cannot decode and encode ${video.codec ?? 'its codec'}.`,
     );
   const level = source.codec.slice(-2);
   const candidates = [
@@ -218,7 +220,8 @@ async function writeVideo(
   const inBand = encoderConfig !== undefined; // avc3: parameter sets in the keyframes
   const sourceDescription = inBand ? bytesOf(sourceConfig.description!) : new Uint8Array();
   const sourceSets = inBand ? parameterSetsOf(sourceDescription) : new Uint8Array();
-  const reencoder = encoderConfig ? new Reencoder(video, encoderConfig, await video.getColorSpace()) : undefined;
+  const samples = new VideoSampleSink(video);
+  const colorSpace = await video.getColorSpace();
   const total = end - plan.first;
   let frames = 0;
   let reencodedFrames = 0;
@@ -257,89 +260,84 @@ async function writeVideo(
         await write(packet, sourceSets);
       }
     } else {
-      for await (const { packet, parameterSets } of reencoder!.encode(
-        kept.map((f) => f.packet),
-        signal,
-      )) {
+      const toEncode = kept.map((f) => f.packet);
+      for await (const { packet, parameterSets } of reencode(samples, encoderConfig!, colorSpace, toEncode, signal)) {
         await write(packet, parameterSets);
         reencodedFrames++;
       }
     }
   }
-  reencoder?.close();
   out.close();
   return { frames, reencodedFrames, duration };
 }
 
-/** Decodes the source around the given frames and encodes exactly those frames, the first as a keyframe. */
-class Reencoder {
-  private readonly samples: VideoSampleSink;
-  private encoder: VideoEncoder | undefined;
-  constructor(
-    video: InputVideoTrack,
-    private readonly config: VideoEncoderConfig,
-    private readonly colorSpace: VideoColorSpaceInit,
-  ) {
-    this.samples = new VideoSampleSink(video);
-  }
+/** A packet the encoder made, and the parameter sets its keyframe needs in front. */
+interface Reencoded {
+  packet: EncodedPacket;
+  parameterSets: Uint8Array;
+}
 
-  async *encode(
-    frames: EncodedPacket[],
-    signal?: AbortSignal,
-  ): AsyncGenerator<{ packet: EncodedPacket; parameterSets: Uint8Array }> {
-    const done: { packet: EncodedPacket; parameterSets: Uint8Array }[] = [];
-    let failed: unknown;
-    let parameterSets = new Uint8Array();
-    // The source's own timing for each frame, by the microsecond the encoder rounds it to.
-    const timing = new Map(frames.map((f) => [Math.round(f.timestamp * 1e6), f]));
-    const encoder = new VideoEncoder({
-      output: (chunk, meta) => {
-        if (meta?.decoderConfig?.description) parameterSets = parameterSetsOf(bytesOf(meta.decoderConfig.description));
-        const source = timing.get(chunk.timestamp);
-        const packet = EncodedPacket.fromEncodedChunk(chunk);
-        // Firefox's encoder (x264) repeats its SPS and PPS in its keyframes, and its description holds them with
-        // the NAL header byte doubled (ffmpeg: "sps_id 1 out of range"): the keyframe's own sets are the true ones.
-        if (packet.type === 'key') parameterSets = inBandParameterSets(packet.data) ?? parameterSets;
-        done.push({
-          packet: source ? packet.clone({ timestamp: source.timestamp, duration: source.duration }) : packet,
-          parameterSets,
-        });
-      },
-      error: (err) => (failed = err),
-    });
-    this.encoder = encoder;
-    encoder.configure(this.config);
-    const from = Math.min(...frames.map((f) => f.timestamp));
-    const until = Math.max(...frames.map((f) => f.timestamp + f.duration));
-    let first = true;
-    try {
-      for await (const sample of this.samples.samples(from, until - SAME_INSTANT)) {
-        signal?.throwIfAborted();
-        if (!timing.has(Math.round(sample.timestamp * 1e6))) {
-          sample.close();
-          continue;
-        }
-        const frame = await sourceLikeFrame(sample.toVideoFrame(), this.colorSpace);
+/** Decodes the source around `frames` and encodes exactly those frames, the first as a keyframe. */
+async function* reencode(
+  samples: VideoSampleSink,
+  config: VideoEncoderConfig,
+  colorSpace: VideoColorSpaceInit,
+  frames: EncodedPacket[],
+  signal?: AbortSignal,
+): AsyncGenerator<Reencoded> {
+  const done: Reencoded[] = [];
+  let failed: unknown;
+  let parameterSets = new Uint8Array();
+  // Frames to encode by their timestamp (decoded samples carry their packet's), and by the microseconds of the
+  // VideoFrame sent, which the encoder's chunk keeps: the chunk then gets the source's exact timing back.
+  const wanted = new Map(frames.map((f) => [f.timestamp, f]));
+  const sent = new Map<number, EncodedPacket>();
+  const encoder = new VideoEncoder({
+    output: (chunk, meta) => {
+      if (meta?.decoderConfig?.description) parameterSets = parameterSetsOf(bytesOf(meta.decoderConfig.description));
+      const packet = EncodedPacket.fromEncodedChunk(chunk);
+      // Firefox's encoder (x264) repeats its SPS and PPS in its keyframes, and its description holds them with
+      // the NAL header byte doubled (ffmpeg: "sps_id 1 out of range"): the keyframe's own sets are the true ones.
+      if (packet.type === 'key') parameterSets = inBandParameterSets(packet.data) ?? parameterSets;
+      const source = sent.get(chunk.timestamp);
+      // A throw here would be lost in the encoder's callback, and the frame with it.
+      if (!source)
+        return void (failed ??= new Error(`The encoder returned a frame at ${chunk.timestamp} µs it was not sent.`));
+      done.push({ packet: packet.clone({ timestamp: source.timestamp, duration: source.duration }), parameterSets });
+    },
+    error: (err) => (failed = err),
+  });
+  encoder.configure(config);
+  // In decode order: with B-frames the first is not the earliest.
+  const from = frames.reduce((earliest, f) => Math.min(earliest, f.timestamp), Infinity);
+  const until = frames.reduce((last, f) => Math.max(last, f.timestamp + f.duration), from);
+  let first = true;
+  try {
+    for await (const sample of samples.samples(from, until - SAME_INSTANT)) {
+      signal?.throwIfAborted();
+      // Decoding starts at the keyframe before `from`: those frames are only the way there.
+      const source = wanted.get(sample.timestamp);
+      if (!source) {
         sample.close();
-        encoder.encode(frame, { keyFrame: first });
-        frame.close();
-        first = false;
-        // Hold no more than a few frames in the encoder (memory, and a steady pace for the muxer).
-        while (encoder.encodeQueueSize > 2)
-          await new Promise((r) => encoder.addEventListener('dequeue', r, { once: true }));
-        if (failed) throw failed;
-        yield* done.splice(0);
+        continue;
       }
-      await encoder.flush();
+      const frame = await sourceLikeFrame(sample.toVideoFrame(), colorSpace);
+      sample.close();
+      sent.set(frame.timestamp, source);
+      encoder.encode(frame, { keyFrame: first });
+      frame.close();
+      first = false;
+      // A few frames in the encoder at most: memory, and a steady pace for the muxer (as Mediabunny does).
+      while (encoder.encodeQueueSize > 2)
+        await new Promise((resolve) => encoder.addEventListener('dequeue', resolve, { once: true }));
       if (failed) throw failed;
       yield* done.splice(0);
-    } finally {
-      if (encoder.state !== 'closed') encoder.close();
     }
-  }
-
-  close(): void {
-    if (this.encoder && this.encoder.state !== 'closed') this.encoder.close();
+    await encoder.flush();
+    if (failed) throw failed;
+    yield* done.splice(0);
+  } finally {
+    if (encoder.state !== 'closed') encoder.close();
   }
 }
 
@@ -542,7 +540,8 @@ async function writeAudio(
   // The packet playing at `first` is left out rather than written with a negative timestamp (an edit list the
   // service's HLS copy would drop): the sound starts at most one packet (~21 ms of AAC) after the picture.
   const packets = new EncodedPacketSink(audio);
-  const from = await packets.getPacket(first);
+  // Null when the sound starts after the picture: then from its first packet.
+  const from = (await packets.getPacket(first)) ?? (await packets.getFirstPacket());
   const config = (await audio.getDecoderConfig())!;
   let described = false;
   if (from) {
