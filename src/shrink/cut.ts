@@ -287,7 +287,7 @@ async function* reencode(
 ): AsyncGenerator<Reencoded> {
   const done: Reencoded[] = [];
   let failed: unknown;
-  let parameterSets = new Uint8Array();
+  let parameterSets: Uint8Array = new Uint8Array();
   // Frames to encode by their timestamp (decoded samples carry their packet's), and by the microseconds of the
   // VideoFrame sent, which the encoder's chunk keeps: the chunk then gets the source's exact timing back.
   const wanted = new Map(frames.map((f) => [f.timestamp, f]));

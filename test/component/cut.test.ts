@@ -29,7 +29,8 @@ async function cut(file: Blob, start: number, end: number): Promise<CutReply> {
 const source = async (name = SOURCE) => (await fetch(`/__media/${name}`)).blob();
 
 async function probe(output: Uint8Array, start: number): Promise<ProbeReport> {
-  const res = await fetch(`/__media/probe?source=${SOURCE}&start=${start}`, { method: 'POST', body: output });
+  const body = new Blob([output as Uint8Array<ArrayBuffer>]);
+  const res = await fetch(`/__media/probe?source=${SOURCE}&start=${start}`, { method: 'POST', body });
   if (!res.ok) throw new Error(`probe: ${res.status}`);
   return (await res.json()) as ProbeReport;
 }
