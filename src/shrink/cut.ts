@@ -181,6 +181,9 @@ async function encoderConfigFor(
       'codec',
       `This trim must re-encode its first frames, and this browser cannot decode and encode ${video.codec ?? 'its codec'}.`,
     );
+  // The copied keyframes get parameter sets with 4-byte lengths in front, as every H.264 writer here makes them.
+  if (source.description && (bytesOf(source.description)[4]! & 0x03) !== 3)
+    throw new CutRefused('codec', 'This trim must re-encode its first frames, and the video uses short NAL lengths.');
   const level = source.codec.slice(-2);
   const candidates = [
     source.codec.replace(/^avc3/, 'avc1'),
