@@ -498,8 +498,8 @@ function withParameterSets(data: Uint8Array, parameterSets: Uint8Array): Uint8Ar
 }
 
 /**
- * The avc3 sample entry's record: the first keyframe's parameter sets, under the source's profile and level (the
- * encoder was asked for them), with 4-byte NAL lengths as both the encoder and this cut write them.
+ * The avc3 sample entry's record: the first keyframe's parameter sets, the profile and level their SPS names, and
+ * 4-byte NAL lengths as both the encoder and this cut write them.
  */
 function avcDescription(parameterSets: Uint8Array, source: Uint8Array): Uint8Array {
   const units: Uint8Array[] = [];
