@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,26 +16,21 @@ export interface ProbeReport {
 }
 
 /**
- * Test media for pages, and ffmpeg's view of what a page made from it (the browser cannot run ffmpeg):
- * - `GET /__media/<name>`: a recipe of test/helpers/media.ts, made at test time;
- * - `POST /__media/probe?source=<name>&start=<seconds>` with an MP4 as the body: for the MP4 and for what the
- *   service's processing makes of it by copying (`-c copy` to MP4 with faststart, then `-c copy -f hls`, as
- *   service/processing/pipeline.ts does for H.264/AAC it plays as is), its duration, frame count, decode problems and
- *   how like its first frame the source's frames before, at and after `start` are.
+ * ffmpeg's view of what a page made from test media (the browser cannot run ffmpeg):
+ * `POST /__media/probe?source=<recipe>&start=<seconds>` with an MP4 as the body answers, for the MP4 and for what the
+ * service's processing makes of it by copying (`-c copy` to MP4 with faststart, then `-c copy -f hls`, as
+ * service/processing/pipeline.ts does for H.264/AAC it plays as is), its duration, frame count, decode problems and
+ * how like its first frame the source's frames before, at and after `start` are. (GET /__media/<recipe> serves the
+ * media itself: web-test-runner.config.ts.)
  */
-export const mediaForPages: Middleware = async (ctx, next) => {
-  if (!ctx.path.startsWith('/__media/')) return next();
-  const name = ctx.path === '/__media/probe' ? String(ctx.query.source) : ctx.path.slice('/__media/'.length);
+export const probeForPages: Middleware = async (ctx, next) => {
+  if (ctx.path !== '/__media/probe' || ctx.method !== 'POST') return next();
+  const name = String(ctx.query.source);
   if (!(name in RECIPES)) {
     ctx.status = 404;
     return;
   }
   const source = await media(name as MediaName);
-  if (ctx.method === 'GET') {
-    ctx.type = name.slice(name.lastIndexOf('.'));
-    ctx.body = createReadStream(source);
-    return;
-  }
   const chunks: Buffer[] = [];
   for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
   const dir = await mkdtemp(join(tmpdir(), 'page-output-'));

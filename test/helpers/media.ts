@@ -56,11 +56,6 @@ export const RECIPES = {
   // connections start above the size @uppy/aws-s3 cuts.
   'h264-aac-720p-12s-21mb.mp4': h264Aac720At(12, '20M'),
   'h264-aac-320p-4s.mp4': h264Aac('480x320', 25, 'frequency=330', 4),
-  // A keyframe every 2 s exactly (60 frames, no scene cuts) and B-frames: trims that start on one and between them.
-  'h264-aac-360p-10s-gop2.mp4': [
-    ...h264Aac('640x360', 30, 'frequency=520:sample_rate=48000', 10),
-    ...['-g', '60', '-keyint_min', '60', '-sc_threshold', '0'],
-  ],
   // A phone held upright: 720 wide, 1280 high.
   'h264-aac-portrait-3s.mp4': h264Aac('720x1280', 25, 'frequency=370', 3),
   'vp9-opus-4s.webm': [
@@ -93,6 +88,11 @@ export const RECIPES = {
     'yuv420p',
     '-c:a',
     'aac',
+  ],
+  // A keyframe every 2 s exactly (60 frames, no scene cuts) and B-frames: trims that start on one and between them.
+  'h264-aac-360p-10s-gop2.mp4': [
+    ...h264Aac('640x360', 30, 'frequency=520:sample_rate=48000', 10),
+    ...['-g', '60', '-keyint_min', '60', '-sc_threshold', '0'],
   ],
   'mpeg2-mp2-4s.ts': [
     ...testPattern('720x576', 25, 'frequency=880'),
