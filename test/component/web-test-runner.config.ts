@@ -13,6 +13,7 @@ import { push } from '../helpers/live.js';
 import { media, RECIPES, type MediaName } from '../helpers/media.js';
 import { startService, until, type RunningService } from '../helpers/service.js';
 import { MINIBROWSER, startWebKitDriver } from '../helpers/webkit.js';
+import { probeForPages } from './media-for-pages.js';
 
 /**
  * Component tests: the element in real Chromium, talking to the real local service over 127.0.0.1.
@@ -154,6 +155,7 @@ const config: TestRunnerConfig = {
       ctx.set('content-type', res.headers.get('content-type') ?? 'application/json');
       ctx.body = Buffer.from(await res.arrayBuffer());
     },
+    probeForPages,
     async (ctx, next) => {
       if (RUNNER_PATHS.test(ctx.path)) return next();
       const res = await fetch(viteOrigin + ctx.url);
@@ -192,6 +194,7 @@ const config: TestRunnerConfig = {
                 .map((f) => `@uppy/locales/lib/${f}`),
               'hls.js',
               'hash-wasm',
+              'mediabunny',
               '@open-wc/testing',
               '@web/test-runner-commands',
               'axe-core',

@@ -97,6 +97,11 @@ export const RECIPES = {
     '-c:a',
     'aac',
   ],
+  // A keyframe every 2 s exactly (60 frames, no scene cuts) and B-frames: trims that start on one and between them.
+  'h264-aac-360p-10s-gop2.mp4': [
+    ...h264Aac('640x360', 30, 'frequency=520:sample_rate=48000', 10),
+    ...['-g', '60', '-keyint_min', '60', '-sc_threshold', '0'],
+  ],
   'mpeg2-mp2-4s.ts': [
     ...testPattern('720x576', 25, 'frequency=880'),
     '-t',
