@@ -19,6 +19,7 @@ import {
   StreamTarget,
   WEBM,
 } from 'mediabunny';
+import { cutExact, CutRefused } from './cut.js';
 import { partCutter, type PositionedWrite } from './part-cutter.js';
 import type { AsIsReason, Box, FromWorker, Probe, ToWorker, Trim, VideoFacts } from './protocol.js';
 
@@ -46,6 +47,13 @@ class AsIs extends Error {
 
 const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
 
+/** The containers read: what phones, cameras, editors and MediaRecorder write. */
+const FORMATS = [MP4, QTFF, MATROSKA, WEBM];
+
+/** How much a `width`×`height` frame is scaled to fit `box` side by side, whatever the orientation (1: it fits). */
+const scaleFor = (width: number, height: number, box: Box) =>
+  Math.min(1, box.long / Math.max(width, height), box.short / Math.min(width, height));
+
 interface Plan {
   input: Input;
   facts: VideoFacts;
@@ -57,18 +65,18 @@ interface Plan {
 
 /**
  * What to make of `file` to fit `box` (none: its own size) and keep `trim`, or why it goes as it is. A trim alone
- * re-encodes at the source's size and rate: Mediabunny's lossless trim starts at the keyframe before and hides the
- * lead-in with an MP4 edit list, which the service's HLS copy drops, so the video would start early.
+ * that cut.ts refused re-encodes at the source's size and rate: Mediabunny's own lossless trim starts at the keyframe
+ * before and hides the lead-in with an MP4 edit list, which the service's HLS copy drops.
  */
 async function planFor(file: Blob, box: Box | null, trim?: Trim): Promise<Plan> {
   if (typeof VideoEncoder === 'undefined' || typeof VideoDecoder === 'undefined') throw new AsIs('no-webcodecs');
-  const input = new Input({ source: new BlobSource(file), formats: [MP4, QTFF, MATROSKA, WEBM] });
+  const input = new Input({ source: new BlobSource(file), formats: FORMATS });
   const track = await input.getPrimaryVideoTrack().catch(() => null);
   if (!track) throw new AsIs('unreadable');
   const [width, height] = [track.displayWidth, track.displayHeight];
   const [duration, stats] = await Promise.all([input.computeDuration(), track.computePacketStats(120)]);
   const facts = { duration, frameRate: stats.averagePacketRate || 30, width, height };
-  const scale = box ? Math.min(1, box.long / Math.max(width, height), box.short / Math.min(width, height)) : 1;
+  const scale = box ? scaleFor(width, height, box) : 1;
   if (scale >= 1 && !trim) throw new AsIs('fits', 'fits', facts);
   if (!(await track.canDecode()))
     throw new AsIs('undecodable', `${track.codec ?? 'its'} video cannot be decoded here`, facts);
@@ -151,7 +159,6 @@ let out = 0;
 let room: (() => void) | undefined;
 
 async function convert(file: Blob, box: Box | null, trim: Trim | undefined, chunkSize: number, window: number) {
-  const plan = await planFor(file, box, trim);
   let chunks = 0;
   let size = 0;
   const cutter = partCutter(chunkSize, async (chunkId, bytes) => {
@@ -163,16 +170,37 @@ async function convert(file: Blob, box: Box | null, trim: Trim | undefined, chun
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
     post({ type: 'chunk', chunkId, bytes: whole.buffer as ArrayBuffer }, [whole.buffer]);
   });
-  const conversion = await conversionOf(plan, cutter);
   let told = 0;
-  conversion.onProgress = (fraction) => {
+  const progress = (fraction: number) => {
     // Called for every frame: the page hears of each half per cent.
     if (fraction - told < 0.005) return;
     told = fraction;
     post({ type: 'progress', fraction, written: size });
   };
+  // A trim that keeps the frame size is cut without loss where it can be (cut.ts): its packets copied, only the
+  // frames before the first copied keyframe re-encoded. Refused before a byte is written, it is re-encoded whole.
+  if (trim && !(await shrinks(file, box))) {
+    const input = new Input({ source: new BlobSource(file), formats: FORMATS });
+    const cut = await cutExact(input, new StreamTarget(cutter), { ...trim, onProgress: progress }).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof CutRefused) return false;
+        throw err;
+      },
+    );
+    if (cut) return post({ type: 'done', size, chunks });
+  }
+  const conversion = await conversionOf(await planFor(file, box, trim), cutter);
+  conversion.onProgress = progress;
   await conversion.execute();
   post({ type: 'done', size, chunks });
+}
+
+/** Whether `file`'s frame is larger than `box`. */
+async function shrinks(file: Blob, box: Box | null): Promise<boolean> {
+  if (!box) return false;
+  const track = await new Input({ source: new BlobSource(file), formats: FORMATS }).getPrimaryVideoTrack();
+  return track !== null && scaleFor(track.displayWidth, track.displayHeight, box) < 1;
 }
 
 self.onmessage = (event: MessageEvent<ToWorker>) => {
