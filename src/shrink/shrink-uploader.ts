@@ -230,7 +230,9 @@ async function sendShrunk(
   const kept = trim && duration ? (trim.end - trim.start) / duration : 1;
   let estimate = probe.shrinks && box ? probe.outBytesPerSecond * duration * kept : (file.size ?? 0) * kept;
   let paused = !!uppy.getFile(file.id)?.isPaused;
-  let resume: (() => void) | undefined;
+  /** The chunks waiting out a pause: each goes on when it ends (or the upload stops). */
+  const waiting = new Set<() => void>();
+  const wake = () => (waiting.forEach((go) => go()), waiting.clear());
   const running = new Set<AbortController>();
 
   const progress = throttled(() => {
@@ -247,7 +249,7 @@ async function sendShrunk(
   const setPaused = (value: boolean) => {
     paused = value;
     if (paused) running.forEach((put) => put.abort());
-    else resume?.();
+    else wake();
   };
   const onPause = (f: File | undefined, isPaused: boolean) => f?.id === file.id && setPaused(isPaused);
   const onPauseAll = () => setPaused(true);
@@ -262,13 +264,13 @@ async function sendShrunk(
   stopped.signal.addEventListener('abort', () => {
     shrinker.stop();
     running.forEach((put) => put.abort());
-    resume?.();
+    wake();
   });
 
   /** One chunk: #4, then its PUT (#5), again after a pause, until its ETag is in. */
   async function put(chunkId: number, bytes: Blob): Promise<void> {
     while (!stopped.signal.aborted) {
-      while (paused && !stopped.signal.aborted) await new Promise<void>((r) => (resume = r));
+      while (paused && !stopped.signal.aborted) await new Promise<void>((go) => waiting.add(go));
       if (stopped.signal.aborted) break;
       const attempt = new AbortController();
       running.add(attempt);

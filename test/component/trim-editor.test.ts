@@ -1,9 +1,10 @@
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
-import { resetMouse, sendKeys, sendMouse } from '@web/test-runner-commands';
+import { resetMouse, sendMouse } from '@web/test-runner-commands';
 import he from '../../src/locale/he.js';
 import { en } from '../../src/locale/en.js';
 import '../../src/shrink/trim-editor.js';
 import type { TrimRange, VideoTrimEditor } from '../../src/shrink/trim-editor.js';
+import { pressKeys } from './helpers.js';
 
 /** 12 s of VP9 at 50 frames a second, made by ffmpeg for the test run (test/helpers/media.ts): a frame is 0.02 s. */
 let file: Promise<Blob> | undefined;
@@ -32,33 +33,12 @@ const aria = (el: VideoTrimEditor, name: 'start' | 'end', attribute: string) =>
   thumb(el, name).getAttribute(`aria-${attribute}`);
 const now = (el: VideoTrimEditor, name: 'start' | 'end') => Number(aria(el, name, 'valuenow'));
 
-/**
- * As in the clipper's tests: WebKitGTK's classic WebDriver gets the keydown and keyup the browser would dispatch (its
- * key actions hung now and then while a <video> seeked). Chromium and Firefox get real key presses.
- */
-const webdriver = /AppleWebKit/.test(navigator.userAgent) && !/Chrome/.test(navigator.userAgent);
-
 /** Presses each of `keys` (`Shift+ArrowLeft` for a chord) on a thumb, and answers the `trim-change` events heard. */
 async function press(el: VideoTrimEditor, name: 'start' | 'end', ...keys: string[]): Promise<TrimRange[]> {
   const heard: TrimRange[] = [];
   const listener = (e: CustomEvent<TrimRange>) => heard.push(e.detail);
   el.addEventListener('trim-change', listener);
-  const target = thumb(el, name);
-  target.focus();
-  for (const key of keys) {
-    const [first, second] = key.split('+');
-    if (webdriver) {
-      const init = { key: second ?? first!, shiftKey: first === 'Shift' && !!second, bubbles: true, composed: true };
-      target.dispatchEvent(new KeyboardEvent('keydown', { ...init, cancelable: true }));
-      target.dispatchEvent(new KeyboardEvent('keyup', init));
-    } else if (!second) await sendKeys({ press: key });
-    else {
-      await sendKeys({ down: first! });
-      await sendKeys({ press: second });
-      await sendKeys({ up: first! });
-    }
-    await el.updateComplete;
-  }
+  await pressKeys(thumb(el, name), keys, () => el.updateComplete);
   el.removeEventListener('trim-change', listener);
   return heard;
 }
