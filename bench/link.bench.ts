@@ -126,6 +126,7 @@ async function race(spec: LinkSpec, pages: string, file: string): Promise<{ resu
       const peers = JSON.parse(await firstLine(servers, 'the peers’ servers')) as { s3: string; upchunk: string };
       const config: ClientConfig = {
         dist: pages,
+        api: service.api,
         file,
         contenders: contenders({ api: service.api, token }, peers),
         deadlineSeconds: DEADLINE_SECONDS,

@@ -21,6 +21,11 @@ export interface Contender {
 
 export interface ClientConfig {
   dist: string;
+  /**
+   * The service's API origin: the pages' server asks it when a page loads, as an integrator's site signs its
+   * visitor in (test/helpers/static.ts).
+   */
+  api: string;
   file: string;
   contenders: Contender[];
   /** A contender still running after this long is stopped and reported as such. */
@@ -49,7 +54,7 @@ async function timeline(page: import('playwright').Page): Promise<string> {
 }
 
 const config = JSON.parse(process.argv[2]!) as ClientConfig;
-const { url, server } = await serveStatic(config.dist, 'http://127.0.0.1:9');
+const { url, server } = await serveStatic(config.dist, config.api);
 const browser = await chromium.launch({ ...chromiumLaunchOptions(), headless: true });
 try {
   for (const contender of config.contenders) {
