@@ -11,7 +11,8 @@
  * the card predicted for it, the pick to `video-ready`, the encode speed, the output's SSIM against ffmpeg's 1080p
  * scale of the source, and the growth of the browser's resident set (bench/memory.ts) over the page idle.
  *
- *   BENCH_QUICK=1   a 10 s source instead of 60 s
+ *   BENCH_QUICK=1              a 10 s source instead of 60 s
+ *   BENCH_CHOICES=original     only these rows (original, 1080p), comma-separated
  */
 import { execFile } from 'node:child_process';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
@@ -33,6 +34,7 @@ import { buildPages } from './widget.bench.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 const SECONDS = process.env.BENCH_QUICK === '1' ? 10 : 60;
+const CHOICES = process.env.BENCH_CHOICES?.split(',');
 const LINK: LinkSpec = { mbit: 20, rttMs: 40, lossPct: 0 };
 /** The choice measured against the original, as the integrator's attribute names it. */
 const RESOLUTION = '1080p';
@@ -124,7 +126,9 @@ async function race(pages: string, source: string): Promise<{ rows: Row[]; note:
         api: service.api,
         file: source,
         // The original first: it is the baseline every ratio is to.
-        contenders: [contender('original', {}), contender(RESOLUTION, { 'max-upload-resolution': RESOLUTION })],
+        contenders: [contender('original', {}), contender(RESOLUTION, { 'max-upload-resolution': RESOLUTION })].filter(
+          (c) => !CHOICES || CHOICES.includes(c.label),
+        ),
         deadlineSeconds: DEADLINE_SECONDS,
         memory: true,
       };
@@ -191,7 +195,8 @@ export async function main(): Promise<void> {
   const { rows, note } = await race(pages, source);
   console.log(`  (${note})`);
 
-  const [original, shrunk] = [rows[0], rows[1]];
+  const original = rows.find((r) => r.label === 'original');
+  const shrunk = rows.find((r) => r.label === RESOLUTION);
   // The card predicts every choice it offers, and only the shrunk row's card offers any (the original row has no
   // `max-upload-resolution`): both rows' predictions are from it.
   const predicted = shrunk?.run?.shrinkStart?.predicted;
