@@ -270,6 +270,15 @@ export async function main(): Promise<void> {
     console.log(
       `  (the ${RESOLUTION} row fired no shrink-start: this build of the element does not know max-upload-resolution, so it sent the original)`,
     );
+  for (const r of [original, shrunk])
+    if (r?.run && r.run.totals.length > 1)
+      console.log(
+        `  (${r.label}: upload-progress's bytesTotal took ${r.run.totals.length} values, ` +
+          [r.run.totals[0]!, r.run.totals.at(-1)!]
+            .map(([ms, bytes]) => `${(bytes / MB).toFixed(1)} MB at ${seconds(ms)}`)
+            .join(' first, ') +
+          ' last)',
+      );
   console.log(`  (the source: ${frames} frames, ${sourceStream.width}×${sourceStream.height})`);
 }
 
