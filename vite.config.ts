@@ -7,15 +7,15 @@ import { defineConfig, isFileLoadingAllowed, type Plugin, type UserConfig } from
 /**
  * Uppy's CSS, as adopted into the shadow root, without its inline source map and without the rules
  * <video-uploader> never uses: the Dashboard is inline (not modal), has no remote-provider browser (its Link
- * source is its own: upload/link-source.ts) and edits no metadata (no file card). Dropping them is measured by
+ * source is its own: upload/link-source.ts) and edits no metadata fields (no file card). Dropping them is measured by
  * `npm run bench` (bench/widget.bench.ts, initial bundle size); a selector list loses only the matching
  * selectors, and a rule goes only when none is left.
  */
 const UNUSED_UPPY_SELECTORS = [
   /\.uppy-(ProviderBrowser|Provider-|SearchProvider|ProviderIconBg)/,
   /\.uppy-Dashboard--modal|\.uppy-Dashboard-overlay|\.uppy-Dashboard-close/,
-  // No metaFields: no file card, no edit button.
-  /\.uppy-Dashboard-FileCard|\.uppy-Dashboard-Item-action--edit/,
+  // No metaFields: no file card. (The edit button stays: it opens the shrinking choices, shrink/shrink-editor.ts.)
+  /\.uppy-Dashboard-FileCard/,
 ];
 
 export function pruneUppyCss(): Plugin {
@@ -54,6 +54,9 @@ function demoServer(): UserConfig {
   return {
     root: 'demo',
     plugins: [pruneUppyCss(), plainRefusals()],
+    // Imported only by the shrinking worker, which Vite's scan of the pages does not reach: found at run time, it
+    // would be optimized then, and Vite reloads the page for that, in the middle of the upload that needed it.
+    optimizeDeps: { include: ['mediabunny'] },
     server: {
       host: '127.0.0.1',
       cors: false,

@@ -2,5 +2,5 @@
 export { RecordingClipper } from './clipper/recording-clipper.js';
 export type { RecordingClipperEventDetails, RecordingClipperEventName } from './clipper/events.js';
 export { RECORDING_CLIPPER_EVENTS } from './clipper/events.js';
-export { timecode, parseTimecode } from './clipper/selection.js';
+export { timecode, parseTimecode } from './timecode.js';
 export type { ClipperStrings, ClipperStringsOverride } from './locale/clipper.js';

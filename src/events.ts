@@ -14,6 +14,20 @@ export interface UploadFileInfo {
 export interface VideoUploaderEventDetails {
   /** #1 made the video object for a file. */
   'video-created': { videoId: string; file: UploadFileInfo };
+  /**
+   * A video larger than `max-upload-resolution` starts its upload: `choice` is what is sent (`original`, or the
+   * attribute's resolution, e.g. `1080p`), `predicted` the seconds from now until its bytes are all in for each
+   * choice the browser could make (measured: this device's encoder on the first seconds of the file, and the link's
+   * upload speed), `canEncode` whether the browser could re-encode it, and `reason`, when it could not, why
+   * (`no-webcodecs`, `unreadable`, `undecodable`, `no-encoder`; `fits` when it needs no shrinking).
+   */
+  'shrink-start': {
+    file: UploadFileInfo;
+    choice: string;
+    predicted: Record<string, number>;
+    canEncode: boolean;
+    reason?: string;
+  };
   /** Bytes of a file sent so far. */
   'upload-progress': { file: UploadFileInfo; bytesSent: number; bytesTotal: number };
   /** A file's bytes are all in the service. */
@@ -46,6 +60,7 @@ export type NamesAll<Union, List extends readonly unknown[]> = [Exclude<Union, L
  */
 export const VIDEO_UPLOADER_EVENTS = [
   'video-created',
+  'shrink-start',
   'upload-progress',
   'upload-success',
   'upload-error',

@@ -140,6 +140,15 @@ export interface UploaderOptions {
   /** Media restrictions: each file is read before it is added (upload/media-check.ts). Null: no limit. */
   media: MediaLimits;
   sources: readonly Source[];
+  /** `max-upload-resolution`: a larger video is re-encoded in the browser to fit before it is sent. Null: off. */
+  shrinkTo: ShrinkTarget | null;
+  /** `trim`: each video's card has a trim editor, and only the part chosen is sent. */
+  trim: boolean;
+}
+
+/** The frame a video is shrunk to fit, and the attribute's text for it (`1080p`), which names the choice. */
+export interface ShrinkTarget extends Resolution {
+  label: string;
 }
 
 /** Where videos come from: `sources="files,link,camera,screen"`; the default is `files,link`. */
@@ -170,6 +179,13 @@ export interface MediaLimits {
   maxResolution: Resolution | null;
   minResolution: Resolution | null;
 }
+
+export const NO_MEDIA_LIMITS: MediaLimits = {
+  maxDuration: null,
+  minDuration: null,
+  maxResolution: null,
+  minResolution: null,
+};
 
 /** True when any media restriction is set: only then is a file read before it is added. */
 export const hasMediaLimits = (limits: MediaLimits): boolean => Object.values(limits).some((v) => v !== null);
@@ -222,6 +238,8 @@ export function resolveOptions(attributes: {
   minDuration?: string;
   maxResolution?: string;
   minResolution?: string;
+  maxUploadResolution?: string;
+  trim?: boolean;
   verifyChunks?: boolean;
   theme?: string;
 }): UploaderOptions {
@@ -259,5 +277,12 @@ export function resolveOptions(attributes: {
     },
     verifyChunks: attributes.verifyChunks ?? false,
     theme: theme as Theme,
+    shrinkTo: attributes.maxUploadResolution
+      ? {
+          ...parseResolution('max-upload-resolution', attributes.maxUploadResolution),
+          label: attributes.maxUploadResolution.trim().toLowerCase().replace('×', 'x'),
+        }
+      : null,
+    trim: attributes.trim ?? false,
   };
 }

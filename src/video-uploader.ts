@@ -27,6 +27,8 @@ const CONFIG = [
   'minDuration',
   'maxResolution',
   'minResolution',
+  'maxUploadResolution',
+  'trim',
   'verifyChunks',
   'autoProceed',
   'theme',
@@ -37,6 +39,7 @@ const CONFIG = [
  * link or in chunks, then previews each one with hls.js once the service has processed it.
  *
  * @fires video-created - #1 made the video object for a file: `{videoId, file}`.
+ * @fires shrink-start - A video larger than `max-upload-resolution` starts its upload: `{file, choice, predicted, canEncode, reason}`.
  * @fires upload-progress - Bytes sent so far for a file, at most every 100 ms and as each PUT ends: `{file, bytesSent, bytesTotal}`.
  * @fires upload-success - A file's bytes are all in the service: `{file, videoId}`.
  * @fires upload-error - A file's upload failed: `{file, error, retryable}`.
@@ -111,6 +114,21 @@ export class VideoUploader extends LitElement {
   /** Smallest frame accepted, as `max-resolution`. */
   @property({ attribute: 'min-resolution' }) minResolution?: string;
 
+  /**
+   * Re-encode a video larger than this in the browser before it is sent: `1080p`, `720p` or `1920x1080`, compared side
+   * by side whatever the orientation. H.264 MP4 where the browser can encode it (the service then copies it instead of
+   * encoding), else VP9; the frame rate, the rotation and the sound are kept. The output is sent as it is written, in
+   * chunks. A video the browser cannot re-encode is sent as it is. Unset: videos are sent as they are.
+   */
+  @property({ attribute: 'max-upload-resolution' }) maxUploadResolution?: string;
+
+  /**
+   * Each video's card gets a trim editor (the pencil on the card): the part to send is chosen to the frame, by mouse,
+   * touch or the keys of `<recording-clipper>`, and only that part is sent (re-encoded in the browser at its own size,
+   * or within the one pass of `max-upload-resolution`). A video the browser cannot decode is sent whole.
+   */
+  @property({ type: Boolean }) trim = false;
+
   /** Do not preview uploaded videos. */
   @property({ type: Boolean, attribute: 'no-preview' }) noPreview = false;
 
@@ -183,11 +201,11 @@ export class VideoUploader extends LitElement {
   }
 
   private configuration() {
-    const { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme } = this;
-    const { maxDuration, minDuration, maxResolution, minResolution } = this;
+    const { baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme, trim } = this;
+    const { maxDuration, minDuration, maxResolution, minResolution, maxUploadResolution } = this;
     return {
-      ...{ baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme },
-      ...{ maxDuration, minDuration, maxResolution, minResolution, sources: this.sources },
+      ...{ baseUrl, multipartThreshold, chunkSize, maxFileSize, accept, verifyChunks, theme, trim },
+      ...{ maxDuration, minDuration, maxResolution, minResolution, maxUploadResolution, sources: this.sources },
     };
   }
 

@@ -10,9 +10,11 @@ import { LanguageController } from '../locale/localize.js';
 import { OptionError, parseUrl } from '../options.js';
 import type { Timeline } from '../preview/hls.js';
 import { HlsController } from '../preview/hls-controller.js';
+import { markKey } from '../range-slider.js';
+import { parseTimecode, timecode } from '../timecode.js';
 import { FrameClock } from './frame-clock.js';
 import { RecordingsController } from './recordings-controller.js';
-import { moveEnd, moveStart, parseTimecode, timecode, type Selection, type Thumb } from './selection.js';
+import { moveEnd, moveStart, type Selection, type Thumb } from './selection.js';
 import { storyboardTiles, type Tile } from './storyboard.js';
 import { RecordingClipperTimeline, type TimelineRequests } from './timeline.js';
 import { styles } from './recording-clipper.styles.js';
@@ -339,17 +341,12 @@ export class RecordingClipper extends LitElement {
 
   /** I and O: start and end at the playhead, from anywhere in the element but a text field. */
   private onKey = (event: KeyboardEvent): void => {
-    if (event.ctrlKey || event.metaKey || event.altKey || (event.target as HTMLElement).localName === 'input') return;
-    // The key that types i or o; on a layout of another script (Arabic, Hebrew, Russian…), the key in their place. A
-    // key that types another Latin letter is that letter (on Dvorak, C is where QWERTY's I is).
-    const typed = event.key.toLowerCase();
-    const latin = /^[a-z]$/.test(typed);
-    const key = latin ? typed : event.code === 'KeyI' ? 'i' : event.code === 'KeyO' ? 'o' : typed;
-    if (key !== 'i' && key !== 'o') return;
+    if ((event.target as HTMLElement).localName === 'input') return;
+    const mark = markKey(event);
     const video = this.videoEl;
-    if (!video || !this.recording) return;
+    if (!mark || !video || !this.recording) return;
     event.preventDefault();
-    if (key === 'i') this.setStart(this.clock.shownFrame(video));
+    if (mark === 'start') this.setStart(this.clock.shownFrame(video));
     else this.setEnd(video.currentTime);
   };
 

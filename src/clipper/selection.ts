@@ -1,3 +1,5 @@
+import { sliderMove } from '../range-slider.js';
+
 /**
  * The clipper's selection, as #10 needs it: a start placed to the frame, and a length in whole seconds (the
  * spec's `duration`), so the end moves in whole seconds from the start. Seconds count from the recording's
@@ -43,8 +45,8 @@ export const moveEnd = (selection: Selection, end: number, bounds: Bounds): Sele
   fit({ start: selection.start, duration: Math.round(end - selection.start) }, bounds);
 
 /**
- * What a key does to a thumb, after the WAI-ARIA slider pattern: arrows 1 s (Shift+arrow: the start one frame),
- * Page Up / Page Down 10 s, Home and End to the ends. Undefined for any other key.
+ * What a key does to a thumb (range-slider.ts: arrows 1 s, Page Up / Page Down 10 s, Home and End to the ends); Shift
+ * moves the start one frame and the end, whose length is whole seconds, 1 s. Undefined for any other key.
  */
 export function keyStep(
   selection: Selection,
@@ -53,34 +55,14 @@ export function keyStep(
   shift: boolean,
   bounds: Bounds,
 ): Selection | undefined {
-  const up = ['ArrowRight', 'ArrowUp', 'PageUp'].includes(key);
-  const down = ['ArrowLeft', 'ArrowDown', 'PageDown'].includes(key);
-  if (!up && !down && key !== 'Home' && key !== 'End') return undefined;
-  const step = key.startsWith('Page') ? 10 : shift && thumb === 'start' ? bounds.frame : 1;
-  const delta = up ? step : -step;
+  const move = sliderMove(key, shift, thumb === 'start' ? bounds.frame : 1);
+  if (!move) return undefined;
   const end = selection.start + selection.duration;
   if (thumb === 'start') {
-    if (key === 'Home') return moveStart(selection, 0, bounds);
-    if (key === 'End') return moveStart(selection, end - 1, bounds);
-    return moveStart(selection, selection.start + delta, bounds);
+    if ('to' in move) return moveStart(selection, move.to === 'least' ? 0 : end - 1, bounds);
+    return moveStart(selection, selection.start + move.by, bounds);
   }
-  if (key === 'Home') return fit({ ...selection, duration: 1 }, bounds);
-  if (key === 'End') return fit({ ...selection, duration: longest(selection.start, bounds.edge) }, bounds);
-  return fit({ ...selection, duration: selection.duration + delta }, bounds);
-}
-
-/** `hh:mm:ss.mmm`. */
-export function timecode(seconds: number): string {
-  const ms = Math.max(0, Math.round(seconds * 1000));
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${two(Math.floor(ms / 3_600_000))}:${two(Math.floor(ms / 60_000) % 60)}:${two(Math.floor(ms / 1000) % 60)}.${String(ms % 1000).padStart(3, '0')}`;
-}
-
-/** Seconds from `hh:mm:ss.mmm`, `mm:ss.mmm` or `ss.mmm` (milliseconds optional); undefined for anything else. */
-export function parseTimecode(text: string): number | undefined {
-  const match = /^\s*(?:(?:(\d+):)?([0-5]?\d):)?([0-5]?\d|\d+)(?:\.(\d{1,3}))?\s*$/.exec(text);
-  if (!match) return undefined;
-  const [, h = '0', m = '0', s = '0', ms = '0'] = match;
-  if ((match[1] !== undefined || match[2] !== undefined) && Number(s) > 59) return undefined;
-  return Number(h) * 3600 + Number(m) * 60 + Number(s) + Number(ms.padEnd(3, '0')) / 1000;
+  if ('to' in move)
+    return fit({ ...selection, duration: move.to === 'least' ? 1 : longest(selection.start, bounds.edge) }, bounds);
+  return fit({ ...selection, duration: selection.duration + move.by }, bounds);
 }

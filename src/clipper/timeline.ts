@@ -2,12 +2,12 @@ import { html, LitElement, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import { styleMap } from 'lit/directives/style-map.js';
 import { clipperEn, type ClipperStrings } from '../locale/clipper.js';
-import { keyStep, longest, timecode, type Selection, type Thumb } from './selection.js';
+import { ariaSeconds, drag, secondsAt, trackKey } from '../range-slider.js';
+import { timecode } from '../timecode.js';
+import { keyStep, longest, type Selection, type Thumb } from './selection.js';
 import type { Tile } from './storyboard.js';
 import { styles } from './timeline.styles.js';
 
-/** Seconds to the millisecond, as the sliders say them. */
-const ms = (seconds: number) => Math.round(seconds * 1000) / 1000;
 /** Thumbnails along the track, whatever the recording's length. */
 const TILES = 10;
 
@@ -18,9 +18,6 @@ export interface TimelineRequests {
   /** Move the playhead to `seconds` (a click on the track). */
   'seek-request': { seconds: number };
 }
-
-/** Left and right as a right-to-left track takes them. */
-const MIRRORED: Record<string, string> = { ArrowLeft: 'ArrowRight', ArrowRight: 'ArrowLeft' };
 
 /** Asks the clipper, in its shadow root (not composed: the page never sees these). */
 function request<K extends keyof TimelineRequests>(from: Element, name: K, detail: TimelineRequests[K]): void {
@@ -76,16 +73,9 @@ export class RecordingClipperTimeline extends LitElement {
     return this.dir === 'rtl';
   }
 
-  /** Seconds at the pointer's place along `track`. */
-  private secondsAt(track: HTMLElement, clientX: number): number {
-    const rect = track.getBoundingClientRect();
-    const ratio = Math.min(1, Math.max(0, (clientX - rect.left) / rect.width));
-    return (this.rtl ? 1 - ratio : ratio) * this.edge;
-  }
-
   private onThumbKey(thumb: Thumb, event: KeyboardEvent): void {
     // Left and right go the way the track is laid out, as a native range input's do: right is earlier right to left.
-    const key = this.rtl ? (MIRRORED[event.key] ?? event.key) : event.key;
+    const key = trackKey(event.key, this.rtl);
     const next = keyStep(this.selection, thumb, key, event.shiftKey, { edge: this.edge, frame: this.frame });
     if (!next) return;
     event.preventDefault();
@@ -95,30 +85,20 @@ export class RecordingClipperTimeline extends LitElement {
   private onDrag(thumb: Thumb, event: PointerEvent): void {
     const target = event.currentTarget as HTMLElement;
     const track = target.parentElement!;
-    target.setPointerCapture(event.pointerId);
-    target.focus();
-    const move = (e: PointerEvent) => {
-      const seconds = this.secondsAt(track, e.clientX);
+    drag(target, event, (e) => {
+      const seconds = secondsAt(track, e.clientX, this.edge, this.rtl);
       request(this, 'thumb-request', {
         thumb,
         seconds: thumb === 'start' ? Math.round(seconds / this.frame) * this.frame : seconds,
       });
-    };
-    // The drag ends however the pointer goes: released, cancelled (a touch taken by the page's scroll), or its capture lost.
-    const drag = new AbortController();
-    const end = () => drag.abort();
-    target.addEventListener('pointermove', move, { signal: drag.signal });
-    for (const name of ['pointerup', 'pointercancel', 'lostpointercapture'])
-      target.addEventListener(name, end, { signal: drag.signal });
-    event.preventDefault();
+    });
   }
 
   /** A click on the track (not on a thumb) asks for the playhead there. */
   private onTrack(event: PointerEvent): void {
     if ((event.target as HTMLElement).getAttribute('role') === 'slider') return;
-    const rect = (event.currentTarget as HTMLElement).getBoundingClientRect();
-    const ratio = (event.clientX - rect.left) / rect.width;
-    request(this, 'seek-request', { seconds: (this.rtl ? 1 - ratio : ratio) * this.edge });
+    const seconds = secondsAt(event.currentTarget as HTMLElement, event.clientX, this.edge, this.rtl);
+    request(this, 'seek-request', { seconds });
   }
 
   private at(seconds: number): string {
@@ -155,9 +135,9 @@ export class RecordingClipperTimeline extends LitElement {
       role="slider"
       tabindex=${ready ? 0 : -1}
       aria-label=${label}
-      aria-valuemin=${ms(min)}
-      aria-valuemax=${ms(max)}
-      aria-valuenow=${ms(value)}
+      aria-valuemin=${ariaSeconds(min)}
+      aria-valuemax=${ariaSeconds(max)}
+      aria-valuenow=${ariaSeconds(value)}
       aria-valuetext=${timecode(value)}
       aria-disabled=${ready ? 'false' : 'true'}
       aria-describedby="keys"

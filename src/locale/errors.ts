@@ -11,6 +11,8 @@ const SETUP = new Set(['bad_response', 'etag_not_exposed', 'worker_failed', 'inv
 export function describeError(err: unknown, t: Strings, fileName: string): string {
   if (!(err instanceof VideoServiceError)) return t.errors.other((err as Error | undefined)?.name ?? 'Error');
   const { code, status } = err;
+  // Already the person's sentence: a video refused under the media limits once the browser changed it.
+  if (code === 'media_refused') return err.message;
   if (code === 'network') return t.errors.network;
   if (code === 'config') return t.errors.notConfigured;
   if (code === 'not_same_file') return t.notSameFile(fileName);

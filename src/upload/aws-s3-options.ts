@@ -19,6 +19,26 @@ export interface VideoMeta extends Meta {
   session?: { key: string; expiresAt: number };
   /** See fingerprint.ts; set before the upload starts. */
   fingerprint?: string;
+  /** With `max-upload-resolution` or `trim`: what is sent, once the file has been probed (shrink/shrink-uploader.ts). */
+  shrink?: ShrinkChoice;
+  /** The multipart session of a shrunk output under way: aborted, never continued, when its upload starts again. */
+  shrinkSession?: string;
+  /** With `trim`: the part of the video kept, in seconds, as the person chose it on the card. */
+  trim?: { start: number; end: number };
+}
+
+/** A video's choices under `max-upload-resolution`, as `shrink-start` tells them and the card shows them. */
+export interface ShrinkChoice {
+  /** `original`, or the attribute's resolution (`1080p`). */
+  choice: string;
+  /** Predicted seconds from the upload's start to its end, for each choice the browser can make. */
+  predicted: Record<string, number>;
+  canEncode: boolean;
+  /** Why the browser cannot re-encode it (shrink/protocol.ts `AsIsReason`). */
+  reason?: string;
+  /** The video's length and frame rate, when the browser could read them: the trim editor's scale. */
+  duration?: number;
+  frameRate?: number;
 }
 type File = UppyFile<VideoMeta, Body>;
 

@@ -70,6 +70,29 @@ function readWithElement(file: Blob): Promise<MediaFacts | null> {
   });
 }
 
+/**
+ * The facts the limits judge when the browser may change the video before sending it (issue 31: the checks see the
+ * result). With `trim`, a video longer than `max-duration` is taken: its card's trim starts at that length, and the
+ * part kept is judged again when the upload starts. With `max-upload-resolution`, the frame judged is the one sent:
+ * the source's, fitted into that box.
+ */
+export function factsSent(
+  facts: MediaFacts | null,
+  limits: MediaLimits,
+  changes: { trim: boolean; shrinkTo: Resolution | null },
+): MediaFacts | null {
+  if (!facts) return facts;
+  let { duration, width, height } = facts;
+  if (changes.trim && duration !== null && limits.maxDuration !== null)
+    duration = Math.min(duration, limits.maxDuration);
+  const box = changes.shrinkTo;
+  if (box && width && height) {
+    const scale = Math.min(1, box.long / Math.max(width, height), box.short / Math.min(width, height));
+    [width, height] = [Math.round(width * scale), Math.round(height * scale)];
+  }
+  return { duration, width, height };
+}
+
 /** A length as a person reads it: `8 s`, `4 min 5 s`, `1 h 30 min`. */
 export function formatDuration(seconds: number): string {
   const s = Math.round(seconds);

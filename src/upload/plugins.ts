@@ -2,7 +2,8 @@ import type AwsS3 from '@uppy/aws-s3';
 import type Uppy from '@uppy/core';
 import type { Body } from '@uppy/core';
 import { MiB } from '../api/limits.js';
-import { awsS3Options, type VideoMeta, type WiringDeps } from './aws-s3-options.js';
+import type { ShrinkDeps, Shrinking, Uploader } from '../shrink/shrink-uploader.js';
+import { awsS3Options, type VideoMeta } from './aws-s3-options.js';
 
 /** The chunk ledger and Uppy's events translated: needed once files come, so loaded with the wiring. */
 export { ChunkLedger } from './ledger.js';
@@ -21,7 +22,7 @@ const KEEP_FILES_UP_TO = 64 * MiB;
  */
 export async function installPlugins(
   uppy: Uppy<VideoMeta, Body>,
-  hooks: WiringDeps,
+  hooks: ShrinkDeps,
   current: () => boolean,
 ): Promise<boolean> {
   const [{ default: AwsS3 }, { default: GoldenRetriever }] = await Promise.all([
@@ -29,7 +30,7 @@ export async function installPlugins(
     import('@uppy/golden-retriever'),
   ]);
   if (!current()) return false;
-  uppy.use(AwsS3, awsS3Options(hooks));
+  installUploaders(uppy, hooks, () => uppy.use(AwsS3, awsS3Options(hooks)));
   const saved = (() => {
     try {
       // Golden Retriever 5.x keeps its metadata under this key (its MetaDataStore, `uppyState:<uppy id>`).
@@ -54,6 +55,34 @@ export async function installPlugins(
   uppy.use(GoldenRetriever, { serviceWorker: false, indexedDB: keep });
   await restored;
   return true;
+}
+
+/**
+ * @uppy/aws-s3's uploader, behind one that first sends the videos to shrink (`max-upload-resolution`) through
+ * shrink/shrink-uploader.ts, loaded only when the attribute is set and an upload starts. @uppy/aws-s3 5.x cannot send
+ * an output whose size is known only at its end (it cuts its chunks from the file's size at the start), and Uppy runs
+ * its uploaders one after the other: so its uploader is taken as it installs and called for the other files, at
+ * the same time.
+ */
+function installUploaders(uppy: Uppy<VideoMeta, Body>, hooks: ShrinkDeps, installAwsS3: () => void): void {
+  const addUploader = uppy.addUploader.bind(uppy);
+  let s3Upload: Uploader | undefined;
+  uppy.addUploader = (fn) => ((s3Upload = fn as Uploader), uppy);
+  try {
+    installAwsS3();
+  } finally {
+    uppy.addUploader = addUploader;
+  }
+  // Loaded with the first video added while `max-upload-resolution` or `trim` is set (its card then shows the
+  // choices), or uploaded.
+  let loaded: Promise<Shrinking> | undefined;
+  const shrinking = () =>
+    (loaded ??= import('../shrink/shrink-uploader.js').then((m) => new m.Shrinking(uppy, hooks, s3Upload!)));
+  const wanted = () => hooks.shrinkTo() !== null || hooks.trim();
+  uppy.on('file-added', (file) => void (wanted() && shrinking().then((s) => s.added(file))));
+  uppy.addUploader(async (fileIds, uploadId) =>
+    wanted() ? (await shrinking()).upload(fileIds, uploadId) : s3Upload!(fileIds, uploadId),
+  );
 }
 
 /**

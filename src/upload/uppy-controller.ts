@@ -13,6 +13,7 @@ import {
   DEFAULT_PARALLEL_UPLOADS,
   DEFAULT_SOURCES,
   hasMediaLimits,
+  NO_MEDIA_LIMITS,
   type MediaLimits,
   type UploaderOptions,
 } from '../options.js';
@@ -168,6 +169,11 @@ export class UppyController implements ReactiveController {
           strings: this.deps.strings,
           verifyChunks: () => this.options?.verifyChunks ?? false,
           parallelUploads: () => this.options?.parallelUploads ?? DEFAULT_PARALLEL_UPLOADS,
+          emit: this.deps.emit,
+          shrinkTo: () => this.options?.shrinkTo ?? null,
+          trim: () => this.options?.trim ?? false,
+          media: () => this.options?.media ?? NO_MEDIA_LIMITS,
+          chunkSize: () => this.options?.chunkSize ?? null,
         },
         () => this.uppy === uppy,
       );
@@ -308,11 +314,13 @@ export class UppyController implements ReactiveController {
     const limits = () => (this.options && hasMediaLimits(this.options.media) ? this.options.media : undefined);
     const passing = async (descriptors: Descriptor[], media: MediaLimits) => {
       // Loaded with the first file read, as MediaInfo is after it (media-check.ts): most pages set no such limit.
-      const { readMedia, refusal } = await import('./media-check.js');
+      const { factsSent, readMedia, refusal } = await import('./media-check.js');
+      const changes = { trim: this.options?.trim ?? false, shrinkTo: this.options?.shrinkTo ?? null };
       const checked = await Promise.all(
         descriptors.map(async (d) => {
           if (!(d.data instanceof Blob)) return d;
-          const why = refusal(d.name ?? '', await readMedia(d.data), media, this.deps.strings());
+          const facts = factsSent(await readMedia(d.data), media, changes);
+          const why = refusal(d.name ?? '', facts, media, this.deps.strings());
           if (why) uppy.info(why, 'error', 8000);
           return why ? undefined : d;
         }),

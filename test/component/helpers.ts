@@ -1,3 +1,4 @@
+import { sendKeys } from '@web/test-runner-commands';
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import '../../src/index.js';
 import type { VideoUploader } from '../../src/index.js';
@@ -130,4 +131,30 @@ export async function asClipper(method: string, path: string, body?: unknown) {
   });
   expect(res.status, `${method} ${path}`).to.equal(200);
   return res.json();
+}
+
+/**
+ * WebKitGTK is driven over classic WebDriver, whose key actions hung (UND_ERR_HEADERS_TIMEOUT, then the session lost)
+ * in about one run in four while the page's <video> loaded and seeked HLS; there the keys are dispatched to the focused
+ * element as the browser would (keydown, with shiftKey). Chromium and Firefox get real key presses.
+ */
+const webdriver = /AppleWebKit/.test(navigator.userAgent) && !/Chrome/.test(navigator.userAgent);
+
+/** Focuses `target` and presses each of `keys` (`Shift+ArrowLeft` for a chord), awaiting `settled()` after each. */
+export async function pressKeys(target: HTMLElement, keys: string[], settled: () => Promise<unknown>): Promise<void> {
+  target.focus();
+  for (const key of keys) {
+    const [first, second] = key.split('+');
+    if (webdriver) {
+      const init = { key: second ?? first!, shiftKey: first === 'Shift' && !!second, bubbles: true, composed: true };
+      target.dispatchEvent(new KeyboardEvent('keydown', { ...init, cancelable: true }));
+      target.dispatchEvent(new KeyboardEvent('keyup', init));
+    } else if (!second) await sendKeys({ press: key });
+    else {
+      await sendKeys({ down: first! });
+      await sendKeys({ press: second });
+      await sendKeys({ up: first! });
+    }
+    await settled();
+  }
 }

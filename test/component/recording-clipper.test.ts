@@ -1,11 +1,10 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
-import { sendKeys } from '@web/test-runner-commands';
 import ar from '../../src/locale/clipper-ar.js';
 import de from '../../src/locale/clipper-de.js';
 import { clipperEn } from '../../src/locale/clipper.js';
 import '../../src/clipper.js';
 import type { RecordingClipper } from '../../src/clipper.js';
-import { asClipper, env } from './helpers.js';
+import { asClipper, env, pressKeys } from './helpers.js';
 
 /** <recording-clipper> on a real stopped recording of 6 s in the local service, with a clip token of its stream. */
 async function clipper(attributes: Record<string, string> = {}): Promise<RecordingClipper> {
@@ -28,30 +27,8 @@ const thumb = (el: RecordingClipper, name: 'Start' | 'End') =>
     ?.shadowRoot?.querySelector<HTMLElement>(`[role="slider"].${name.toLowerCase()}`);
 const now = (el: RecordingClipper, name: 'Start' | 'End') => Number(thumb(el, name)!.getAttribute('aria-valuenow'));
 
-/**
- * WebKitGTK is driven over classic WebDriver, whose key actions hung (UND_ERR_HEADERS_TIMEOUT, then the session lost)
- * in about one run in four while the page's <video> loaded and seeked HLS; there the keys are dispatched to the focused
- * thumb as the browser would (keydown, with shiftKey). Chromium and Firefox get real key presses.
- */
-const webdriver = /AppleWebKit/.test(navigator.userAgent) && !/Chrome/.test(navigator.userAgent);
-
 async function press(el: RecordingClipper, name: 'Start' | 'End', ...keys: string[]) {
-  const target = thumb(el, name)!;
-  target.focus();
-  for (const key of keys) {
-    const [first, second] = key.split('+');
-    if (webdriver) {
-      const init = { key: second ?? first!, shiftKey: first === 'Shift' && !!second, bubbles: true, composed: true };
-      target.dispatchEvent(new KeyboardEvent('keydown', { ...init, cancelable: true }));
-      target.dispatchEvent(new KeyboardEvent('keyup', init));
-    } else if (!second) await sendKeys({ press: key });
-    else {
-      await sendKeys({ down: first! });
-      await sendKeys({ press: second });
-      await sendKeys({ up: first! });
-    }
-    await el.updateComplete;
-  }
+  await pressKeys(thumb(el, name)!, keys, () => el.updateComplete);
 }
 
 const recording = (el: RecordingClipper) => el.shadowRoot!.querySelector('video.recording') as HTMLVideoElement;

@@ -3,15 +3,17 @@ import { defaultReporter, type Reporter } from '@web/test-runner';
 import { playwrightLauncher } from '@web/test-runner-playwright';
 import { puppeteerLauncher } from '@web/test-runner-puppeteer';
 import { webdriverLauncher } from '@web/test-runner-webdriver';
-import { readdirSync } from 'node:fs';
+import { createReadStream, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createServer, type ViteDevServer } from 'vite';
 import { pruneUppyCss } from '../../vite.config.js';
 import { chromiumLaunchOptions } from '../helpers/browser.js';
 import { push } from '../helpers/live.js';
+import { media, RECIPES, type MediaName } from '../helpers/media.js';
 import { startService, until, type RunningService } from '../helpers/service.js';
 import { MINIBROWSER, startWebKitDriver } from '../helpers/webkit.js';
+import { probeForPages } from './media-for-pages.js';
 
 /**
  * Component tests: the element in real Chromium, talking to the real local service over 127.0.0.1.
@@ -126,6 +128,13 @@ const config: TestRunnerConfig = {
   filterBrowserLogs: ({ args }) =>
     !args.some((a) => typeof a === 'string' && (a.startsWith('[vite]') || a.startsWith('Lit is in dev mode'))),
   middleware: [
+    // Test media, made by ffmpeg when a test first asks for it (test/helpers/media.ts): /__media/<recipe>.
+    async (ctx, next) => {
+      const name = /^\/__media\/([\w.-]+)$/.exec(ctx.path)?.[1];
+      if (!name || !(name in RECIPES)) return next();
+      ctx.type = name.slice(name.lastIndexOf('.'));
+      ctx.body = createReadStream(await media(name as MediaName));
+    },
     // The service's test hooks, for tests in the page: forwarded from here, as the service gives them no CORS.
     async (ctx, next) => {
       if (!ctx.path.startsWith('/__test__/')) return next();
@@ -146,6 +155,7 @@ const config: TestRunnerConfig = {
       ctx.set('content-type', res.headers.get('content-type') ?? 'application/json');
       ctx.body = Buffer.from(await res.arrayBuffer());
     },
+    probeForPages,
     async (ctx, next) => {
       if (RUNNER_PATHS.test(ctx.path)) return next();
       const res = await fetch(viteOrigin + ctx.url);
@@ -184,6 +194,7 @@ const config: TestRunnerConfig = {
                 .map((f) => `@uppy/locales/lib/${f}`),
               'hls.js',
               'hash-wasm',
+              'mediabunny',
               '@open-wc/testing',
               '@web/test-runner-commands',
               'axe-core',

@@ -17,8 +17,7 @@ async function likeness(image: string, video: string, seconds: number, size: str
 }
 
 test('shows a frame of an MP4 on its card, taken about 1 s in', async ({ page }) => {
-  await open(page);
-  await page.locator('video-uploader').evaluate((el) => el.removeAttribute('auto-proceed'));
+  await open(page, {}, { autoProceed: false });
   const video = await media('h264-aac-720p-10s.mp4');
   await addFile(page, video);
   const frame = page.locator('video-uploader .uppy-Dashboard-Item-previewImg');
@@ -40,8 +39,7 @@ test('shows a frame of an MP4 on its card, taken about 1 s in', async ({ page })
 });
 
 test('types an MPEG-TS file by its container and shows the video icon, not a text document', async ({ page }) => {
-  await open(page);
-  await page.locator('video-uploader').evaluate((el) => el.removeAttribute('auto-proceed'));
+  await open(page, {}, { autoProceed: false });
   await addFile(page, await media('mpeg2-mp2-4s.ts'));
   const icon = page.locator('video-uploader .uppy-Dashboard-Item-previewIcon');
   // Uppy's icon colour for video/* (@uppy/dashboard getFileTypeIcon); a text document's is #5a5e69.

@@ -34,11 +34,40 @@ export const test = base.extend<{ storageAuth: string[]; noFaultsAfter: void }>(
   ],
 });
 
-export async function open(page: Page, attributes: Record<string, string> = {}) {
+/** The demo page with these attributes, and `auto-proceed` unless `autoProceed` is false (the Upload button then starts). */
+export async function open(page: Page, attributes: Record<string, string> = {}, { autoProceed = true } = {}) {
   await page.goto(`${env('DEMO_URL')}?${new URLSearchParams({ 'auto-proceed': '', ...attributes })}`);
   await expect(page.locator('video-uploader .uppy-Dashboard-input').first()).toBeAttached();
   // The Dashboard takes files once Golden Retriever has restored (see UppyController.loadPlugins).
   await expect(page.locator('video-uploader .uppy-Dashboard')).not.toHaveClass(/uppy-Dashboard--isDisabled/);
+  if (!autoProceed) await page.locator('video-uploader').evaluate((el) => el.removeAttribute('auto-proceed'));
+}
+
+/**
+ * Pauses the upload (the Status Bar's toggle) while a chunk PUT is under way, and checks what a pause must do: the
+ * PUT under way is cut off (it ends with no answer), and no byte reaches the session `key` for 3 s, as a person
+ * would wait. Answers the session and the toggle, to resume with.
+ */
+export async function pauseMidChunk(page: Page, since: number) {
+  const underWay = () =>
+    storageRequests(page, since).then((all) => all.filter((r) => r.method === 'PUT' && r.endedAt === undefined));
+  await expect.poll(async () => (await underWay()).length, { timeout: 60_000 }).toBeGreaterThan(0);
+  const key = sessionOf((await underWay())[0]!);
+  const interrupted = (await underWay()).map((r) => r.path);
+  const toggle = page.locator('video-uploader [data-cy="togglePauseResume"]');
+  await toggle.click();
+  await expect.poll(async () => (await underWay()).length).toBe(0);
+  const ended = (await storageRequests(page, since)).filter((r) => r.method === 'PUT' && interrupted.includes(r.path));
+  expect(
+    ended.map((r) => r.status),
+    'the chunk under way was cut off by the pause',
+  ).toEqual(interrupted.map(() => 0));
+  const bytes = await received(page, key);
+  const requests = (await storageRequests(page, since)).length;
+  await page.waitForTimeout(3000);
+  expect(await received(page, key), 'no byte reached the storage while paused').toBe(bytes);
+  expect((await storageRequests(page, since)).length, 'no request while paused').toBe(requests);
+  return { key, toggle };
 }
 
 export async function addFile(page: Page, path: string) {

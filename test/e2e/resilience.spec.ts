@@ -11,8 +11,8 @@ import {
   finishedChunks,
   message,
   open,
+  pauseMidChunk,
   progress,
-  received,
   sessionOf,
   storageRequests,
   test,
@@ -226,26 +226,8 @@ test('pausing a multipart upload stops bytes at the storage; resuming sends no f
   await expect
     .poll(async () => finishedChunks(await storageRequests(page, since)).length, { timeout: 30_000 })
     .toBeGreaterThan(0);
-  const key = sessionOf(finishedChunks(await storageRequests(page, since))[0]!);
   // Paused while a chunk is on its way.
-  const underWay = () =>
-    storageRequests(page, since).then((all) => all.filter((r) => r.method === 'PUT' && r.endedAt === undefined));
-  await expect.poll(async () => (await underWay()).length).toBeGreaterThan(0);
-  const interrupted = (await underWay()).map((r) => r.path);
-  const toggle = page.locator('video-uploader [data-cy="togglePauseResume"]');
-  await toggle.click();
-  // The PUT under way is given up at once, not left to finish: it ends without an answer.
-  await expect.poll(async () => (await underWay()).length).toBe(0);
-  const ended = (await storageRequests(page, since)).filter((r) => r.method === 'PUT' && interrupted.includes(r.path));
-  expect(
-    ended.map((r) => r.status),
-    'the chunk under way was cut off by the pause',
-  ).toEqual(interrupted.map(() => 0));
-  const bytes = await received(page, key);
-  const requests = (await storageRequests(page, since)).length;
-  await page.waitForTimeout(3000); // paused for a while, as a person would
-  expect(await received(page, key), 'no byte reached the storage while paused').toBe(bytes);
-  expect((await storageRequests(page, since)).length, 'no request while paused').toBe(requests);
+  const { toggle } = await pauseMidChunk(page, since);
   await toggle.click();
   const { videoId } = await event(page, 'upload-success');
   // Each chunk stored once: a chunk finished before the pause was not sent again.

@@ -69,7 +69,7 @@ uploader.noSuchProperty = 1;
 export const id: number = (null as unknown as HTMLElementEventMap['video-created']).detail.videoId;
 `;
 
-/** A React page that uses the wrapper: typed props, and each of its eight `on…` props logging its event. */
+/** A React page that uses the wrapper: typed props, and each of its nine `on…` props logging its event. */
 const REACT_JS = `import { createElement, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { VideoUploader } from 'video-uploader/react';
@@ -85,6 +85,7 @@ function App() {
       baseUrl: baseUrl ?? undefined,
       tokenUrl: '/api/video-token',
       onVideoCreated: log('video-created'),
+      onShrinkStart: log('shrink-start'),
       onUploadProgress: log('upload-progress'),
       onUploadSuccess: log('upload-success'),
       onUploadError: log('upload-error'),

@@ -56,6 +56,8 @@ export const RECIPES = {
   // connections start above the size @uppy/aws-s3 cuts.
   'h264-aac-720p-12s-21mb.mp4': h264Aac720At(12, '20M'),
   'h264-aac-320p-4s.mp4': h264Aac('480x320', 25, 'frequency=330', 4),
+  // A phone's 4K: what `max-upload-resolution` shrinks in the browser.
+  'h264-aac-4k-4s.mp4': h264Aac('3840x2160', 30, 'frequency=420:sample_rate=48000', 4),
   // A phone held upright: 720 wide, 1280 high.
   'h264-aac-portrait-3s.mp4': h264Aac('720x1280', 25, 'frequency=370', 3),
   'vp9-opus-4s.webm': [
@@ -73,6 +75,12 @@ export const RECIPES = {
     '-c:a',
     'libopus',
   ],
+  // What <video-trim-editor>'s component tests play: video every test engine decodes (WebKitGTK here has VP9 but no
+  // H.264), 50 frames a second (a frame is 0.02 s: 3.5 s is a frame's time), a key frame each second.
+  'vp9-50fps-12s.webm': [
+    ...testPattern('320x180', 50),
+    ...['-t', '12', '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '300k', '-g', '50'],
+  ],
   'h264-aac-4s.mov': h264Aac('640x480', 25, 'frequency=660', 4),
   'hevc-aac-4s.mkv': [
     ...testPattern('960x540', 25, 'frequency=770'),
@@ -88,6 +96,11 @@ export const RECIPES = {
     'yuv420p',
     '-c:a',
     'aac',
+  ],
+  // A keyframe every 2 s exactly (60 frames, no scene cuts) and B-frames: trims that start on one and between them.
+  'h264-aac-360p-10s-gop2.mp4': [
+    ...h264Aac('640x360', 30, 'frequency=520:sample_rate=48000', 10),
+    ...['-g', '60', '-keyint_min', '60', '-sc_threshold', '0'],
   ],
   'mpeg2-mp2-4s.ts': [
     ...testPattern('720x576', 25, 'frequency=880'),

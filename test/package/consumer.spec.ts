@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -58,7 +58,7 @@ for (const app of APPS) {
     test.afterAll(() => served.get(app.name)?.server.close());
 
     if (app.name === 'react') {
-      test("calls each of the wrapper's eight on… props with its event's detail", async ({ page }) => {
+      test("calls each of the wrapper's nine on… props with its event's detail", async ({ page }) => {
         test.setTimeout(240_000);
         const handled = async (name: string) => (await page.locator(`#events li[data-event="${name}"]`).all()).length;
         await openApp(page, app.name, {});
@@ -75,6 +75,15 @@ for (const app of APPS) {
         await expect.poll(() => progress(page)).toMatchObject({ bytesSent: size, bytesTotal: size });
         expect((await event(page, 'video-ready')).video._id).toBe(created.videoId);
         expect((await event(page, 'preview-playing')).videoId).toBe(created.videoId);
+
+        // A video larger than max-upload-resolution: the packed worker (Mediabunny, inlined) shrinks it as it is
+        // sent, onShrinkStart.
+        await page.locator('video-uploader').evaluate((el) => el.setAttribute('max-upload-resolution', '240p'));
+        await page.locator('video-uploader .uppy-DashboardContent-addMore').click();
+        await addFile(page, await fileOf('shrunk.mp4', await readFile(file)));
+        expect(await event(page, 'shrink-start')).toMatchObject({ choice: '240p', canEncode: true });
+        await expect(page.locator('#events li[data-event="upload-success"]')).toHaveCount(2, { timeout: 60_000 });
+        await page.locator('video-uploader').evaluate((el) => el.removeAttribute('max-upload-resolution'));
 
         // Bytes that are no video: the service says so, onVideoFailed.
         await page.locator('video-uploader .uppy-DashboardContent-addMore').click();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { en } from '../../src/locale/en.js';
 import { OptionError, parseDuration, parseResolution, type MediaLimits } from '../../src/options.js';
-import { formatDuration, refusal } from '../../src/upload/media-check.js';
+import { factsSent, formatDuration, refusal } from '../../src/upload/media-check.js';
 import { isolated } from '../helpers/bidi.js';
 
 const none: MediaLimits = { maxDuration: null, minDuration: null, maxResolution: null, minResolution: null };
@@ -67,6 +67,18 @@ describe('media restrictions (src/options.ts, src/upload/media-check.ts)', () =>
     const noLength = { duration: null, width: 640, height: 360 };
     assert.equal(refusal('x.webm', noLength, { ...none, maxDuration: 5 }, en), unreadable('x.webm'));
     assert.equal(refusal('x.webm', noLength, { ...none, maxResolution: { long: 1920, short: 1080 } }, en), undefined);
+  });
+
+  it('judges what is sent: a trim takes a longer video at max-duration, max-upload-resolution fits the frame to its box', () => {
+    const limits = { ...none, maxDuration: 60, maxResolution: parseResolution('max-resolution', '1080p') };
+    const phone = { duration: 600, width: 2160, height: 3840 };
+    const t = en;
+    assert.match(refusal('a.mov', phone, limits, t)!, /is 10 min long; videos up to 1 min/);
+    const sent = factsSent(phone, limits, { trim: true, shrinkTo: parseResolution('max-upload-resolution', '1080p') });
+    assert.deepEqual(sent, { duration: 60, width: 1080, height: 1920 });
+    assert.equal(refusal('a.mov', sent, limits, t), undefined);
+    // Without them, the same video is judged as it is.
+    assert.deepEqual(factsSent(phone, limits, { trim: false, shrinkTo: null }), phone);
   });
 
   it('says lengths as a person reads them', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { keyStep, moveStart, parseTimecode, timecode } from '../../src/clipper/selection.js';
+import { keyStep, moveStart } from '../../src/clipper/selection.js';
+import { parseTimecode, timecode } from '../../src/timecode.js';
 
 const bounds = { edge: 30, frame: 1 / 30 };
 
@@ -35,6 +36,8 @@ describe('the clipper’s selection (src/clipper/selection.ts)', () => {
   it('writes and reads time codes', () => {
     assert.equal(timecode(3725.25), '01:02:05.250');
     assert.equal(timecode(2 + 1 / 30), '00:00:02.033');
+    assert.equal(timecode(3.5, { hours: false }), '00:03.500');
+    assert.equal(timecode(3725.25, { hours: false }), '62:05.250');
     assert.equal(parseTimecode('01:02:05.250'), 3725.25);
     assert.equal(parseTimecode('2:05.5'), 125.5);
     assert.equal(parseTimecode('90'), 90);

@@ -1,0 +1,223 @@
+/**
+ * The shrinking worker: Mediabunny (WebCodecs) re-encodes a picked video to fit `max-upload-resolution`, off the
+ * page's thread. It probes (can this browser do it, and how fast) and converts; the output, an MP4 written with
+ * `fastStart: false`, is cut into the upload's chunks as it is written (part-cutter.ts) and each chunk is handed to
+ * the page, which PUTs it. At most `window` chunks are with the page at once: past that the cutter waits, and the
+ * muxer and the encoders wait with it, so memory does not grow with the video's length.
+ */
+import {
+  BlobSource,
+  canEncodeVideo,
+  Conversion,
+  Input,
+  MATROSKA,
+  MP4,
+  Mp4OutputFormat,
+  Output,
+  QTFF,
+  Quality,
+  StreamTarget,
+  WEBM,
+} from 'mediabunny';
+import { cutExact, CutRefused } from './cut.js';
+import { partCutter, type PositionedWrite } from './part-cutter.js';
+import type { AsIsReason, Box, FromWorker, Probe, ToWorker, Trim, VideoFacts } from './protocol.js';
+
+/**
+ * Bits per pixel per frame of the output: 1920×1080 at 30 fps is 6.2 Mbit/s, which scored an SSIM of 0.99 against
+ * ffmpeg's scale of a 4K source here (docs/benchmarks.md). Never more than the source's own rate.
+ */
+const BITS_PER_PIXEL = 0.1;
+/** Seconds between the output's keyframes: the service's HLS segments are 4 s, so each starts on one. */
+const KEY_FRAME_SECONDS = 2;
+
+/** `self` as a worker's: the DOM types this project compiles with call it a window. */
+const scope = self as unknown as { postMessage(message: FromWorker, transfer: Transferable[]): void };
+const post = (message: FromWorker, transfer: Transferable[] = []) => scope.postMessage(message, transfer);
+
+class AsIs extends Error {
+  constructor(
+    readonly reason: AsIsReason,
+    message: string = reason,
+    readonly facts?: VideoFacts,
+  ) {
+    super(message);
+  }
+}
+
+const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
+
+/** The containers read: what phones, cameras, editors and MediaRecorder write. */
+const FORMATS = [MP4, QTFF, MATROSKA, WEBM];
+
+/** How much a `width`×`height` frame is scaled to fit `box` side by side, whatever the orientation (1: it fits). */
+const scaleFor = (width: number, height: number, box: Box) =>
+  Math.min(1, box.long / Math.max(width, height), box.short / Math.min(width, height));
+
+interface Plan {
+  input: Input;
+  facts: VideoFacts;
+  outWidth: number;
+  videoCodec: 'avc' | 'vp9';
+  quality: Quality;
+  trim?: Trim;
+}
+
+/**
+ * What to make of `file` to fit `box` (none: its own size) and keep `trim`, or why it goes as it is. A trim alone
+ * that cut.ts refused re-encodes at the source's size and rate: Mediabunny's own lossless trim starts at the keyframe
+ * before and hides the lead-in with an MP4 edit list, which the service's HLS copy drops.
+ */
+async function planFor(file: Blob, box: Box | null, trim?: Trim): Promise<Plan> {
+  if (typeof VideoEncoder === 'undefined' || typeof VideoDecoder === 'undefined') throw new AsIs('no-webcodecs');
+  const input = new Input({ source: new BlobSource(file), formats: FORMATS });
+  const track = await input.getPrimaryVideoTrack().catch(() => null);
+  if (!track) throw new AsIs('unreadable');
+  const [width, height] = [track.displayWidth, track.displayHeight];
+  const [duration, stats] = await Promise.all([input.computeDuration(), track.computePacketStats(120)]);
+  const facts = { duration, frameRate: stats.averagePacketRate || 30, width, height };
+  const scale = box ? scaleFor(width, height, box) : 1;
+  if (scale >= 1 && !trim) throw new AsIs('fits', 'fits', facts);
+  if (!(await track.canDecode()))
+    throw new AsIs('undecodable', `${track.codec ?? 'its'} video cannot be decoded here`, facts);
+  const outWidth = even(width * scale);
+  const outHeight = even(height * scale);
+  const sourceRate = (file.size * 8) / duration;
+  const wanted = scale < 1 ? BITS_PER_PIXEL * outWidth * outHeight * facts.frameRate : sourceRate;
+  const quality = new Quality({ bitrate: Math.round(Math.min(wanted, sourceRate)) });
+  const size = { width: outWidth, height: outHeight, frameRate: facts.frameRate, quality };
+  const videoCodec = (await canEncodeVideo('avc', size).catch(() => false))
+    ? 'avc'
+    : (await canEncodeVideo('vp9', size).catch(() => false))
+      ? 'vp9'
+      : undefined;
+  if (!videoCodec) throw new AsIs('no-encoder', 'no-encoder', facts);
+  return { input, facts, outWidth, videoCodec, quality, trim };
+}
+
+/** The conversion of `plan` into `stream`; the primary video and audio only, the audio copied where MP4 takes it. */
+async function conversionOf(plan: Plan, stream: WritableStream<PositionedWrite>): Promise<Conversion> {
+  const output = new Output({ format: new Mp4OutputFormat({ fastStart: false }), target: new StreamTarget(stream) });
+  const conversion = await Conversion.init({
+    input: plan.input,
+    output,
+    tracks: 'primary',
+    ...(plan.trim ? { trim: plan.trim } : {}),
+    video: {
+      width: plan.outWidth,
+      forceTranscode: true,
+      codec: plan.videoCodec,
+      quality: plan.quality,
+      keyFrameInterval: KEY_FRAME_SECONDS,
+    },
+    audio: {},
+    showWarnings: false,
+  });
+  // A video whose sound the browser can neither copy into MP4 nor encode is sent as it is, not without its sound.
+  const lost = conversion.discardedTracks.find((d) => d.reason !== 'discarded_by_user');
+  if (!conversion.isValid || lost)
+    throw new AsIs(
+      'no-encoder',
+      `its ${lost?.track.type ?? 'video'} track cannot be kept (${lost?.reason ?? 'invalid'})`,
+      plan.facts,
+    );
+  return conversion;
+}
+
+/** Converts the first `seconds` of the file, keeping nothing, to time this device's encoder. */
+async function probe(file: Blob, box: Box | null, seconds: number): Promise<Probe> {
+  try {
+    const plan = await planFor(file, box);
+    let written = 0;
+    const counter = new WritableStream<PositionedWrite>({
+      write: ({ data, position }) => void (written = Math.max(written, position + data.byteLength)),
+    });
+    const conversion = await conversionOf(plan, counter);
+    const until = Math.min(seconds, plan.facts.duration);
+    const started = performance.now();
+    await conversion.execute({ until });
+    const elapsed = (performance.now() - started) / 1000;
+    await conversion.cancel();
+    const { width, height, frameRate } = plan.facts;
+    return {
+      shrinks: true,
+      facts: plan.facts,
+      outWidth: plan.outWidth,
+      outHeight: even((height * plan.outWidth) / width),
+      videoCodec: plan.videoCodec,
+      encodeFps: (until * frameRate) / elapsed,
+      outBytesPerSecond: written / until,
+    };
+  } catch (err) {
+    if (err instanceof AsIs) return { shrinks: false, reason: err.reason, message: err.message, facts: err.facts };
+    return { shrinks: false, reason: 'unreadable', message: (err as Error).message };
+  }
+}
+
+/** Chunks handed to the page and not yet sent; the cutter waits while `window` of them are out. */
+let out = 0;
+let room: (() => void) | undefined;
+
+async function convert(file: Blob, box: Box | null, trim: Trim | undefined, chunkSize: number, window: number) {
+  let chunks = 0;
+  let size = 0;
+  const cutter = partCutter(chunkSize, async (chunkId, bytes) => {
+    while (out >= window) await new Promise<void>((resolve) => (room = resolve));
+    out++;
+    chunks++;
+    size += bytes.byteLength;
+    // Chunk 1 is a view of the cutter's own buffer: copied once, the others are handed over whole.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    post({ type: 'chunk', chunkId, bytes: whole.buffer as ArrayBuffer }, [whole.buffer]);
+  });
+  let told = 0;
+  const progress = (fraction: number) => {
+    // Called for every frame: the page hears of each half per cent.
+    if (fraction - told < 0.005) return;
+    told = fraction;
+    post({ type: 'progress', fraction, written: size });
+  };
+  // A trim that keeps the frame size is cut without loss where it can be (cut.ts): its packets copied, only the
+  // frames before the first copied keyframe re-encoded. Refused before a byte is written, it is re-encoded whole.
+  if (trim && !(await shrinks(file, box))) {
+    const input = new Input({ source: new BlobSource(file), formats: FORMATS });
+    const cut = await cutExact(input, new StreamTarget(cutter), { ...trim, onProgress: progress }).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof CutRefused) return false;
+        throw err;
+      },
+    );
+    if (cut) return post({ type: 'done', size, chunks });
+  }
+  const conversion = await conversionOf(await planFor(file, box, trim), cutter);
+  conversion.onProgress = progress;
+  await conversion.execute();
+  post({ type: 'done', size, chunks });
+}
+
+/** Whether `file`'s frame is larger than `box`. */
+async function shrinks(file: Blob, box: Box | null): Promise<boolean> {
+  if (!box) return false;
+  const track = await new Input({ source: new BlobSource(file), formats: FORMATS }).getPrimaryVideoTrack();
+  return track !== null && scaleFor(track.displayWidth, track.displayHeight, box) < 1;
+}
+
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  switch (message.type) {
+    case 'probe':
+      void probe(message.file, message.box, message.seconds).then((result) => post({ type: 'probed', probe: result }));
+      break;
+    case 'convert':
+      convert(message.file, message.box, message.trim, message.chunkSize, message.window).catch((err: unknown) =>
+        post({ type: 'failed', message: (err as Error).message ?? String(err) }),
+      );
+      break;
+    case 'sent':
+      out--;
+      room?.();
+      room = undefined;
+      break;
+  }
+};
