@@ -10,7 +10,7 @@ import { processTree } from '../test/helpers/service.js';
 const TICK_MS = 10; // CLK_TCK is 100 on Linux
 
 /** What a process is, by its command line. */
-function role(cmdline: string): string | undefined {
+export function role(cmdline: string): string | undefined {
   // Chromium's zygote children rewrite their command line with spaces, not NULs, between arguments.
   const args = cmdline.split(/[\0 ]/);
   const type = args.find((a) => a.startsWith('--type='))?.slice(7);

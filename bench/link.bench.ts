@@ -126,6 +126,7 @@ async function race(spec: LinkSpec, pages: string, file: string): Promise<{ resu
       const peers = JSON.parse(await firstLine(servers, 'the peers’ servers')) as { s3: string; upchunk: string };
       const config: ClientConfig = {
         dist: pages,
+        api: service.api,
         file,
         contenders: contenders({ api: service.api, token }, peers),
         deadlineSeconds: DEADLINE_SECONDS,
@@ -136,7 +137,8 @@ async function race(spec: LinkSpec, pages: string, file: string): Promise<{ resu
       });
       const results: Result[] = [];
       for await (const line of createInterface({ input: client.stdout! })) {
-        const result = JSON.parse(line) as Result;
+        const { label, result: ms, error } = JSON.parse(line) as { label: string; result?: number; error?: string };
+        const result: Result = { label, ms, error };
         results.push(result);
         console.log(`  ${result.label}: ${result.ms ? `${mbps(result.ms).toFixed(2)} MB/s` : result.error}`);
       }

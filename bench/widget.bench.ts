@@ -203,6 +203,8 @@ async function bundle(
   worker: number;
   mediainfo: number;
   recorders: number;
+  shrink: number;
+  shrinkWorker: number;
   locales: Map<string, number>;
 }> {
   const entry = join(root, `bench/.entry-${name}.ts`);
@@ -240,11 +242,13 @@ async function bundle(
     output.filter((f) => f.type === 'chunk' && f.isEntry).forEach((f) => visit(f.fileName));
     output.filter((f) => f.fileName.endsWith('.css')).forEach((f) => initial.add(f.fileName));
     const sizes = {
-      ...{ initial: 0, preview: 0, lazy: 0, worker: 0, mediainfo: 0, recorders: 0 },
+      ...{ initial: 0, preview: 0, lazy: 0, worker: 0, mediainfo: 0, recorders: 0, shrink: 0, shrinkWorker: 0 },
       locales: new Map<string, number>(),
     };
     const has = (f: (typeof output)[number], what: RegExp) =>
       f.type === 'chunk' && f.moduleIds.some((id) => what.test(id));
+    // Issue 31's shrinking, by the modules in a chunk or, for a worker Vite emits as a file of its own, by its name.
+    const shrinking = (f: (typeof output)[number]) => /shrink/.test(f.fileName) || has(f, /mediabunny|\/src\/shrink\//);
     for (const f of output) {
       if (f.fileName.endsWith('.map')) continue;
       const language = LANGUAGE_CHUNK.exec(f.fileName)?.[1];
@@ -252,6 +256,8 @@ async function bundle(
       else if (language) sizes.locales.set(language, gz(f));
       else if (has(f, /mediainfo\.js/)) sizes.mediainfo += gz(f);
       else if (has(f, /@uppy\/(webcam|screen-capture)/)) sizes.recorders += gz(f);
+      else if (shrinking(f) && (f.fileName.includes('worker') || has(f, /mediabunny/))) sizes.shrinkWorker += gz(f);
+      else if (shrinking(f)) sizes.shrink += gz(f);
       else if (f.fileName.includes('worker')) sizes.worker += gz(f);
       else if (f.fileName.startsWith('hls')) sizes.preview += gz(f);
       else sizes.lazy += gz(f);
@@ -338,6 +344,12 @@ export async function sizes(): Promise<string[][]> {
     ],
     ['<video-uploader> @uppy/webcam and @uppy/screen-capture: only when sources names them', kb(ours.recorders), ''],
     ['<video-uploader> MD5 worker (hash-wasm), loaded on the first multipart upload', kb(ours.worker), ''],
+    [
+      '<video-uploader> shrinking: the Mediabunny worker, loaded when a video is to be shrunk (max-upload-resolution)',
+      kb(ours.shrinkWorker),
+      'not in initial',
+    ],
+    ['<video-uploader> shrinking: its main-thread part (the card choice, the uploader), lazy', kb(ours.shrink), ''],
     ['@mux/mux-uploader', kb(mux.initial + mux.preview + mux.lazy + mux.worker), ''],
     [
       '@uppy/core + @uppy/dashboard + @uppy/aws-s3 + CSS',

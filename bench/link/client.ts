@@ -2,29 +2,55 @@
  * bench/link.bench.ts's browser end, run inside the client's namespace: serves the built pages on that
  * namespace's 127.0.0.1, launches headless Chromium (its TCP sockets CUBIC, from the LD_PRELOAD in the
  * environment), and runs each contender in a fresh page of its own with the file picked from disk, as a user
- * picks it. Prints one JSON line per contender: {label, ms} or {label, error}.
+ * picks it. Prints one JSON line per contender: {label, result} (what the page's function returned: the ms an
+ * upload took, or bench/shrink-page.ts's figures) with, when asked, `memory`; or {label, error}.
  *
  *   client.ts CONFIG_JSON    see ClientConfig
  */
 import { chromium } from 'playwright';
 import { chromiumLaunchOptions } from '../../test/helpers/browser.js';
 import { serveStatic } from '../../test/helpers/static.js';
+import { browserRss, peakRss, type BrowserRss } from '../memory.js';
 
 export interface Contender {
   label: string;
-  /** The built page (bench/page.html: the widget and raw uploads; bench/peers/page.html: the peers). */
-  page: 'bench/page.html' | 'bench/peers/page.html';
-  /** The page's function and its arguments: `bench(mode, api, token, chunkMiB, attributes)` or `peer(name, endpoint)`. */
-  call: 'bench' | 'peer';
+  /**
+   * The built page (bench/page.html: the widget and raw uploads; bench/peers/page.html: the peers;
+   * bench/shrink-page.html: the widget until `video-ready`).
+   */
+  page: 'bench/page.html' | 'bench/peers/page.html' | 'bench/shrink-page.html';
+  /**
+   * The page's function and its arguments: `bench(mode, api, token, chunkMiB, attributes)`, `peer(name, endpoint)`
+   * or `shrink(api, token, attributes)`.
+   */
+  call: 'bench' | 'peer' | 'shrink';
   args: unknown[];
 }
 
 export interface ClientConfig {
   dist: string;
+  /**
+   * The service's API origin: the pages' server asks it when a page loads, as an integrator's site signs its
+   * visitor in (test/helpers/static.ts).
+   */
+  api: string;
   file: string;
   contenders: Contender[];
   /** A contender still running after this long is stopped and reported as such. */
   deadlineSeconds: number;
+  /** Whether to measure the browser's memory (bench/memory.ts): with the page idle, and its peak while it runs. */
+  memory?: boolean;
+}
+
+/** The browser's resident set with the page loaded and the file picked, before it runs: the median of 5 samples. */
+async function idleRss(): Promise<BrowserRss> {
+  const samples: BrowserRss[] = [];
+  for (let i = 0; i < 5; i++) {
+    samples.push(await browserRss());
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const median = (pick: (s: BrowserRss) => number) => samples.map(pick).sort((a, b) => a - b)[2]!;
+  return { renderer: median((s) => s.renderer), browser: median((s) => s.browser) };
 }
 
 /**
@@ -49,17 +75,20 @@ async function timeline(page: import('playwright').Page): Promise<string> {
 }
 
 const config = JSON.parse(process.argv[2]!) as ClientConfig;
-const { url, server } = await serveStatic(config.dist, 'http://127.0.0.1:9');
+const { url, server } = await serveStatic(config.dist, config.api);
 const browser = await chromium.launch({ ...chromiumLaunchOptions(), headless: true });
 try {
   for (const contender of config.contenders) {
     const page = await browser.newPage();
+    let peak: ReturnType<typeof peakRss> | undefined;
     try {
       await page.goto(url + contender.page);
       await page.waitForFunction(() => (window as any).benchReady === true, undefined, { timeout: 60_000 });
       await page.locator('#source').setInputFiles(config.file);
+      const idle = config.memory ? await idleRss() : undefined;
+      peak = config.memory ? peakRss() : undefined;
       let deadline: NodeJS.Timeout | undefined;
-      const ms = await Promise.race([
+      const result = await Promise.race([
         page.evaluate(([call, args]) => (window as any)[call](...args), [contender.call, contender.args] as const),
         new Promise<never>((_, reject) => {
           deadline = setTimeout(
@@ -68,11 +97,13 @@ try {
           );
         }),
       ]).finally(() => clearTimeout(deadline));
-      console.log(JSON.stringify({ label: contender.label, ms }));
+      const memory = peak && { idle, peak: await peak.stop() };
+      console.log(JSON.stringify({ label: contender.label, result, memory }));
       if (process.env.BENCH_TIMELINE) console.error(await timeline(page));
     } catch (err) {
       console.log(JSON.stringify({ label: contender.label, error: (err as Error).message.split('\n')[0] }));
     } finally {
+      await peak?.stop();
       await page.close();
     }
   }
