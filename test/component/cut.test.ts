@@ -1,6 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { BlobSource, BufferSource, EncodedPacketSink, Input, MP4, type EncodedPacket } from 'mediabunny';
 import type { CutReply } from './cut.worker.js';
+import { canReencodeH264 } from './helpers.js';
 import type { ProbeReport } from './media-for-pages.js';
 
 /**
@@ -54,16 +55,6 @@ const same = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && 
 /** A keyframe the cut wrote with parameter sets in front (avc3) still ends with the source's bytes. */
 const endsWith = (a: Uint8Array, b: Uint8Array) => a.byteLength >= b.byteLength && same(a.subarray(-b.byteLength), b);
 
-/** Whether this browser can decode and encode the source's H.264 (WebKitGTK here cannot decode it: no libav). */
-async function canReencodeH264(): Promise<boolean> {
-  if (typeof VideoEncoder === 'undefined' || typeof VideoDecoder === 'undefined') return false;
-  const config = { codec: 'avc1.64001e', width: 640, height: 360 };
-  const answers = await Promise.all([
-    VideoDecoder.isConfigSupported(config).catch(() => ({ supported: false })),
-    VideoEncoder.isConfigSupported(config).catch(() => ({ supported: false })),
-  ]);
-  return answers.every((a) => a.supported);
-}
 const webkit = /AppleWebKit/.test(navigator.userAgent) && !/Chrome/.test(navigator.userAgent);
 
 describe('a trim without compression (smart cut)', function () {

@@ -158,3 +158,16 @@ export async function pressKeys(target: HTMLElement, keys: string[], settled: ()
     await settled();
   }
 }
+
+/**
+ * Whether this browser can re-encode H.264: decode it and encode it with WebCodecs. Chromium and Firefox ESR can;
+ * WebKitGTK here cannot (no WebCodecs encoder, no H.264 decoder without gstreamer's libav).
+ */
+export async function canReencodeH264(): Promise<boolean> {
+  if (typeof VideoEncoder === 'undefined' || typeof VideoDecoder === 'undefined') return false;
+  const answers = await Promise.all([
+    VideoDecoder.isConfigSupported({ codec: 'avc1.64001f', codedWidth: 1280, codedHeight: 720 }),
+    VideoEncoder.isConfigSupported({ codec: 'avc1.64001e', width: 640, height: 360 }),
+  ]).catch(() => [{ supported: false }]);
+  return answers.every((a) => a.supported === true);
+}

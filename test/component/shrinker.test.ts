@@ -1,6 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { BufferSource, Input, MP4 } from 'mediabunny';
 import { Shrinker } from '../../src/shrink/shrinker.js';
+import { canReencodeH264 } from './helpers.js';
 
 /**
  * The shrinking worker in each engine: where the browser can decode H.264 and encode it (or VP9), a 720p video is
@@ -10,20 +11,13 @@ import { Shrinker } from '../../src/shrink/shrinker.js';
 const source = () => fetch('/__media/h264-aac-720p-10s.mp4').then((r) => r.blob());
 const BOX = { long: 640, short: 360 };
 
-/** Whether this browser has what a re-encode of H.264 needs: a decoder for it and an encoder in WebCodecs. */
-async function canReencode(): Promise<boolean> {
-  if (typeof VideoDecoder === 'undefined' || typeof VideoEncoder === 'undefined') return false;
-  const decode = await VideoDecoder.isConfigSupported({ codec: 'avc1.64001f', codedWidth: 1280, codedHeight: 720 });
-  return decode.supported === true;
-}
-
 describe('the shrinking worker (Mediabunny, WebCodecs)', function () {
   this.timeout(120_000);
 
   it('probes a 720p video for 640×360: this device encodes it, or the probe says why not', async () => {
     const shrinker = new Shrinker();
     const probe = await shrinker.probe(await source(), BOX).finally(() => shrinker.stop());
-    if (await canReencode()) {
+    if (await canReencodeH264()) {
       expect(probe.shrinks, JSON.stringify(probe)).to.equal(true);
       if (!probe.shrinks) return;
       expect(probe.facts).to.include({ width: 1280, height: 720 });
@@ -43,7 +37,7 @@ describe('the shrinking worker (Mediabunny, WebCodecs)', function () {
     const shrinker = new Shrinker();
     const probe = await shrinker.probe(await source(), { long: 1920, short: 1080 }).finally(() => shrinker.stop());
     expect(probe.shrinks).to.equal(false);
-    if (probe.shrinks || !(await canReencode())) return;
+    if (probe.shrinks || !(await canReencodeH264())) return;
     expect(probe.reason).to.equal('fits');
     expect(probe.facts?.duration).to.be.closeTo(10, 0.1);
   });
@@ -65,7 +59,7 @@ describe('the shrinking worker (Mediabunny, WebCodecs)', function () {
         },
       )
       .finally(() => shrinker.stop());
-    if (!(await canReencode())) {
+    if (!(await canReencodeH264())) {
       const refusal = await converting.then(
         () => undefined,
         (err: Error) => err,

@@ -1,9 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { firstFrameLikeness, media, sha256 } from '../helpers/media.js';
-import { storedSha256 } from '../helpers/service.js';
+import { storedSha256, storedSource } from '../helpers/service.js';
 import {
   addFile,
   askChunkUrl,
@@ -24,13 +22,6 @@ import {
 } from './demo.js';
 
 const run = promisify(execFile);
-
-/** Where the service keeps a video's source, once #6 has put it there. */
-async function storedSource(videoId: string): Promise<string> {
-  const path = join(env('SERVICE_DATA'), 'videos', videoId, 'source');
-  await expect.poll(() => existsSync(path), { timeout: 30_000 }).toBe(true);
-  return path;
-}
 
 /** The video stream of a file as ffprobe reads it, and the file's length. */
 async function probe(path: string) {
@@ -55,7 +46,7 @@ test.describe('max-upload-resolution: the browser shrinks a video before it is s
     expect(start.predicted.original).toBeGreaterThan(0);
     expect(start.predicted['1080p']).toBeGreaterThan(0);
     const { videoId } = await event(page, 'upload-success', 120_000);
-    const sent = await probe(await storedSource(videoId));
+    const sent = await probe(await storedSource(env('SERVICE_DATA'), videoId));
     const original = await probe(source);
     expect(sent).toMatchObject({ codec_name: 'h264', width: 1920, height: 1080 });
     expect(Math.abs(sent.frames - original.frames), `frames: ${sent.frames} of ${original.frames}`).toBeLessThanOrEqual(
@@ -113,7 +104,7 @@ test('trim: the part chosen on the card by the keys, 00:03.500 to 00:08.000, bec
   await page.locator('video-uploader .uppy-DashboardContent-save').click();
   await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
   const { videoId } = await event(page, 'upload-success', 120_000);
-  const sent = await storedSource(videoId);
+  const sent = await storedSource(env('SERVICE_DATA'), videoId);
   const kept = await probe(sent);
   expect(kept).toMatchObject({ codec_name: 'h264', width: 1280, height: 720 });
   expect(Math.abs(kept.frames - 135), `frames: ${kept.frames}`).toBeLessThanOrEqual(1);
@@ -150,7 +141,7 @@ test('max-duration with trim: a longer video is taken, starts trimmed to the lim
   await page.locator('video-uploader .uppy-DashboardContent-save').click();
   await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
   const { videoId } = await event(page, 'upload-success', 120_000);
-  expect((await probe(await storedSource(videoId))).frames).toBe(180);
+  expect((await probe(await storedSource(env('SERVICE_DATA'), videoId))).frames).toBe(180);
 
   // The end moved past the limit: the upload is refused, saying why, and nothing is sent.
   await open(page, { trim: '', 'max-duration': '6s' }, { autoProceed: false });
@@ -186,7 +177,7 @@ test('pausing a shrinking upload stops its bytes; resuming ends in one clean vid
   const chunks = finishedChunks(await storageRequests(page, since));
   expect(new Set(chunks.map(sessionOf)), 'one session').toEqual(new Set([key]));
   expect(new Set(chunks.map((r) => r.path)).size, 'three chunks').toBe(3);
-  expect((await probe(await storedSource(videoId))).frames).toBe(270);
+  expect((await probe(await storedSource(env('SERVICE_DATA'), videoId))).frames).toBe(270);
 });
 
 test('offline in the middle of a shrinking upload: nothing fails, and it ends in one clean video', async ({ page }) => {
@@ -206,7 +197,7 @@ test('offline in the middle of a shrinking upload: nothing fails, and it ends in
   await network(false);
   const { videoId } = await event(page, 'upload-success', 120_000);
   await expect(page.locator('#events li[data-event="upload-error"]')).toHaveCount(0);
-  expect((await probe(await storedSource(videoId))).frames).toBe(270);
+  expect((await probe(await storedSource(env('SERVICE_DATA'), videoId))).frames).toBe(270);
 });
 
 test('a reload in the middle of a shrinking upload: it starts again, the first session is aborted, and one clean video results', async ({
@@ -224,7 +215,7 @@ test('a reload in the middle of a shrinking upload: it starts again, the first s
   await expect(page.locator('video-uploader')).toContainText('resume the upload');
   await page.locator('video-uploader .uppy-StatusBar-actionBtn--upload').click();
   const { videoId } = await event(page, 'upload-success', 120_000);
-  expect((await probe(await storedSource(videoId))).frames).toBe(270);
+  expect((await probe(await storedSource(env('SERVICE_DATA'), videoId))).frames).toBe(270);
   // The first encode's session was aborted (#7), never completed with chunks of the second.
   const sessions = new Set(finishedChunks(await storageRequests(page, since)).map(sessionOf));
   expect(sessions.size).toBe(2);
@@ -243,7 +234,7 @@ test('Retry after a shrinking upload failed encodes again into a new session; th
   const failed = sessionOf(finishedChunks(await storageRequests(page, since))[0]!);
   await page.locator('video-uploader .uppy-StatusBar-actionBtn--retry').click();
   const { videoId } = await event(page, 'upload-success', 120_000);
-  expect((await probe(await storedSource(videoId))).frames).toBe(270);
+  expect((await probe(await storedSource(env('SERVICE_DATA'), videoId))).frames).toBe(270);
   const sessions = new Set(finishedChunks(await storageRequests(page, since)).map(sessionOf));
   expect([...sessions].filter((s) => s !== failed).length, 'a second session').toBe(1);
   expect((await (await askChunkUrl(page, failed, 1)).json()).error.code).toMatch(/session_(closed|aborted)|not_found/);

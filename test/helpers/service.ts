@@ -292,13 +292,18 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
 }
 
 /**
- * The SHA-256 of a video's stored source, once it is there: a multipart source is joined from its chunks
- * when processing starts, just after #6 answers (service/domain/uploads.ts, assemble).
+ * Where a video's source is stored, once it is there: a multipart source is joined from its chunks when processing
+ * starts, just after #6 answers (service/domain/uploads.ts, assemble).
  */
-export async function storedSha256(data: string, videoId: string): Promise<string> {
+export async function storedSource(data: string, videoId: string): Promise<string> {
   const source = join(data, 'videos', videoId, 'source');
   await until(`the source of ${videoId}`, async () => (existsSync(source) ? true : undefined));
-  return sha256(source);
+  return source;
+}
+
+/** The SHA-256 of a video's stored source, once it is there (`storedSource`). */
+export async function storedSha256(data: string, videoId: string): Promise<string> {
+  return sha256(await storedSource(data, videoId));
 }
 
 /** Waits for #8 to leave `processing`/`waiting`, and returns the video. */
