@@ -163,6 +163,8 @@ export interface ProbeStream {
   /** Average frame rate, e.g. "30/1" (r_frame_rate can be far higher for a live stream's jittery timestamps). */
   avg_frame_rate?: string;
   disposition?: { attached_pic?: number };
+  /** A phone's upright video is stored on its side with a display matrix: `rotation` is its turn in degrees. */
+  side_data_list?: { side_data_type?: string; rotation?: number }[];
 }
 
 /** Frames per second of a stream (its average, `"30000/1001"` → 29.97); `fallback` when ffprobe gives none. */

@@ -218,7 +218,11 @@ async function transcode(
   return { duration: Number(mediainfo.duration), hasVideo: video !== undefined, mediainfo };
 }
 
-/** H.264 8-bit 4:2:0 progressive within 1080p plays everywhere as it is. */
+/**
+ * H.264 8-bit 4:2:0 progressive within 1080p, shown as it is stored, plays everywhere as it is. A stream stored on
+ * its side with a display matrix (a phone held upright) is encoded, which turns its pixels: the HLS copy's MPEG-TS
+ * segments have nowhere to keep the matrix, and a player would show it on its side.
+ */
 function browserPlaysAsIs(v: ProbeStream): boolean {
   const long = Math.max(v.width ?? 0, v.height ?? 0);
   const short = Math.min(v.width ?? 0, v.height ?? 0);
@@ -227,7 +231,8 @@ function browserPlaysAsIs(v: ProbeStream): boolean {
     ['yuv420p', 'yuvj420p'].includes(v.pix_fmt ?? '') &&
     !['tt', 'bb', 'tb', 'bt'].includes(v.field_order ?? '') &&
     long <= MAX_LONG &&
-    short <= MAX_SHORT
+    short <= MAX_SHORT &&
+    !v.side_data_list?.some((d) => (d.rotation ?? 0) % 360 !== 0)
   );
 }
 

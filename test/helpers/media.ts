@@ -31,6 +31,12 @@ const h264Aac720At = (seconds: number, bitrate: string): string[] => [
 ];
 
 /**
+ * In a recipe, what follows is a second pass: a stream copy of the first's output. ffmpeg 5.1 writes a display
+ * matrix (`rotate`) only when it copies.
+ */
+const THEN = '--then';
+
+/**
  * Test media, made by ffmpeg at test time (a test pattern and a tone). Each recipe is made once per
  * machine into the temp folder and reused; the name says what it is.
  */
@@ -58,6 +64,11 @@ export const RECIPES = {
   'h264-aac-320p-4s.mp4': h264Aac('480x320', 25, 'frequency=330', 4),
   // A phone's 4K: what `max-upload-resolution` shrinks in the browser.
   'h264-aac-4k-4s.mp4': h264Aac('3840x2160', 30, 'frequency=420:sample_rate=48000', 4),
+  // A phone held upright as phones store it: 1920×1080 on its side, with a display matrix that turns it 90°.
+  'h264-aac-1080p-turned-3s.mp4': [
+    ...h264Aac('1920x1080', 30, 'frequency=610:sample_rate=48000', 3),
+    ...[THEN, '-metadata:s:v:0', 'rotate=90'],
+  ],
   // A phone held upright: 720 wide, 1280 high.
   'h264-aac-portrait-3s.mp4': h264Aac('720x1280', 25, 'frequency=370', 3),
   'vp9-opus-4s.webm': [
@@ -145,9 +156,18 @@ export async function media(name: MediaName): Promise<string> {
     )
   )
     return out;
-  const temp = `${out}.${process.pid}.tmp${name.slice(name.lastIndexOf('.'))}`;
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...RECIPES[name], temp]);
-  await run('mv', [temp, out]);
+  const temp = (pass: number) => `${out}.${process.pid}.tmp${pass}${name.slice(name.lastIndexOf('.'))}`;
+  const recipe: readonly string[] = RECIPES[name];
+  const then = recipe.indexOf(THEN);
+  const ffmpeg = (args: readonly string[], to: string) =>
+    run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args, to]);
+  if (then < 0) await ffmpeg(recipe, temp(1));
+  else {
+    await ffmpeg(recipe.slice(0, then), temp(0));
+    await ffmpeg(['-i', temp(0), '-map', '0', '-c', 'copy', ...recipe.slice(then + 1)], temp(1));
+    await rm(temp(0));
+  }
+  await run('mv', [temp(1), out]);
   return out;
 }
 

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/contract.js';
 import { media, probeDuration, type MediaName } from '../helpers/media.js';
 import {
@@ -14,6 +16,8 @@ import {
   waitForVideo,
   type RunningService,
 } from '../helpers/service.js';
+
+const run = promisify(execFile);
 
 describe('processing to HLS (#8 after upload)', () => {
   let service: RunningService;
@@ -94,6 +98,22 @@ describe('processing to HLS (#8 after upload)', () => {
     const ladder = await (await fetch(encoded.playback.hls_url)).text();
     assert.match(ladder, /RESOLUTION=960x540/);
     assert.match(ladder, /RESOLUTION=640x360/);
+  });
+
+  it("plays a phone's upright video upright: stored on its side with a display matrix, its HLS is turned", async () => {
+    const video = await waitForVideo(
+      service,
+      token,
+      await uploadFile(await media('h264-aac-1080p-turned-3s.mp4'), 'upright.mp4'),
+    );
+    assert.equal(video.status, 'ready', video.failure_reason);
+    // MPEG-TS keeps no display matrix: a copy would be shown on its side. Encoded, the pixels stand upright.
+    const { stdout } = await run('ffprobe', [
+      ...['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0'],
+      video.playback.hls_url,
+    ]);
+    const sizes = stdout.split('\n').filter(Boolean);
+    assert.ok(sizes.length > 0 && sizes.every((size) => size === '1080,1920'), stdout);
   });
 
   it('fails a text file renamed .mp4 with a reason a person understands, and keeps serving', async () => {
