@@ -74,7 +74,7 @@ interface Gop {
 }
 
 // Timestamps are seconds read from a container's integer ticks; closer than this they are the same instant.
-const SAME_INSTANT = 1e-6;
+export const SAME_INSTANT = 1e-6;
 
 /**
  * Writes [start, end) of `input` to `target` as an MP4 (fastStart false: bytes stream out as they are written;
@@ -108,7 +108,7 @@ export async function cutExact(input: Input, target: Target, options: CutOptions
   try {
     const [result] = await Promise.all([
       writeVideo(video, packets, plan, sourceConfig, encoderConfig, videoOut, options),
-      audio && audioOut ? writeAudio(audio, audioOut, plan.first, options.end, options.signal) : undefined,
+      audio && audioOut ? writeAudio(audio, audioOut, plan.first, options.end, options) : undefined,
     ]);
     options.signal?.throwIfAborted();
     await output.finalize();
@@ -532,12 +532,16 @@ function avcDescription(parameterSets: Uint8Array, source: Uint8Array): Uint8Arr
   return out;
 }
 
-async function writeAudio(
+/**
+ * The audio packets of [first, end), copied. `pace` is awaited with each packet's output time before it is written
+ * (encode.ts: the sound waits for the picture).
+ */
+export async function writeAudio(
   audio: InputAudioTrack,
   out: EncodedAudioPacketSource,
   first: number,
   end: number,
-  signal?: AbortSignal,
+  { signal, pace }: { signal?: AbortSignal; pace?: (timestamp: number) => Promise<void> } = {},
 ): Promise<void> {
   // The audio packets that start within [first, end), shifted by the same amount as the video: A/V stay in sync.
   // The packet playing at `first` is left out rather than written with a negative timestamp (an edit list the
@@ -552,6 +556,7 @@ async function writeAudio(
       signal?.throwIfAborted();
       if (packet.timestamp >= end - SAME_INSTANT) break;
       if (packet.timestamp < first - SAME_INSTANT) continue;
+      await pace?.(packet.timestamp - first);
       await out.add(
         packet.clone({ timestamp: packet.timestamp - first }),
         described ? undefined : { decoderConfig: config },

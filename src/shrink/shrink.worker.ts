@@ -5,21 +5,9 @@
  * the page, which PUTs it. At most `window` chunks are with the page at once: past that the cutter waits, and the
  * muxer and the encoders wait with it, so memory does not grow with the video's length.
  */
-import {
-  BlobSource,
-  canEncodeVideo,
-  Conversion,
-  Input,
-  MATROSKA,
-  MP4,
-  Mp4OutputFormat,
-  Output,
-  QTFF,
-  Quality,
-  StreamTarget,
-  WEBM,
-} from 'mediabunny';
+import { BlobSource, Input, MATROSKA, MP4, Mp4OutputFormat, QTFF, StreamTarget, WEBM } from 'mediabunny';
 import { cutExact, CutRefused } from './cut.js';
+import { encodeTo, encoderConfigFor, type EncodePlan } from './encode.js';
 import { partCutter, type PositionedWrite } from './part-cutter.js';
 import type { AsIsReason, Box, FromWorker, Probe, ToWorker, Trim, VideoFacts } from './protocol.js';
 
@@ -54,19 +42,16 @@ const FORMATS = [MP4, QTFF, MATROSKA, WEBM];
 const scaleFor = (width: number, height: number, box: Box) =>
   Math.min(1, box.long / Math.max(width, height), box.short / Math.min(width, height));
 
-interface Plan {
+interface Plan extends EncodePlan {
   input: Input;
   facts: VideoFacts;
   outWidth: number;
-  videoCodec: 'avc' | 'vp9';
-  quality: Quality;
-  trim?: Trim;
+  outHeight: number;
 }
 
 /**
  * What to make of `file` to fit `box` (none: its own size) and keep `trim`, or why it goes as it is. A trim alone
- * that cut.ts refused re-encodes at the source's size and rate: Mediabunny's own lossless trim starts at the keyframe
- * before and hides the lead-in with an MP4 edit list, which the service's HLS copy drops.
+ * that cut.ts refused re-encodes at the source's size and rate.
  */
 async function planFor(file: Blob, box: Box | null, trim?: Trim): Promise<Plan> {
   if (typeof VideoEncoder === 'undefined' || typeof VideoDecoder === 'undefined') throw new AsIs('no-webcodecs');
@@ -80,48 +65,30 @@ async function planFor(file: Blob, box: Box | null, trim?: Trim): Promise<Plan> 
   if (scale >= 1 && !trim) throw new AsIs('fits', 'fits', facts);
   if (!(await track.canDecode()))
     throw new AsIs('undecodable', `${track.codec ?? 'its'} video cannot be decoded here`, facts);
-  const outWidth = even(width * scale);
-  const outHeight = even(height * scale);
+  // The sound is copied: a video whose sound an MP4 cannot hold is sent as it is, not without its sound.
+  const audio = await input.getPrimaryAudioTrack();
+  if (audio && !(audio.codec && new Mp4OutputFormat().getSupportedCodecs().includes(audio.codec)))
+    throw new AsIs('no-encoder', `its ${audio.codec ?? 'unknown'} sound cannot be kept`, facts);
+  const [outWidth, outHeight] = [even(width * scale), even(height * scale)];
   const sourceRate = (file.size * 8) / duration;
   const wanted = scale < 1 ? BITS_PER_PIXEL * outWidth * outHeight * facts.frameRate : sourceRate;
-  const quality = new Quality({ bitrate: Math.round(Math.min(wanted, sourceRate)) });
-  const size = { width: outWidth, height: outHeight, frameRate: facts.frameRate, quality };
-  const videoCodec = (await canEncodeVideo('avc', size).catch(() => false))
-    ? 'avc'
-    : (await canEncodeVideo('vp9', size).catch(() => false))
-      ? 'vp9'
-      : undefined;
-  if (!videoCodec) throw new AsIs('no-encoder', 'no-encoder', facts);
-  return { input, facts, outWidth, videoCodec, quality, trim };
-}
-
-/** The conversion of `plan` into `stream`; the primary video and audio only, the audio copied where MP4 takes it. */
-async function conversionOf(plan: Plan, stream: WritableStream<PositionedWrite>): Promise<Conversion> {
-  const output = new Output({ format: new Mp4OutputFormat({ fastStart: false }), target: new StreamTarget(stream) });
-  const conversion = await Conversion.init({
-    input: plan.input,
-    output,
-    tracks: 'primary',
-    ...(plan.trim ? { trim: plan.trim } : {}),
-    video: {
-      width: plan.outWidth,
-      forceTranscode: true,
-      codec: plan.videoCodec,
-      quality: plan.quality,
-      keyFrameInterval: KEY_FRAME_SECONDS,
-    },
-    audio: {},
-    showWarnings: false,
-  });
-  // A video whose sound the browser can neither copy into MP4 nor encode is sent as it is, not without its sound.
-  const lost = conversion.discardedTracks.find((d) => d.reason !== 'discarded_by_user');
-  if (!conversion.isValid || lost)
-    throw new AsIs(
-      'no-encoder',
-      `its ${lost?.track.type ?? 'video'} track cannot be kept (${lost?.reason ?? 'invalid'})`,
-      plan.facts,
-    );
-  return conversion;
+  // The encoder's frame is the source's before its rotation, which the output keeps as the source has it.
+  const turned = track.rotation % 180 !== 0;
+  const [encodeWidth, encodeHeight] = turned ? [outHeight, outWidth] : [outWidth, outHeight];
+  const bitrate = Math.round(Math.min(wanted, sourceRate));
+  const config = await encoderConfigFor(encodeWidth, encodeHeight, facts.frameRate, bitrate);
+  if (!config) throw new AsIs('no-encoder', 'no-encoder', facts);
+  return {
+    input,
+    facts,
+    outWidth,
+    outHeight,
+    width: encodeWidth,
+    height: encodeHeight,
+    config,
+    keyFrameSeconds: KEY_FRAME_SECONDS,
+    trim,
+  };
 }
 
 /** Converts the first `seconds` of the file, keeping nothing, to time this device's encoder. */
@@ -132,20 +99,17 @@ async function probe(file: Blob, box: Box | null, seconds: number): Promise<Prob
     const counter = new WritableStream<PositionedWrite>({
       write: ({ data, position }) => void (written = Math.max(written, position + data.byteLength)),
     });
-    const conversion = await conversionOf(plan, counter);
     const until = Math.min(seconds, plan.facts.duration);
     const started = performance.now();
-    await conversion.execute({ until });
+    const frames = await encodeTo(plan.input, new StreamTarget(counter), plan, { until });
     const elapsed = (performance.now() - started) / 1000;
-    await conversion.cancel();
-    const { width, height, frameRate } = plan.facts;
     return {
       shrinks: true,
       facts: plan.facts,
       outWidth: plan.outWidth,
-      outHeight: even((height * plan.outWidth) / width),
-      videoCodec: plan.videoCodec,
-      encodeFps: (until * frameRate) / elapsed,
+      outHeight: plan.outHeight,
+      videoCodec: plan.config.codec.startsWith('avc') ? 'avc' : 'vp9',
+      encodeFps: frames / elapsed,
       outBytesPerSecond: written / until,
     };
   } catch (err) {
@@ -190,9 +154,8 @@ async function convert(file: Blob, box: Box | null, trim: Trim | undefined, chun
     );
     if (cut) return post({ type: 'done', size, chunks });
   }
-  const conversion = await conversionOf(await planFor(file, box, trim), cutter);
-  conversion.onProgress = progress;
-  await conversion.execute();
+  const plan = await planFor(file, box, trim);
+  await encodeTo(plan.input, new StreamTarget(cutter), plan, { onProgress: progress });
   post({ type: 'done', size, chunks });
 }
 

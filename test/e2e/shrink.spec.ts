@@ -57,6 +57,29 @@ test.describe('max-upload-resolution: the browser shrinks a video before it is s
     expect((await getVideo(page, videoId)).upload_method).toBe('multipart');
     expect(storageAuth.length).toBeGreaterThan(0);
   });
+
+  test("a phone's upright video stands upright: shrunk to 720p, its turn kept, it plays upright", async ({ page }) => {
+    await open(page, { 'max-upload-resolution': '720p' });
+    await addFile(page, await media('h264-aac-1080p-turned-3s.mp4'));
+    expect(await event(page, 'shrink-start')).toMatchObject({ choice: '720p', canEncode: true });
+    const { videoId } = await event(page, 'upload-success', 120_000);
+    const sent = await storedSource(env('SERVICE_DATA'), videoId);
+    // Stored on its side as the phone stored it, the display matrix saying so; the service turns it into pixels.
+    expect(await probe(sent)).toMatchObject({ codec_name: 'h264', width: 1280, height: 720 });
+    const { stdout } = await run('ffprobe', [
+      ...['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream_side_data=rotation', '-of', 'csv=p=0'],
+      sent,
+    ]);
+    expect(Math.abs(Number(stdout.trim()))).toBe(90);
+    // Whichever rung the player picks (the service adds a 360p one to what it encodes), it is taller than wide.
+    const preview = page.locator('video-uploader video');
+    await expect(preview).toBeVisible({ timeout: 90_000 });
+    await expect
+      .poll(() => preview.evaluate((v: HTMLVideoElement) => v.currentTime > 1 && v.videoHeight > v.videoWidth), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+  });
 });
 
 test('the card offers 1080p and the original with a predicted time each; the person sends the original', async ({
