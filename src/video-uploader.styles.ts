@@ -50,36 +50,6 @@ export const styles = [
       width: 100%;
       box-sizing: border-box;
     }
-    /* A video's choices and trim, in the Dashboard's editor panel (shrink/shrink-editor.ts). */
-    .video-uploader-shrink {
-      display: grid;
-      align-content: start;
-      gap: 1rem;
-      padding: 1rem 1.5rem;
-      margin: 0 auto;
-      box-sizing: border-box;
-      width: 100%;
-      max-width: 40rem;
-      align-self: stretch;
-      overflow-y: auto;
-      color: var(--video-uploader-text);
-    }
-    /* The Dashboard is 380 px high: the video leaves room for the thumbs and the choices. */
-    .video-uploader-shrink video-trim-editor::part(video) {
-      max-block-size: 9rem;
-      object-fit: contain;
-    }
-    .video-uploader-shrink fieldset {
-      display: grid;
-      gap: 0.6rem;
-      margin: 0;
-      padding: 0;
-      border: none;
-    }
-    .video-uploader-shrink legend {
-      font-weight: 600;
-      padding: 0 0 0.5rem;
-    }
     .error {
       margin: 0 0 0.75rem;
       padding: 0.75rem 1rem;

@@ -172,6 +172,7 @@ export class VideoUploader extends LitElement {
     client: () => this.service.client,
     emit: this.emit,
     strings: () => this.i18n.strings,
+    lang: () => this.i18n.lang,
     onUploaded: (videoId, name) => {
       if (!this.noPreview) void this.preview(videoId, name);
     },

@@ -27,11 +27,6 @@ const de: Strings = {
   linkSource: 'Link',
   linkLabel: 'Adresse einer Videodatei',
   linkSubmit: 'Importieren',
-  shrinkLegend: 'Dieses Video senden als',
-  shrinkOriginal: 'Original',
-  shrinkChoice: (choice, time) => `${choice} · etwa ${time}`,
-  shrinkMeasuring: 'Gerät und Verbindung werden gemessen…',
-  shrinkAsIs: 'Dieser Browser kann dieses Video nicht neu kodieren: Es wird unverändert gesendet.',
   linkRefused: (url) =>
     `${b(url)} kann nicht importiert werden: Geben Sie die http(s)-Adresse einer Videodatei im Internet an.`,
   tooLong: (name, length, limit) => `${b(name)} ist ${length} lang; angenommen werden Videos bis ${limit}.`,
@@ -42,12 +37,6 @@ const de: Strings = {
   unreadable: (name) =>
     `${b(name)} konnte nicht als Video gelesen werden, daher lassen sich Länge und Auflösung nicht prüfen; die Datei wurde nicht hinzugefügt.`,
   leaveWhileUploading: 'Ein Upload läuft noch. Seite trotzdem verlassen?',
-  trimLabel: 'Teil des Videos, der bleibt',
-  trimStart: 'Anfang des Teils, der bleibt',
-  trimEnd: 'Ende des Teils, der bleibt',
-  trimKeys:
-    'Pfeiltasten verschieben einen Regler um 1 s, Umschalt+Pfeiltasten um ein Einzelbild, Bild↑ und Bild↓ um 10 s, Pos1 und Ende an die Enden; I und O setzen Anfang und Ende auf die Abspielposition.',
-  trimKeeps: (kept, total) => `Behält ${kept} von ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" ist ungültig: ${expected}.`,
   expected: {
     sources: 'Geben Sie eine kommagetrennte Liste aus files, link, camera und screen an',

@@ -1,4 +1,5 @@
 import { isolate as b } from './isolate.js';
+import type { ShrinkStrings } from './shrink.js';
 
 /** Strings of Uppy's own locale (its keys: @uppy/locales/lib/en_US.js), for the element to word differently. */
 export type UppyStrings = Record<string, string | Record<number, string>>;
@@ -33,12 +34,6 @@ export const en = {
   linkSource: 'Link',
   linkLabel: 'Address of a video file',
   linkSubmit: 'Import',
-  shrinkLegend: 'Send this video as',
-  shrinkOriginal: 'Original',
-  /** A choice and the time it takes: `1080p · about 4 min`. */
-  shrinkChoice: (choice: string, time: string) => `${choice} · about ${time}`,
-  shrinkMeasuring: 'Measuring this device and the connection…',
-  shrinkAsIs: 'This browser cannot re-encode this video: it is sent as it is.',
   linkRefused: (url: string) =>
     `${b(url)} cannot be imported: give the http(s) address of a video file that is on the internet.`,
   tooLong: (name: string, length: string, limit: string) =>
@@ -52,13 +47,6 @@ export const en = {
   unreadable: (name: string) =>
     `${b(name)} could not be read as a video, so its length and resolution cannot be checked; it was not added.`,
   leaveWhileUploading: 'An upload is still running. Leave the page anyway?',
-  /** <video-trim-editor>: the part of a picked video to send (`trim`). Lengths as `tooLong` has them. */
-  trimLabel: 'Part of the video to keep',
-  trimStart: 'Start of the part to keep',
-  trimEnd: 'End of the part to keep',
-  trimKeys:
-    'Arrows move a thumb 1 s, Shift+arrows one frame, Page Up and Page Down 10 s, Home and End to the ends; I and O set the start and the end at the playhead.',
-  trimKeeps: (kept: string, total: string) => `Keeps ${kept} of ${total}`,
   /** A bad attribute: `expected` is one of the sentences below. */
   invalid: (attribute: string, value: string, expected: string) => `${attribute}="${value}" is not valid: ${expected}.`,
   expected: {
@@ -98,8 +86,9 @@ export const en = {
 
 export type Strings = typeof en;
 
-/** The `locale` property: any string of the table, Uppy's included, without the rest. */
-export type StringsOverride = Partial<Omit<Strings, 'expected' | 'errors'>> & {
-  expected?: Partial<Strings['expected']>;
-  errors?: Partial<Strings['errors']>;
-};
+/** The `locale` property: any string of the table, Uppy's included, and of shrinking's (shrink.ts), without the rest. */
+export type StringsOverride = Partial<Omit<Strings, 'expected' | 'errors'>> &
+  Partial<ShrinkStrings> & {
+    expected?: Partial<Strings['expected']>;
+    errors?: Partial<Strings['errors']>;
+  };

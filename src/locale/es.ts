@@ -27,11 +27,6 @@ const es: Strings = {
   linkSource: 'Enlace',
   linkLabel: 'Dirección de un archivo de vídeo',
   linkSubmit: 'Importar',
-  shrinkLegend: 'Enviar este vídeo como',
-  shrinkOriginal: 'Original',
-  shrinkChoice: (choice, time) => `${choice} · unos ${time}`,
-  shrinkMeasuring: 'Midiendo este dispositivo y la conexión…',
-  shrinkAsIs: 'Este navegador no puede recodificar este vídeo: se envía tal cual.',
   linkRefused: (url) =>
     `${b(url)} no se puede importar: indique la dirección http(s) de un archivo de vídeo en internet.`,
   tooLong: (name, length, limit) => `${b(name)} dura ${length}; se aceptan vídeos de hasta ${limit}.`,
@@ -43,12 +38,6 @@ const es: Strings = {
   unreadable: (name) =>
     `No se pudo leer ${b(name)} como vídeo, así que no se pueden comprobar su duración ni su resolución; no se ha añadido.`,
   leaveWhileUploading: 'Todavía hay una subida en curso. ¿Salir de la página de todos modos?',
-  trimLabel: 'Parte del vídeo que se conserva',
-  trimStart: 'Inicio de la parte que se conserva',
-  trimEnd: 'Fin de la parte que se conserva',
-  trimKeys:
-    'Las flechas mueven un control 1 s; Mayús+flechas, un fotograma; Re Pág y Av Pág, 10 s; Inicio y Fin, a los extremos; I y O fijan el inicio y el fin en el cabezal de reproducción.',
-  trimKeeps: (kept, total) => `Conserva ${kept} de ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" no es válido: ${expected}.`,
   expected: {
     sources: 'use una lista de files, link, camera y screen separados por comas',

@@ -26,11 +26,6 @@ const fr: Strings = {
   linkSource: 'Lien',
   linkLabel: 'Adresse d’un fichier vidéo',
   linkSubmit: 'Importer',
-  shrinkLegend: 'Envoyer cette vidéo en',
-  shrinkOriginal: 'Originale',
-  shrinkChoice: (choice, time) => `${choice} · environ ${time}`,
-  shrinkMeasuring: 'Mesure de cet appareil et de la connexion…',
-  shrinkAsIs: 'Ce navigateur ne peut pas réencoder cette vidéo : elle est envoyée telle quelle.',
   linkRefused: (url) =>
     `${b(url)} ne peut pas être importé : indiquez l’adresse http(s) d’un fichier vidéo sur Internet.`,
   tooLong: (name, length, limit) => `${b(name)} dure ${length} ; les vidéos de ${limit} au plus sont acceptées.`,
@@ -42,12 +37,6 @@ const fr: Strings = {
   unreadable: (name) =>
     `${b(name)} n’a pas pu être lu comme une vidéo : sa durée et sa résolution ne peuvent pas être vérifiées ; il n’a pas été ajouté.`,
   leaveWhileUploading: 'Un envoi est en cours. Quitter la page quand même ?',
-  trimLabel: 'Partie de la vidéo à garder',
-  trimStart: 'Début de la partie à garder',
-  trimEnd: 'Fin de la partie à garder',
-  trimKeys:
-    'Les flèches déplacent un curseur de 1 s, Maj+flèches d’une image, Pg préc et Pg suiv de 10 s, Début et Fin jusqu’aux extrémités ; I et O placent le début et la fin sur la tête de lecture.',
-  trimKeeps: (kept, total) => `Garde ${kept} sur ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" n’est pas valide : ${expected}.`,
   expected: {
     sources: 'indiquez une liste de files, link, camera et screen séparés par des virgules',

@@ -24,11 +24,6 @@ const he: Strings = {
   linkSource: 'קישור',
   linkLabel: 'כתובת של קובץ וידאו',
   linkSubmit: 'ייבוא',
-  shrinkLegend: 'לשלוח את הסרטון הזה בתור',
-  shrinkOriginal: 'מקור',
-  shrinkChoice: (choice, time) => `${choice} · כ־${time}`,
-  shrinkMeasuring: 'מודדים את המכשיר ואת החיבור…',
-  shrinkAsIs: 'הדפדפן הזה לא יכול לקודד מחדש את הסרטון: הוא נשלח כמו שהוא.',
   linkRefused: (url) => `${b(url)} לא ניתן לייבא: הזינו כתובת http(s) של קובץ וידאו באינטרנט.`,
   tooLong: (name, length, limit) => `האורך של ${b(name)} הוא ${b(length)}; מתקבלים סרטונים עד ${b(limit)}.`,
   tooShort: (name, length, limit) => `האורך של ${b(name)} הוא ${b(length)}; מתקבלים סרטונים של ${b(limit)} לפחות.`,
@@ -39,12 +34,6 @@ const he: Strings = {
   unreadable: (name) =>
     `לא ניתן היה לקרוא את ${b(name)} כווידאו, ולכן אי אפשר לבדוק את האורך והרזולוציה; הקובץ לא נוסף.`,
   leaveWhileUploading: 'העלאה עדיין פועלת. לצאת מהדף בכל זאת?',
-  trimLabel: 'החלק של הסרטון שיישמר',
-  trimStart: 'התחלת החלק שיישמר',
-  trimEnd: 'סוף החלק שיישמר',
-  trimKeys:
-    'מקשי החיצים מזיזים ידית בשנייה אחת, Shift עם החיצים מזיז בפריים אחד, Page Up ו־Page Down מזיזים ב־10 שניות, ו־Home ו־End מזיזים לקצוות; I ו־O קובעים את ההתחלה והסוף במיקום ההפעלה.',
-  trimKeeps: (kept, total) => `נשמרים ${b(kept)} מתוך ${b(total)}`,
   invalid: (attribute, value, expected) => `הערך ${b(`${attribute}="${value}"`)} אינו תקין: ${expected}.`,
   expected: {
     sources: 'השתמשו ברשימה מופרדת בפסיקים של files,‏ link,‏ camera ו־screen',

@@ -26,11 +26,6 @@ const it: Strings = {
   linkSource: 'Link',
   linkLabel: 'Indirizzo di un file video',
   linkSubmit: 'Importa',
-  shrinkLegend: 'Invia questo video come',
-  shrinkOriginal: 'Originale',
-  shrinkChoice: (choice, time) => `${choice} · circa ${time}`,
-  shrinkMeasuring: 'Misurazione del dispositivo e della connessione…',
-  shrinkAsIs: "Questo browser non può ricodificare questo video: viene inviato così com'è.",
   linkRefused: (url) => `${b(url)} non può essere importato: indica l’indirizzo http(s) di un file video su internet.`,
   tooLong: (name, length, limit) => `${b(name)} dura ${length}; sono accettati video fino a ${limit}.`,
   tooShort: (name, length, limit) => `${b(name)} dura ${length}; sono accettati video di almeno ${limit}.`,
@@ -39,12 +34,6 @@ const it: Strings = {
   unreadable: (name) =>
     `Non è stato possibile leggere ${b(name)} come video, quindi durata e risoluzione non possono essere verificate; non è stato aggiunto.`,
   leaveWhileUploading: 'Un caricamento è ancora in corso. Lasciare comunque la pagina?',
-  trimLabel: 'Parte del video da tenere',
-  trimStart: 'Inizio della parte da tenere',
-  trimEnd: 'Fine della parte da tenere',
-  trimKeys:
-    'Le frecce spostano un cursore di 1 s, Maiusc+frecce di un fotogramma, PagSu e PagGiù di 10 s, Home e Fine agli estremi; I e O impostano inizio e fine sulla testina di riproduzione.',
-  trimKeeps: (kept, total) => `Tiene ${kept} di ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" non è valido: ${expected}.`,
   expected: {
     sources: 'usa un elenco separato da virgole di files, link, camera e screen',

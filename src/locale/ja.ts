@@ -27,11 +27,6 @@ const ja: Strings = {
   linkSource: 'リンク',
   linkLabel: '動画ファイルのアドレス',
   linkSubmit: 'インポート',
-  shrinkLegend: 'この動画の送信形式',
-  shrinkOriginal: 'オリジナル',
-  shrinkChoice: (choice, time) => `${choice} · 約${time}`,
-  shrinkMeasuring: 'この端末と接続を測定しています…',
-  shrinkAsIs: 'このブラウザーではこの動画を再エンコードできません。そのまま送信します。',
   linkRefused: (url) =>
     `${b(url)} はインポートできません: インターネット上の動画ファイルの http(s) アドレスを指定してください。`,
   tooLong: (name, length, limit) => `${b(name)} の長さは ${length} です。${limit} までの動画を受け付けます。`,
@@ -42,12 +37,6 @@ const ja: Strings = {
     `${b(name)} の解像度は ${resolution} です。${limit} 以上の動画を受け付けます。`,
   unreadable: (name) => `${b(name)} を動画として読み取れないため、長さと解像度を確認できません。追加されませんでした。`,
   leaveWhileUploading: 'アップロードがまだ実行中です。このページを離れますか?',
-  trimLabel: '残す部分',
-  trimStart: '残す部分の開始',
-  trimEnd: '残す部分の終了',
-  trimKeys:
-    '矢印キーでつまみを 1 秒、Shift+矢印キーで 1 フレーム、Page Up / Page Down で 10 秒、Home / End で端まで動かします。I と O で開始と終了を再生位置に設定します。',
-  trimKeeps: (kept, total) => `${total} のうち ${kept} を残します`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" は無効です: ${expected}。`,
   expected: {
     sources: 'files、link、camera、screen をカンマ区切りで指定してください',

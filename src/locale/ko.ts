@@ -25,11 +25,6 @@ const ko: Strings = {
   linkSource: '링크',
   linkLabel: '동영상 파일 주소',
   linkSubmit: '가져오기',
-  shrinkLegend: '이 동영상을 보낼 형식',
-  shrinkOriginal: '원본',
-  shrinkChoice: (choice, time) => `${choice} · 약 ${time}`,
-  shrinkMeasuring: '이 기기와 연결을 측정하는 중…',
-  shrinkAsIs: '이 브라우저는 이 동영상을 다시 인코딩할 수 없습니다. 그대로 보냅니다.',
   linkRefused: (url) => `${b(url)}은(는) 가져올 수 없습니다: 인터넷에 있는 동영상 파일의 http(s) 주소를 입력하세요.`,
   tooLong: (name, length, limit) => `${b(name)}의 길이는 ${length}입니다. ${limit}까지의 동영상만 받습니다.`,
   tooShort: (name, length, limit) => `${b(name)}의 길이는 ${length}입니다. ${limit} 이상의 동영상만 받습니다.`,
@@ -40,12 +35,6 @@ const ko: Strings = {
   unreadable: (name) =>
     `${b(name)}을(를) 동영상으로 읽을 수 없어 길이와 해상도를 확인할 수 없으므로 추가하지 않았습니다.`,
   leaveWhileUploading: '업로드가 아직 진행 중입니다. 그래도 페이지를 나가시겠습니까?',
-  trimLabel: '남길 부분',
-  trimStart: '남길 부분의 시작',
-  trimEnd: '남길 부분의 끝',
-  trimKeys:
-    '화살표 키는 핸들을 1초, Shift+화살표 키는 1프레임, Page Up과 Page Down은 10초씩 옮기고, Home과 End는 양 끝으로 옮깁니다. I와 O는 재생 위치를 시작과 끝으로 정합니다.',
-  trimKeeps: (kept, total) => `남길 길이: ${kept} / ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}"은(는) 올바르지 않습니다: ${expected}.`,
   expected: {
     sources: 'files, link, camera, screen을 쉼표로 구분해 쓰세요',

@@ -26,11 +26,6 @@ const nl: Strings = {
   linkSource: 'Link',
   linkLabel: 'Adres van een videobestand',
   linkSubmit: 'Importeren',
-  shrinkLegend: 'Deze video verzenden als',
-  shrinkOriginal: 'Origineel',
-  shrinkChoice: (choice, time) => `${choice} · ongeveer ${time}`,
-  shrinkMeasuring: 'Dit apparaat en de verbinding worden gemeten…',
-  shrinkAsIs: 'Deze browser kan deze video niet opnieuw coderen: hij wordt verzonden zoals hij is.',
   linkRefused: (url) =>
     `${b(url)} kan niet worden geïmporteerd: geef het http(s)-adres van een videobestand op internet.`,
   tooLong: (name, length, limit) => `${b(name)} duurt ${length}; video’s tot ${limit} worden geaccepteerd.`,
@@ -42,12 +37,6 @@ const nl: Strings = {
   unreadable: (name) =>
     `${b(name)} kon niet als video worden gelezen, dus lengte en resolutie zijn niet te controleren; het is niet toegevoegd.`,
   leaveWhileUploading: 'Er loopt nog een upload. Toch de pagina verlaten?',
-  trimLabel: 'Deel van de video dat blijft',
-  trimStart: 'Begin van het deel dat blijft',
-  trimEnd: 'Einde van het deel dat blijft',
-  trimKeys:
-    'De pijltjestoetsen verplaatsen een schuifknop 1 s, Shift+pijltjestoetsen één frame, Page Up en Page Down 10 s, Home en End naar de uiteinden; I en O zetten begin en einde op de afspeelkop.',
-  trimKeeps: (kept, total) => `Houdt ${kept} van ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" is ongeldig: ${expected}.`,
   expected: {
     sources: 'gebruik een door komma’s gescheiden lijst van files, link, camera en screen',

@@ -27,11 +27,6 @@ const pt: Strings = {
   linkSource: 'Link',
   linkLabel: 'Endereço de um arquivo de vídeo',
   linkSubmit: 'Importar',
-  shrinkLegend: 'Enviar este vídeo como',
-  shrinkOriginal: 'Original',
-  shrinkChoice: (choice, time) => `${choice} · cerca de ${time}`,
-  shrinkMeasuring: 'Medindo este dispositivo e a conexão…',
-  shrinkAsIs: 'Este navegador não consegue recodificar este vídeo: ele é enviado como está.',
   linkRefused: (url) =>
     `${b(url)} não pode ser importado: informe o endereço http(s) de um arquivo de vídeo na internet.`,
   tooLong: (name, length, limit) => `${b(name)} tem ${length} de duração; são aceitos vídeos de até ${limit}.`,
@@ -42,12 +37,6 @@ const pt: Strings = {
   unreadable: (name) =>
     `Não foi possível ler ${b(name)} como vídeo, então a duração e a resolução não podem ser verificadas; ele não foi adicionado.`,
   leaveWhileUploading: 'Um envio ainda está em andamento. Sair da página mesmo assim?',
-  trimLabel: 'Parte do vídeo a manter',
-  trimStart: 'Início da parte a manter',
-  trimEnd: 'Fim da parte a manter',
-  trimKeys:
-    'As setas movem um marcador 1 s, Shift+setas um quadro, Page Up e Page Down 10 s, Home e End até as pontas; I e O definem o início e o fim no indicador de reprodução.',
-  trimKeeps: (kept, total) => `Mantém ${kept} de ${total}`,
   invalid: (attribute, value, expected) => `${attribute}="${value}" não é válido: ${expected}.`,
   expected: {
     sources: 'use uma lista separada por vírgulas de files, link, camera e screen',

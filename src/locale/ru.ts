@@ -25,11 +25,6 @@ const ru: Strings = {
   linkSource: 'Ссылка',
   linkLabel: 'Адрес видеофайла',
   linkSubmit: 'Импортировать',
-  shrinkLegend: 'Отправить это видео как',
-  shrinkOriginal: 'Оригинал',
-  shrinkChoice: (choice, time) => `${choice} · около ${time}`,
-  shrinkMeasuring: 'Измеряем устройство и соединение…',
-  shrinkAsIs: 'Этот браузер не может перекодировать это видео: оно будет отправлено как есть.',
   linkRefused: (url) => `${b(url)} нельзя импортировать: укажите адрес http(s) видеофайла в интернете.`,
   tooLong: (name, length, limit) => `Длительность ${b(name)} — ${length}; принимаются видео до ${limit}.`,
   tooShort: (name, length, limit) => `Длительность ${b(name)} — ${length}; принимаются видео не короче ${limit}.`,
@@ -40,12 +35,6 @@ const ru: Strings = {
   unreadable: (name) =>
     `Не удалось прочитать ${b(name)} как видео, поэтому нельзя проверить длительность и разрешение; файл не добавлен.`,
   leaveWhileUploading: 'Загрузка ещё идёт. Всё равно покинуть страницу?',
-  trimLabel: 'Часть видео, которая останется',
-  trimStart: 'Начало части, которая останется',
-  trimEnd: 'Конец части, которая останется',
-  trimKeys:
-    'Стрелки сдвигают ползунок на 1 с, Shift+стрелки — на один кадр, Page Up и Page Down — на 10 с, Home и End — к краям; I и O ставят начало и конец в позицию воспроизведения.',
-  trimKeeps: (kept, total) => `Останется ${kept} из ${total}`,
   invalid: (attribute, value, expected) => `Недопустимое значение ${attribute}="${value}": ${expected}.`,
   expected: {
     sources: 'укажите через запятую files, link, camera и screen',

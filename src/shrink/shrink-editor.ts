@@ -1,6 +1,6 @@
 import { UIPlugin, type Body, type UIPluginOptions, type Uppy, type UppyFile } from '@uppy/core';
 import { h } from 'preact';
-import type { Strings } from '../locale/en.js';
+import type { ShrinkStrings } from '../locale/shrink.js';
 import type { VideoMeta } from '../upload/aws-s3-options.js';
 import { formatDuration } from '../upload/media-check.js';
 import type { TrimRange, VideoTrimEditor } from './trim-editor.js';
@@ -9,12 +9,48 @@ import './trim-editor.js';
 type File = UppyFile<VideoMeta, Body>;
 
 export interface ShrinkEditorOptions extends UIPluginOptions {
-  strings: () => Strings;
+  strings: () => ShrinkStrings;
   /** `trim`: the panel has the trim editor too. */
   trim: () => boolean;
 }
 
 export const SHRINK_EDITOR = 'ShrinkEditor';
+
+/**
+ * The panel's look, adopted into the element's shadow root when shrinking's code loads (shrink-uploader.ts): a page
+ * without `max-upload-resolution` or `trim` never downloads it.
+ */
+export const SHRINK_EDITOR_CSS = `
+.video-uploader-shrink {
+  display: grid;
+  align-content: start;
+  gap: 1rem;
+  padding: 1rem 1.5rem;
+  margin: 0 auto;
+  box-sizing: border-box;
+  width: 100%;
+  max-width: 40rem;
+  align-self: stretch;
+  overflow-y: auto;
+  color: var(--video-uploader-text);
+}
+/* The Dashboard is 380 px high: the video leaves room for the thumbs and the choices. */
+.video-uploader-shrink video-trim-editor::part(video) {
+  max-block-size: 9rem;
+  object-fit: contain;
+}
+.video-uploader-shrink fieldset {
+  display: grid;
+  gap: 0.6rem;
+  margin: 0;
+  padding: 0;
+  border: none;
+}
+.video-uploader-shrink legend {
+  font-weight: 600;
+  padding: 0 0 0.5rem;
+}
+`;
 
 /**
  * The file card's choices under `max-upload-resolution`: the Dashboard's editor panel (the pencil on the card, and

@@ -3,14 +3,15 @@ import type { Body, UppyFile } from '@uppy/core';
 import { VideoServiceError } from '../api/errors.js';
 import { MiB } from '../api/limits.js';
 import type { Emit } from '../events.js';
-import { hasMediaLimits, type MediaLimits, type ShrinkTarget } from '../options.js';
+import type { MediaLimits, ShrinkTarget } from '../options.js';
 import type Dashboard from '@uppy/dashboard';
 import type { ShrinkChoice, VideoMeta, WiringDeps } from '../upload/aws-s3-options.js';
 import { fileInfo } from '../upload/file-info.js';
 import { refusal } from '../upload/media-check.js';
+import { shrinkStrings } from '../locale/shrink.js';
 import { putBytes } from '../upload/put.js';
 import type { Probe, Trim } from './protocol.js';
-import { ShrinkEditor } from './shrink-editor.js';
+import { SHRINK_EDITOR_CSS, ShrinkEditor } from './shrink-editor.js';
 import { fail, sendShrunk, SHRUNK_CHUNK_BYTES } from './send-shrunk.js';
 import { Shrinker } from './shrinker.js';
 
@@ -26,6 +27,10 @@ export interface ShrinkDeps extends WiringDeps {
   media: () => MediaLimits;
   /** `chunk-size`, when set: the output's chunks too (at least 5 MiB). */
   chunkSize: () => number | null;
+  /** The element's language (its `lang` or its nearest ancestor's): shrinking's sentences follow it. */
+  lang: () => string;
+  /** Adds styles to the element's shadow root: the editor panel's (shrink-editor.ts). */
+  adoptCss: (css: string) => void;
 }
 
 /** Bytes of the file PUT once per element to measure the link's upload speed, in a session then aborted (#7). */
@@ -55,7 +60,9 @@ export class Shrinking {
     private readonly s3Upload: Uploader,
   ) {
     const dashboard = uppy.getPlugin<Dashboard<VideoMeta, Body>>('Dashboard');
-    uppy.use(ShrinkEditor, { target: dashboard, strings: deps.strings, trim: deps.trim });
+    const strings = () => shrinkStrings(deps.lang(), deps.strings());
+    deps.adoptCss(SHRINK_EDITOR_CSS);
+    uppy.use(ShrinkEditor, { target: dashboard, strings, trim: deps.trim });
     uppy.on('file-removed', (file) => this.probes.delete(file.id));
   }
 
@@ -94,7 +101,7 @@ export class Shrinking {
    */
   private refusal(file: File, probe: Probe, box: ShrinkTarget | null, trim: Trim | undefined): string | undefined {
     const limits = this.deps.media();
-    if (!probe.facts || !hasMediaLimits(limits)) return undefined;
+    if (!probe.facts) return undefined;
     const { duration, width, height } = probe.facts;
     const shrunk = probe.shrinks && box;
     return refusal(

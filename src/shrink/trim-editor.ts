@@ -2,7 +2,7 @@ import { html, LitElement, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { styleMap } from 'lit/directives/style-map.js';
-import { en, type Strings } from '../locale/en.js';
+import { shrinkEn, type ShrinkStrings } from '../locale/shrink.js';
 import { ariaSeconds, drag, markKey, secondsAt, sliderMove, trackKey } from '../range-slider.js';
 import { timecode } from '../timecode.js';
 import { formatDuration } from '../upload/media-check.js';
@@ -15,7 +15,7 @@ export interface TrimRange {
 }
 
 /** The editor's sentences: <video-uploader>'s own table, in its language, has them (locale/en.ts). */
-export type TrimStrings = Pick<Strings, 'trimLabel' | 'trimStart' | 'trimEnd' | 'trimKeys' | 'trimKeeps'>;
+export type TrimStrings = Pick<ShrinkStrings, 'trimLabel' | 'trimStart' | 'trimEnd' | 'trimKeys' | 'trimKeeps'>;
 
 type Thumb = 'start' | 'end';
 
@@ -80,7 +80,7 @@ export class VideoTrimEditor extends LitElement {
   @property({ type: Number }) end?: number;
 
   /** The sentences, in the page's language: <video-uploader> gives its own (locale/*.ts). Property only. */
-  @property({ attribute: false }) strings: TrimStrings = en;
+  @property({ attribute: false }) strings: TrimStrings = shrinkEn;
 
   /** Where the video's playhead is, in seconds. */
   @state() private playhead = 0;

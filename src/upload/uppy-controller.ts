@@ -31,6 +31,8 @@ export interface UppyControllerDeps {
   emit: Emit;
   /** The element's sentences in the current language (they change at run time). */
   strings: () => Strings;
+  /** The element's language tag, as its sentences follow it. */
+  lang: () => string;
   /** A file's bytes are all in the service: the element starts its preview. */
   onUploaded: (videoId: string, name: string) => void;
 }
@@ -174,6 +176,8 @@ export class UppyController implements ReactiveController {
           trim: () => this.options?.trim ?? false,
           media: () => this.options?.media ?? NO_MEDIA_LIMITS,
           chunkSize: () => this.options?.chunkSize ?? null,
+          lang: this.deps.lang,
+          adoptCss: this.adoptCss,
         },
         () => this.uppy === uppy,
       );
@@ -192,15 +196,18 @@ export class UppyController implements ReactiveController {
     await setSources(this.uppy, this.options?.sources ?? DEFAULT_SOURCES, {
       strings: this.deps.strings,
       onLink: (url) => void this.importLink(url),
-      adoptCss: (css) => {
-        const root = this.host.shadowRoot;
-        if (!root) return;
-        const sheet = new CSSStyleSheet();
-        sheet.replaceSync(css);
-        root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
-      },
+      adoptCss: this.adoptCss,
     });
   }
+
+  /** Styles a lazily loaded part brings (a source's, the shrinking panel's), added to the element's shadow root. */
+  private readonly adoptCss = (css: string) => {
+    const root = this.host.shadowRoot;
+    if (!root) return;
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+  };
 
   /** Set once Golden Retriever has had its chance to recover files: reconcile waits for it. */
   private restorable = false;

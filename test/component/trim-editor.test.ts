@@ -1,7 +1,6 @@
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { resetMouse, sendMouse } from '@web/test-runner-commands';
-import he from '../../src/locale/he.js';
-import { en } from '../../src/locale/en.js';
+import { shrinkEn, shrinkStrings } from '../../src/locale/shrink.js';
 import '../../src/shrink/trim-editor.js';
 import type { TrimRange, VideoTrimEditor } from '../../src/shrink/trim-editor.js';
 import { pressKeys } from './helpers.js';
@@ -91,7 +90,7 @@ describe('<video-trim-editor>', () => {
     for (const name of ['start', 'end'] as const) {
       expect(thumb(el, name).tabIndex).to.equal(0);
       expect(aria(el, name, 'disabled')).to.equal('false');
-      expect(root.getElementById(aria(el, name, 'describedby')!)!.textContent).to.equal(en.trimKeys);
+      expect(root.getElementById(aria(el, name, 'describedby')!)!.textContent).to.equal(shrinkEn.trimKeys);
     }
     expect(root.querySelector('[part="length"]')!.textContent).to.equal('Keeps 4.5 s of 12 s');
     // Laid out along the track: the start at 3.5 / 12, the end at 8 / 12.
@@ -195,6 +194,7 @@ describe('<video-trim-editor>', () => {
 
   it('right to left, the track runs from the right and the left and right arrows go its way', async () => {
     const el = await editor('rtl');
+    const he = shrinkStrings('he', {});
     el.strings = he;
     await el.updateComplete;
     expect(aria(el, 'start', 'label')).to.equal(he.trimStart);

@@ -3,9 +3,10 @@ import { readdir } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { VideoServiceError } from '../../src/api/errors.js';
-import { en, type Strings } from '../../src/locale/en.js';
+import { en } from '../../src/locale/en.js';
 import { describeError } from '../../src/locale/errors.js';
 import { byPrefix, loadLanguage } from '../../src/locale/packs.js';
+import { shrinkEn, shrinkStrings } from '../../src/locale/shrink.js';
 import { isolated } from '../helpers/bidi.js';
 
 const UPPY_LIB = fileURLToPath(new URL('../../node_modules/@uppy/locales/lib/', import.meta.url));
@@ -15,9 +16,11 @@ const OURS = ['ar', 'de', 'es', 'fr', 'he', 'it', 'ja', 'ko', 'nl', 'pt', 'ru', 
 const tagOf = (pack: string) =>
   ({ sr_RS_Latin: 'sr-Latn-RS', sr_RS_Cyrillic: 'sr-Cyrl-RS' })[pack] ?? pack.replace('_', '-');
 
+type Sentences = [path: string, text: string, args: string[]][];
+
 /** Every string of a table, each function called with marked arguments: [path, text, arguments]. */
-function sentences(table: Strings): [string, string, string[]][] {
-  const out: [string, string, string[]][] = [];
+function sentences(table: object): Sentences {
+  const out: Sentences = [];
   const walk = (value: unknown, path: string) => {
     if (typeof value === 'string') out.push([path, value, []]);
     else if (typeof value === 'function') {
@@ -28,6 +31,23 @@ function sentences(table: Strings): [string, string, string[]][] {
   };
   walk(table, '');
   return out;
+}
+
+/** `theirs` has English's keys, each sentence not empty, translated, and showing each of its arguments. */
+function assertTranslated(lang: string, theirs: Sentences, english: Sentences): void {
+  assert.deepEqual(
+    theirs.map(([path]) => path),
+    english.map(([path]) => path),
+    `${lang}: the same keys as English`,
+  );
+  for (const [path, text, args] of theirs) {
+    const [, englishText] = english.find(([p]) => p === path)!;
+    assert.ok(text.trim(), `${lang}.${path} is empty`);
+    for (const arg of args) assert.ok(text.includes(arg), `${lang}.${path} shows its argument ${arg}`);
+    // Names of attributes, formats and codes are the same in every language; a sentence is not.
+    if (!/^(expected\.(theme))$/.test(path) && englishText.length > 12)
+      assert.notEqual(text, englishText, `${lang}.${path} is translated`);
+  }
 }
 
 describe('languages (src/locale)', () => {
@@ -56,25 +76,21 @@ describe('languages (src/locale)', () => {
   });
 
   it('has every sentence of English in each of its 12 other languages, translated, each argument shown', async () => {
-    const english = sentences(en);
     for (const lang of OURS) {
       const { strings } = await loadLanguage(lang);
       assert.ok(strings, lang);
-      const theirs = sentences(strings);
-      assert.deepEqual(
-        theirs.map(([path]) => path),
-        english.map(([path]) => path),
-        `${lang}: the same keys as English`,
-      );
-      for (const [path, text, args] of theirs) {
-        const [, englishText] = english.find(([p]) => p === path)!;
-        assert.ok(text.trim(), `${lang}.${path} is empty`);
-        for (const arg of args) assert.ok(text.includes(arg), `${lang}.${path} shows its argument ${arg}`);
-        // Names of attributes, formats and codes are the same in every language; a sentence is not.
-        if (!/^(expected\.(theme))$/.test(path) && englishText.length > 12)
-          assert.notEqual(text, englishText, `${lang}.${path} is translated`);
-      }
+      assertTranslated(lang, sentences(strings), sentences(en));
     }
+  });
+
+  it("has shrinking's sentences (shrink.ts) in the same 12, translated; the locale property overrides any", () => {
+    for (const lang of OURS) assertTranslated(lang, sentences(shrinkStrings(lang, {})), sentences(shrinkEn));
+    const german = shrinkStrings('de-AT', { shrinkLegend: 'Senden als', processing: en.processing });
+    assert.equal(german.shrinkLegend, 'Senden als');
+    assert.equal(german.trimLabel, shrinkStrings('de', {}).trimLabel);
+    assert.notEqual(german.trimLabel, shrinkEn.trimLabel);
+    assert.ok(!('processing' in german), 'only its own keys');
+    assert.equal(shrinkStrings('tlh', {}).trimLabel, shrinkEn.trimLabel, 'English where there is no table');
   });
 
   it('bidi-isolates each file name, URL and reason in every sentence, in every language', async () => {
