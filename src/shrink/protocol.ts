@@ -45,8 +45,10 @@ export type Probe =
       outWidth: number;
       outHeight: number;
       videoCodec: 'avc' | 'vp9';
-      /** Source frames encoded per second of wall time, measured on the first seconds of the file. */
+      /** Source frames encoded per second of wall time once the encoder runs, measured on the first seconds. */
       encodeFps: number;
+      /** Seconds from the start until the first frame is written: reading the file, starting the codecs. */
+      startSeconds: number;
       /** Output bytes per second of video, measured the same way. */
       outBytesPerSecond: number;
     };

@@ -200,7 +200,7 @@ const shrinkable = (file: File) => file.data instanceof Blob && file.type.starts
 /** Seconds from the upload's start until a shrunk video's bytes are all in: encoding and sending overlap. */
 export function predictShrunk(probe: Probe & { shrinks: true }, bytesPerSecond: number): number {
   const { duration, frameRate } = probe.facts;
-  const encode = (duration * frameRate) / probe.encodeFps;
+  const encode = probe.startSeconds + (duration * frameRate) / probe.encodeFps;
   const bytes = probe.outBytesPerSecond * duration;
   // The last chunk and chunk 1 go after the encoder's last frame.
   const tail = Math.min(bytes, 2 * SHRUNK_CHUNK_BYTES) / bytesPerSecond;
