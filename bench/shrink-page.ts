@@ -4,6 +4,7 @@
  * element's own events until `video-ready`. The runner sets #source from disk, as a user picks a file.
  */
 import { VideoUploader } from '../src/index.js';
+import { Shrinker } from '../src/shrink/shrinker.js';
 import type { VideoDetails } from '../src/api/types.js';
 
 /** `shrink-start`'s detail (issue 31): what was chosen for the file, and the finish times the card predicted. */
@@ -83,4 +84,25 @@ if (!(el instanceof VideoUploader)) throw new Error('<video-uploader> is not def
   };
   return run as ShrinkRun;
 };
+/**
+ * The shrinking worker alone, as the element runs it for `max-upload-resolution="1080p"`, with nothing uploaded: each
+ * chunk is dropped as it comes (one at a time). What the renderer's memory grows by then is the browser's decoder,
+ * scaler and encoder, and the worker's own buffers; the page's and the upload's are not in it.
+ */
+(window as any).shrinkAlone = async (chunkSize: number): Promise<{ ms: number; size: number }> => {
+  const file = document.querySelector<HTMLInputElement>('#source')!.files![0]!;
+  const shrinker = new Shrinker();
+  const started = performance.now();
+  try {
+    const { size } = await shrinker.convert(
+      file,
+      { box: { long: 1920, short: 1080 }, chunkSize, window: 1 },
+      { chunk: (chunkId) => shrinker.sent(chunkId), progress: () => undefined },
+    );
+    return { ms: performance.now() - started, size };
+  } finally {
+    shrinker.stop();
+  }
+};
+
 (window as any).benchReady = true;

@@ -41,6 +41,8 @@ const RESOLUTION = '1080p';
 /** A row still running after this long is stopped and reported: the original's upload alone takes about 2.2 min. */
 const DEADLINE_SECONDS = 30 * 60;
 const MB = 1e6;
+/** The row of the shrinking worker run alone, nothing uploaded (bench/shrink-page.ts, `shrinkAlone`). */
+const ALONE = 'worker alone';
 
 /** The source, made once into the benchmarks' temporary folder; its name says what it is. */
 async function sourceVideo(): Promise<string> {
@@ -92,9 +94,16 @@ async function ssim(output: string, source: string): Promise<{ y: number; all: n
   return { y: Number(found[1]), all: Number(found[2]) };
 }
 
+/** What `shrinkAlone` measured: the conversion's milliseconds and the output's bytes. */
+interface Alone {
+  ms: number;
+  size: number;
+}
+
 interface Row {
   label: string;
   run?: ShrinkRun;
+  alone?: Alone;
   error?: string;
   memory?: { idle: BrowserRss; peak: BrowserRss };
   ssim?: { y: number; all: number } | string;
@@ -126,9 +135,12 @@ async function race(pages: string, source: string): Promise<{ rows: Row[]; note:
         api: service.api,
         file: source,
         // The original first: it is the baseline every ratio is to.
-        contenders: [contender('original', {}), contender(RESOLUTION, { 'max-upload-resolution': RESOLUTION })].filter(
-          (c) => !CHOICES || CHOICES.includes(c.label),
-        ),
+        contenders: [
+          contender('original', {}),
+          contender(RESOLUTION, { 'max-upload-resolution': RESOLUTION }),
+          // Last: the worker alone, its output dropped, for the memory its codecs take without the page's or upload's.
+          { label: ALONE, page: 'bench/shrink-page.html' as const, call: 'shrinkAlone' as const, args: [8 * 2 ** 20] },
+        ].filter((c) => !CHOICES || CHOICES.includes(c.label)),
         deadlineSeconds: DEADLINE_SECONDS,
         memory: true,
       };
@@ -139,7 +151,12 @@ async function race(pages: string, source: string): Promise<{ rows: Row[]; note:
       });
       const rows: Row[] = [];
       for await (const line of createInterface({ input: client.stdout! })) {
-        const { label, result, error, memory } = JSON.parse(line) as Row & { result?: ShrinkRun };
+        const { label, result, error, memory } = JSON.parse(line) as Row & { result?: ShrinkRun & Alone };
+        if (label === ALONE) {
+          rows.push({ label, alone: result, error, memory });
+          console.log(`  ${label}: ${result ? `${(result.ms / 1000).toFixed(1)} s, nothing uploaded` : error}`);
+          continue;
+        }
         rows.push({ label, run: result, error, memory });
         console.log(
           `  ${label}: ${result ? `video-ready ${(result.readyMs / 1000).toFixed(1)} s after the pick` : error}`,
@@ -280,6 +297,14 @@ export async function main(): Promise<void> {
           ' last)',
       );
   console.log(`  (the source: ${frames} frames, ${sourceStream.width}×${sourceStream.height})`);
+  const alone = rows.find((r) => r.label === ALONE);
+  if (alone)
+    console.log(
+      alone.alone
+        ? `  the shrinking worker alone, nothing uploaded (its chunks dropped as they come): ${((frames * 1000) / alone.alone.ms).toFixed(1)} fps, ` +
+            `the renderer's RSS growth over the idle page ${megabytes(growth(alone, 'renderer'))}: the browser's 4K decoder and its encoder, and the worker's buffers`
+        : `  the shrinking worker alone: ${alone.error ?? 'no result'}`,
+    );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

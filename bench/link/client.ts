@@ -23,7 +23,7 @@ export interface Contender {
    * The page's function and its arguments: `bench(mode, api, token, chunkMiB, attributes)`, `peer(name, endpoint)`
    * or `shrink(api, token, attributes)`.
    */
-  call: 'bench' | 'peer' | 'shrink';
+  call: 'bench' | 'peer' | 'shrink' | 'shrinkAlone';
   args: unknown[];
 }
 
