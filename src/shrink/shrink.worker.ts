@@ -1,8 +1,8 @@
 /**
  * The shrinking worker: Mediabunny (WebCodecs) re-encodes a picked video to fit `max-upload-resolution`, off the
- * page's thread. It probes (can this browser do it, and how fast) and converts; the output, an MP4 written with
- * `fastStart: false`, is cut into the upload's chunks as it is written (part-cutter.ts) and each chunk is handed to
- * the page, which PUTs it. At most `window` chunks are with the page at once: past that the cutter waits, and the
+ * page's thread. It probes (can this browser do it, and how fast) and converts; the output, a fragmented MP4
+ * (encode.ts; a lossless trim's is a plain one, cut.ts), is cut into the upload's chunks as it is written
+ * (part-cutter.ts) and each chunk is handed to the page, which PUTs it. At most `window` chunks are with the page at once: past that the cutter waits, and the
  * muxer and the encoders wait with it, so memory does not grow with the video's length.
  */
 import { BlobSource, Input, MATROSKA, MP4, Mp4OutputFormat, QTFF, StreamTarget, WEBM } from 'mediabunny';
@@ -100,28 +100,23 @@ async function probe(file: Blob, box: Box | null, seconds: number): Promise<Prob
       write: ({ data, position }) => void (written = Math.max(written, position + data.byteLength)),
     });
     const until = Math.min(seconds, plan.facts.duration);
-    // The encoder's pace is timed on the second half of the frames: the first share the page's start with the card's
-    // frame, the link's probe and the codecs' warm-up (timed from the first, it came out 40 % slow in the bench). The
-    // start (opening the file, starting the codecs) is a cost of its own, paid once however long the video.
+    // The encoder's pace is timed from its first frame written to its last: the start (opening the file, starting
+    // the codecs) is a cost of its own, paid once however long the video.
     const started = performance.now();
     const times: number[] = [];
     await encodeTo(plan.input, new StreamTarget(counter), plan, {
       until,
       onProgress: () => times.push(performance.now()),
     });
-    const half = Math.floor(times.length / 2);
-    const paced = times.length - 1 - half;
+    const [first = started, last = performance.now()] = [times[0], times.at(-1)];
     return {
       shrinks: true,
       facts: plan.facts,
       outWidth: plan.outWidth,
       outHeight: plan.outHeight,
       videoCodec: plan.config.codec.startsWith('avc') ? 'avc' : 'vp9',
-      encodeFps:
-        paced > 0
-          ? (paced * 1000) / (times.at(-1)! - times[half]!)
-          : times.length / ((performance.now() - started) / 1000),
-      startSeconds: ((times[0] ?? started) - started) / 1000,
+      encodeFps: times.length > 1 ? ((times.length - 1) * 1000) / (last - first) : times.length,
+      startSeconds: (first - started) / 1000,
       outBytesPerSecond: written / until,
     };
   } catch (err) {
@@ -137,15 +132,15 @@ let room: (() => void) | undefined;
 async function convert(file: Blob, box: Box | null, trim: Trim | undefined, chunkSize: number, window: number) {
   let chunks = 0;
   let size = 0;
-  const cutter = partCutter(chunkSize, async (chunkId, bytes) => {
+  const hand = async (chunkId: number, bytes: Uint8Array) => {
     while (out >= window) await new Promise<void>((resolve) => (room = resolve));
     out++;
     chunks++;
     size += bytes.byteLength;
-    // Chunk 1 is a view of the cutter's own buffer: copied once, the others are handed over whole.
+    // A held chunk 1 is a view of the cutter's own buffer: copied once, the others are handed over whole.
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
     post({ type: 'chunk', chunkId, bytes: whole.buffer as ArrayBuffer }, [whole.buffer]);
-  });
+  };
   let told = 0;
   const progress = (fraction: number) => {
     // Called for every frame: the page hears of each half per cent.
@@ -157,6 +152,7 @@ async function convert(file: Blob, box: Box | null, trim: Trim | undefined, chun
   // frames before the first copied keyframe re-encoded. Refused before a byte is written, it is re-encoded whole.
   if (trim && !(await shrinks(file, box))) {
     const input = new Input({ source: new BlobSource(file), formats: FORMATS });
+    const cutter = partCutter(chunkSize, hand, { patched: true });
     const cut = await cutExact(input, new StreamTarget(cutter), { ...trim, onProgress: progress }).then(
       () => true,
       (err: unknown) => {
@@ -167,7 +163,9 @@ async function convert(file: Blob, box: Box | null, trim: Trim | undefined, chun
     if (cut) return post({ type: 'done', size, chunks });
   }
   const plan = await planFor(file, box, trim);
-  await encodeTo(plan.input, new StreamTarget(cutter), plan, { onProgress: progress });
+  await encodeTo(plan.input, new StreamTarget(partCutter(chunkSize, hand, { patched: false })), plan, {
+    onProgress: progress,
+  });
   post({ type: 'done', size, chunks });
 }
 

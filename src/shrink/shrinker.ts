@@ -1,7 +1,7 @@
 import type { Box, FromWorker, Probe, ToWorker, Trim } from './protocol.js';
 
 /** Seconds of the file the probe encodes to time this device's encoder. */
-export const PROBE_SECONDS = 2;
+export const PROBE_SECONDS = 3;
 
 /**
  * One shrinking worker (shrink.worker.ts) for one job: a probe, or a conversion. Its script, with Mediabunny, is
