@@ -85,9 +85,9 @@ function avcLevel(width: number, height: number, frameRate: number): string {
 }
 
 /**
- * Writes `input`'s primary video, re-encoded by `plan`, and its primary audio copied, to `target` as an MP4
- * (fastStart false: bytes stream out as they are written; one backward write patches the mdat size at the end).
- * Returns the frames written.
+ * Writes `input`'s primary video, re-encoded by `plan`, and its primary audio copied, to `target` as a fragmented MP4
+ * (a fragment a second or so): its bytes stream out forward only, so the first of them can be sent at once, where a
+ * plain MP4 patches its first bytes at its end. Returns the frames written.
  */
 export async function encodeTo(input: Input, target: Target, plan: EncodePlan, options: EncodeOptions = {}) {
   const video = (await input.getPrimaryVideoTrack())!;
@@ -98,7 +98,7 @@ export async function encodeTo(input: Input, target: Target, plan: EncodePlan, o
   const end = Math.min(plan.trim?.end ?? Infinity, first + (options.until ?? Infinity));
   const total = Math.min(end, await input.computeDuration()) - first;
 
-  const output = new Output({ format: new Mp4OutputFormat({ fastStart: false }), target });
+  const output = new Output({ format: new Mp4OutputFormat({ fastStart: 'fragmented' }), target });
   const videoOut = new EncodedVideoPacketSource(plan.config.codec.startsWith('avc') ? 'avc' : 'vp9');
   output.addVideoTrack(videoOut, { rotation: video.rotation });
   // planFor (shrink.worker.ts) sends a file whose sound an MP4 cannot hold as it is.

@@ -5,7 +5,7 @@ import { canReencodeH264 } from './helpers.js';
 
 /**
  * The shrinking worker in each engine: where the browser can decode H.264 and encode it (or VP9), a 720p video is
- * re-encoded to fit 640×360 and comes out whole, in chunks 2 … N then 1; where it cannot (WebKitGTK here: no
+ * re-encoded to fit 640×360 and comes out whole, a fragmented MP4 in chunks 1 … N; where it cannot (WebKitGTK here: no
  * WebCodecs encoder, no H.264 decoder), the probe says why, and the uploader sends the file as it is.
  */
 const source = () => fetch('/__media/h264-aac-720p-10s.mp4').then((r) => r.blob());
@@ -42,7 +42,7 @@ describe('the shrinking worker (Mediabunny, WebCodecs)', function () {
     expect(probe.facts?.duration).to.be.closeTo(10, 0.1);
   });
 
-  it('converts it into chunks handed over as cut, chunk 1 last, which together are a whole 640×360 MP4 (or refuses, saying why)', async () => {
+  it('converts it into chunks handed over in order as they are cut, which together are a whole 640×360 MP4 (or refuses, saying why)', async () => {
     const shrinker = new Shrinker();
     const chunks: [number, Uint8Array][] = [];
     const size = 256 * 1024;
@@ -69,8 +69,7 @@ describe('the shrinking worker (Mediabunny, WebCodecs)', function () {
       return;
     }
     const done = await converting;
-    expect(chunks.at(-1)![0]).to.equal(1);
-    expect(chunks.map(([id]) => id).slice(0, -1)).to.deep.equal(chunks.slice(0, -1).map((_, i) => i + 2));
+    expect(chunks.map(([id]) => id)).to.deep.equal(chunks.map((_, i) => i + 1));
     const whole = new Uint8Array(done.size);
     for (const [id, bytes] of chunks) whole.set(bytes, (id - 1) * size);
     const input = new Input({ source: new BufferSource(whole), formats: [MP4] });

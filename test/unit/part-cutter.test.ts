@@ -8,9 +8,13 @@ import { media } from '../helpers/media.js';
 const KiB = 1024;
 
 /** A real MP4 written by Mediabunny (copying a file ffmpeg made: no encoder needed in Node) to `target`. */
-async function remux(source: Uint8Array, target: StreamTarget | BufferTarget): Promise<void> {
+async function remux(
+  source: Uint8Array,
+  target: StreamTarget | BufferTarget,
+  fastStart: false | 'fragmented' = false,
+): Promise<void> {
   const input = new Input({ source: new BufferSource(source), formats: [MP4] });
-  const output = new Output({ format: new Mp4OutputFormat({ fastStart: false }), target });
+  const output = new Output({ format: new Mp4OutputFormat({ fastStart }), target });
   const conversion = await Conversion.init({ input, output, showWarnings: false });
   await conversion.execute();
 }
@@ -34,6 +38,24 @@ describe('partCutter: an MP4 as Mediabunny writes it, cut into chunks as it is w
       'every chunk but the last is whole',
     );
     const joined = Buffer.concat(chunks.sort(([a], [b]) => a - b).map(([, bytes]) => bytes));
+    assert.ok(joined.equals(Buffer.from(whole.buffer!)), 'the chunks are the file, byte for byte');
+  });
+
+  it('hands a fragmented MP4 (written forward only) over in order, chunk 1 first, as soon as each is full', async () => {
+    const source = new Uint8Array(await readFile(await media('h264-aac-320p-4s.mp4')));
+    const whole = new BufferTarget();
+    await remux(source, whole, 'fragmented');
+    const size = 64 * KiB;
+    const chunks: [number, Uint8Array][] = [];
+    const cutter = partCutter(size, async (id, bytes) => void chunks.push([id, bytes.slice()]), { patched: false });
+    await remux(source, new StreamTarget(cutter), 'fragmented');
+    const count = Math.ceil(whole.buffer!.byteLength / size);
+    assert.ok(count >= 3, `the file makes several chunks: ${count}`);
+    assert.deepEqual(
+      chunks.map(([id]) => id),
+      Array.from({ length: count }, (_, i) => i + 1),
+    );
+    const joined = Buffer.concat(chunks.map(([, bytes]) => bytes));
     assert.ok(joined.equals(Buffer.from(whole.buffer!)), 'the chunks are the file, byte for byte');
   });
 
