@@ -40,6 +40,22 @@ export function pruneUppyCss(): Plugin {
   };
 }
 
+/**
+ * @uppy/thumbnail-generator, which the Dashboard imports whatever its options, replaced by an empty class in the
+ * builds that bundle Uppy (the CDN file, the demo, the benchmarks' pages): the element turns it off
+ * (`disableThumbnailGenerator`: its thumbnails are of images, and the cards show a frame of each video, card.ts),
+ * and with the EXIF reader it brings it is 12 KB of the first load, gzipped (bench/widget.bench.ts).
+ */
+export function dropThumbnailGenerator(): Plugin {
+  const stub = '\0thumbnail-generator-unused';
+  return {
+    name: 'drop-thumbnail-generator',
+    enforce: 'pre',
+    resolveId: (id) => (id === '@uppy/thumbnail-generator' ? stub : null),
+    load: (id) => (id === stub ? 'export default class ThumbnailGenerator {}' : null),
+  };
+}
+
 const repo = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /**
@@ -53,7 +69,7 @@ function demoServer(): UserConfig {
   const nodeModules = repo('./node_modules');
   return {
     root: 'demo',
-    plugins: [pruneUppyCss(), plainRefusals()],
+    plugins: [pruneUppyCss(), dropThumbnailGenerator(), plainRefusals()],
     // Imported only by the shrinking worker, which Vite's scan of the pages does not reach: found at run time, it
     // would be optimized then, and Vite reloads the page for that, in the middle of the upload that needed it.
     optimizeDeps: { include: ['mediabunny'] },
@@ -128,7 +144,7 @@ function requestedFile(url: string, root: string): string | undefined {
  */
 function cdnBuild(entry: string, fileName: string, emptyOutDir: boolean): UserConfig {
   return {
-    plugins: [pruneUppyCss()],
+    plugins: [pruneUppyCss(), dropThumbnailGenerator()],
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     build: {
       target: 'es2022',

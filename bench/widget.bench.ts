@@ -27,7 +27,7 @@ import { APPS, buildApp } from '../test/helpers/consumer.js';
 import { startService } from '../test/helpers/service.js';
 import { serveStatic } from '../test/helpers/static.js';
 import { tempDir } from '../test/helpers/temp.js';
-import { pruneUppyCss } from '../vite.config.js';
+import { dropThumbnailGenerator, pruneUppyCss } from '../vite.config.js';
 import { cpuBetween, cpuSample } from './cpu.js';
 import { interleaved, median, table } from './stats.js';
 import { MiB } from '../src/api/limits.js';
@@ -70,7 +70,7 @@ export async function buildPages(pages: string[], minify = true): Promise<string
     configFile: false,
     root: ROOT,
     logLevel: 'warn',
-    plugins: [pruneUppyCss()],
+    plugins: [pruneUppyCss(), dropThumbnailGenerator()],
     build: { outDir, target: 'es2022', minify, rollupOptions: { input: pages.map((page) => join(ROOT, page)) } },
   });
   return outDir;
@@ -215,7 +215,7 @@ async function bundle(
       configFile: false,
       root,
       logLevel: 'silent',
-      plugins: name === 'video-uploader' ? [pruneUppyCss()] : [],
+      plugins: name === 'video-uploader' ? [pruneUppyCss(), dropThumbnailGenerator()] : [],
       build: {
         write: false,
         target: 'es2022',

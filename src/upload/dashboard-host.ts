@@ -46,6 +46,9 @@ export function hostDashboard(o: DashboardHostOptions): Uppy<VideoMeta, Body> {
     theme: o.theme,
     direction: o.direction,
     disabled: true,
+    // The cards show a frame of each video (card.ts); Uppy's thumbnails are of images only. Our builds leave its
+    // module out (vite.config.ts, dropThumbnailGenerator).
+    disableThumbnailGenerator: true,
   });
   window.addEventListener(
     'beforeunload',

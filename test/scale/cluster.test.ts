@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { chromium, type Browser, type Page } from 'playwright';
 import { build } from 'vite';
-import { pruneUppyCss } from '../../vite.config.js';
+import { dropThumbnailGenerator, pruneUppyCss } from '../../vite.config.js';
 import { chromiumLaunchOptions } from '../helpers/browser.js';
 import type { StoreRequest } from '../helpers/engines/ceph.js';
 import { startCluster, type Cluster } from '../helpers/engines/cluster.js';
@@ -244,7 +244,7 @@ async function buildPage(): Promise<string> {
     root: ROOT,
     // Its warnings (chunk sizes, the wasm URL left to the browser) are the package build's to heed, not this test's.
     logLevel: 'error',
-    plugins: [pruneUppyCss()],
+    plugins: [pruneUppyCss(), dropThumbnailGenerator()],
     build: { outDir, target: 'es2022', rollupOptions: { input: [join(ROOT, 'test/scale/page.html')] } },
   });
   return outDir;
