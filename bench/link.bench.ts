@@ -27,7 +27,6 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startService } from '../test/helpers/service.js';
@@ -41,6 +40,7 @@ import {
   firstLine,
   lossOf,
   openLink,
+  raceInBrowser,
   TSX,
   type LinkSpec,
 } from './link/emulator.js';
@@ -131,13 +131,9 @@ async function race(spec: LinkSpec, pages: string, file: string): Promise<{ resu
         contenders: contenders({ api: service.api, token }, peers),
         deadlineSeconds: DEADLINE_SECONDS,
       };
-      const client = link.client(node, [...tsx, join(ROOT, 'bench/link/client.ts'), JSON.stringify(config)], {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
       const results: Result[] = [];
-      for await (const line of createInterface({ input: client.stdout! })) {
-        const { label, result: ms, error } = JSON.parse(line) as { label: string; result?: number; error?: string };
+      type Line = { label: string; result?: number; error?: string };
+      for await (const { label, result: ms, error } of raceInBrowser<Line>(link, config)) {
         const result: Result = { label, ms, error };
         results.push(result);
         console.log(`  ${result.label}: ${result.ms ? `${mbps(result.ms).toFixed(2)} MB/s` : result.error}`);

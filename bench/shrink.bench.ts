@@ -18,20 +18,17 @@ import { execFile } from 'node:child_process';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { testPattern } from '../test/helpers/media.js';
 import { startService } from '../test/helpers/service.js';
 import { tempDir } from '../test/helpers/temp.js';
 import type { ClientConfig, Contender } from './link/client.js';
-import { cannotEmulate, checkLink, describeLink, openLink, TSX, type LinkSpec } from './link/emulator.js';
+import { cannotEmulate, checkLink, describeLink, openLink, raceInBrowser, type LinkSpec } from './link/emulator.js';
 import type { BrowserRss } from './memory.js';
 import type { ShrinkRun } from './shrink-page.js';
 import { table } from './stats.js';
 import { buildPages } from './widget.bench.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 const SECONDS = process.env.BENCH_QUICK === '1' ? 10 : 60;
 const CHOICES = process.env.BENCH_CHOICES?.split(',');
@@ -144,14 +141,9 @@ async function race(pages: string, source: string): Promise<{ rows: Row[]; note:
         deadlineSeconds: DEADLINE_SECONDS,
         memory: true,
       };
-      const [node, ...tsx] = TSX;
-      const client = link.client(node, [...tsx, join(ROOT, 'bench/link/client.ts'), JSON.stringify(config)], {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
       const rows: Row[] = [];
-      for await (const line of createInterface({ input: client.stdout! })) {
-        const { label, result, error, memory } = JSON.parse(line) as Row & { result?: ShrinkRun & Alone };
+      type Line = Row & { result?: ShrinkRun & Alone };
+      for await (const { label, result, error, memory } of raceInBrowser<Line>(link, config)) {
         if (label === ALONE) {
           rows.push({ label, alone: result, error, memory });
           console.log(`  ${label}: ${result ? `${(result.ms / 1000).toFixed(1)} s, nothing uploaded` : error}`);

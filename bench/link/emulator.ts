@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { ClientConfig } from './client.js';
 
 const run = promisify(execFile);
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -209,6 +210,19 @@ export async function openLink(spec: LinkSpec): Promise<Link> {
       return { up: ab, down: ba };
     },
   };
+}
+
+/**
+ * The browser's end of a race: bench/link/client.ts in the client's namespace, running `config`'s contenders one
+ * after another; each contender's line (`{label, result | error, memory?}`) as it comes.
+ */
+export async function* raceInBrowser<Line>(link: Link, config: ClientConfig): AsyncGenerator<Line> {
+  const [node, ...tsx] = TSX;
+  const client = link.client(node, [...tsx, join(HERE, 'client.ts'), JSON.stringify(config)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  for await (const line of createInterface({ input: client.stdout! })) yield JSON.parse(line) as Line;
 }
 
 /** The first line a process in a namespace prints (a port, a JSON answer); rejects if it exits first. */

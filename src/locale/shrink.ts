@@ -188,6 +188,8 @@ const LANGUAGES: Record<string, ShrinkStrings> = {
  * none), with whatever of it the element's `locale` property overrides (`strings`: the element's current sentences).
  */
 export function shrinkStrings(lang: string, strings: object): ShrinkStrings {
+  // localize.ts's `primary`, written out: importing it from this lazy chunk splits localize.ts out of the first load
+  // into a chunk of its own, 0.5 KB more gzipped (measured).
   const table = LANGUAGES[lang.toLowerCase().split(/[-_]/)[0]!] ?? shrinkEn;
   const overrides = Object.entries(strings).filter(([key]) => key in shrinkEn);
   return { ...table, ...Object.fromEntries(overrides) } as ShrinkStrings;
