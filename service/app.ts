@@ -53,7 +53,7 @@ import { S3Media } from './storage/s3-media.js';
 import { S3RecordingMedia, S3Recordings } from './storage/s3-recordings.js';
 import { S3Uploads } from './storage/s3-uploads.js';
 import { settings, type Settings } from './settings.js';
-import { DEFAULT_HOST } from './ports.js';
+import { DEFAULT_HOST, DEFAULT_STORAGE_HOSTS, httpOrigin, storageListens, type HostPort } from './ports.js';
 import { log as processLog } from './log.js';
 
 /** How to start a service; a tunable left out takes its default (settings.ts, DEFAULTS). */
@@ -71,7 +71,7 @@ export interface ServiceOptions {
   host?: string;
   /** API port ({base_url}), or the health port of a role without the API; 0 picks a free one. */
   port?: number;
-  /** Storage port ({upload_url}); 0 picks a free one. */
+  /** Storage port ({upload_url}); 0 picks a free one. How many hosts use it: `storage.hosts` (ports.ts, storageListens). */
   storagePort?: number;
   /** RTMP ingest port; 0 picks a free one. */
   rtmpPort?: number;
@@ -120,7 +120,8 @@ export interface Service {
   /** The line `npm run service` and `npm start` print when ready; tests and the e2e setup read the origins from it. */
   readyLine(dataDir: string): string;
   apiOrigin: string;
-  storageOrigin: string;
+  /** The storage origin on each of its hosts (`--storage-hosts`), the first the one a single link (#2) names. */
+  storageOrigins: string[];
   rtmpOrigin: string;
   db: Db;
   accounts: Accounts;
@@ -144,7 +145,8 @@ const signingSecret = async (db: Db) =>
 /** Where the service answers, known once its servers listen (modules read them through functions, called later). */
 export interface Origins {
   api: string;
-  storage: string;
+  /** The storage origin on each host it listens on (ports.ts, storageListens); empty in a process without it. */
+  storage: string[];
   rtmp: string;
   /** Where clients reach the API (`--public-url`), when not at `api`. */
   public?: string;
@@ -428,7 +430,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const runs = RUNS[role];
   const location = databaseLocation({ database: options.database, data: options.dataDir });
   const db = await openDatabase(location);
-  const origins: Origins = { api: '', storage: '', rtmp: '', public: options.publicUrl };
+  const origins: Origins = { api: '', storage: [], rtmp: '', public: options.publicUrl };
   const outbound = { allowPrivateNetwork: options.allowPrivateNetwork ?? false, allowAnyPort: options.allowAnyPort };
   let log: Pick<FastifyBaseLogger, 'error'> = processLog;
   const s3 =
@@ -478,30 +480,37 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       "The store takes no bucket CORS configuration: allow the pages' origins in the store's own setting (MinIO: MINIO_API_CORS_ALLOW_ORIGIN), PUT and GET, with ETag exposed, or browsers cannot upload to it.",
     );
 
-  const storage = runs.api
-    ? createServer(
-        storageHandler(
-          origin,
-          faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() },
-        ),
-      )
-    : undefined;
-  if (storage) {
+  // The storage origin on each of its hosts (--storage-hosts): one handler, which keeps nothing per server; a link is
+  // good on every host (storage/signing.ts). On an S3 store browsers PUT to the store and the flag names the store's
+  // hosts (storage/s3.ts): the storage origin, which then takes no upload, listens on one.
+  const storageHosts = storageListens(
+    (options.storage?.kind === 'disk' ? options.storage.hosts : undefined) ?? (s3 ? 1 : DEFAULT_STORAGE_HOSTS),
+    host,
+    options.storagePort ?? 0,
+  );
+  const handler = storageHandler(
+    origin,
+    faults && { faults, log: (entry) => storageRequests.push(entry) > 10_000 && storageRequests.shift() },
+  );
+  const storages = runs.api ? storageHosts.map(() => createServer(handler)) : [];
+  for (const storage of storages) {
     // Large uploads on slow links take long: no whole-request time limit on the storage origin; but a body
     // that sends nothing for a while is cut, so a stalled client holds no socket, file or lock for ever.
     storage.requestTimeout = 0;
     storage.timeout = running.stallTimeoutMs;
   }
-  const servers = storage ? [app.server, storage] : [app.server];
+  const servers = [app.server, ...storages];
 
-  const listen = (server: Server, port: number) =>
+  const listen = (server: Server, on: HostPort) =>
     new Promise<string>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => resolve(`http://${host}:${(server.address() as AddressInfo).port}`));
+      server.listen(on.port, on.host, () =>
+        resolve(httpOrigin({ host: on.host, port: (server.address() as AddressInfo).port })),
+      );
     });
   try {
-    origins.api = await listen(app.server, options.port ?? 0);
-    if (storage) origins.storage = await listen(storage, options.storagePort ?? 0);
+    origins.api = await listen(app.server, { host, port: options.port ?? 0 });
+    for (const [i, storage] of storages.entries()) origins.storage.push(await listen(storage, storageHosts[i]!));
     if (runs.ingest) origins.rtmp = await ingest.listen(host, options.rtmpPort ?? 0);
   } catch (err) {
     // A port was taken: what did open closes, and the caller says which port (ports.ts).
@@ -550,18 +559,20 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const database = options.database ? ` database ${shownLocation(options.database)}` : '';
   /** `all` keeps the line it always had (npm start and the tests read it); another role names itself and what it serves. */
   const addresses = {
-    all: () => `API ${origins.api} storage ${origins.storage} rtmp ${origins.rtmp}/live`,
-    api: () => `API ${origins.api} storage ${origins.storage}`,
+    all: () => `API ${origins.api} storage ${origins.storage[0]} rtmp ${origins.rtmp}/live`,
+    api: () => `API ${origins.api} storage ${origins.storage[0]}`,
     worker: () => `health ${origins.api}`,
     ingest: () => `rtmp ${origins.rtmp}/live health ${origins.api}`,
   }[role];
+  // Every host of the storage origin at the end, so that what reads the line up to there reads it as before.
+  const storageHostsShown = runs.api ? ` storage-hosts ${origins.storage.join(',')}` : '';
   return {
     readyLine: (dataDir) =>
       role === 'all'
-        ? `Video service ready: ${addresses()} data ${dataDir}${database}${testHooksOn}`
-        : `Video service ready (role ${role}): ${addresses()} data ${dataDir}${database}${testHooksOn}`,
+        ? `Video service ready: ${addresses()} data ${dataDir}${database}${testHooksOn}${storageHostsShown}`
+        : `Video service ready (role ${role}): ${addresses()} data ${dataDir}${database}${testHooksOn}${storageHostsShown}`,
     apiOrigin: origins.api,
-    storageOrigin: origins.storage,
+    storageOrigins: origins.storage,
     rtmpOrigin: origins.rtmp,
     db,
     accounts,

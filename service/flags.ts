@@ -4,7 +4,7 @@
  */
 import { MiB } from '../src/api/limits.js';
 import { DEFAULT_LOG_LEVEL } from './log.js';
-import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORTS } from './ports.js';
+import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORTS, DEFAULT_STORAGE_HOSTS } from './ports.js';
 import { ROLES } from './roles.js';
 import { DEFAULTS } from './settings.js';
 
@@ -26,6 +26,8 @@ export const SERVICE_FLAGS = {
   role: value(ROLES[0]),
   port: value(DEFAULT_PORTS.api),
   'storage-port': value(DEFAULT_PORTS.storage),
+  // How many hosts the storage links name, or which (ports.ts, storage/options.ts): browsers open six connections per host.
+  'storage-hosts': value(DEFAULT_STORAGE_HOSTS),
   'rtmp-port': value(DEFAULT_PORTS.rtmp),
   host: value(DEFAULT_HOST),
   data: { type: 'string', default: DEFAULT_DATA },

@@ -14,7 +14,7 @@ import { databaseLocation, openDatabase } from './db/index.js';
 import { Accounts } from './domain/accounts.js';
 import { SERVICE_FLAGS, usage } from './flags.js';
 import { LOG_LEVELS, type LogLevel } from './log.js';
-import { portInUse } from './ports.js';
+import { portInUse, storageListens } from './ports.js';
 import { CUT_STRATEGIES, type CutStrategy } from './processing/cut.js';
 import { ROLES, type Role } from './roles.js';
 import { storageOptions, StorageOptionError, withoutCredentials, type StorageOptions } from './storage/options.js';
@@ -274,6 +274,12 @@ if (values.help) {
     fail(
       '--database must be a PostgreSQL URL, postgres://USER:PASSWORD@HOST:PORT/NAME (without it: SQLite in --data).',
     );
+  const media = storage();
+  // The ports the storage origin's hosts ask for beyond --storage-port: a port taken is said with --storage-hosts.
+  const storageHostPorts =
+    media.kind === 'disk' && media.hosts
+      ? storageListens(media.hosts, values.host, port('storage-port')).map((on) => on.port)
+      : [];
   const service = await startService({
     dataDir: values.data,
     role: role(),
@@ -292,7 +298,7 @@ if (values.help) {
     jobLeaseMs: positive('job-lease-seconds') * 1000,
     minFreeBytes: positive('min-free-mb') * MiB,
     storageQuotaBytes: storageQuota(),
-    storage: storage(),
+    storage: media,
     limits: limits(),
     importLimits: {
       maxBytes: Math.floor(positive('import-max-mb') * MiB),
@@ -328,8 +334,12 @@ if (values.help) {
     metricsToken: metricsToken(),
   }).catch((err: unknown) =>
     fail(
-      portInUse(err, { port: port('port'), 'storage-port': port('storage-port'), 'rtmp-port': port('rtmp-port') }) ??
-        String(err),
+      portInUse(err, {
+        port: port('port'),
+        'storage-port': port('storage-port'),
+        'rtmp-port': port('rtmp-port'),
+        'storage-hosts': storageHostPorts,
+      }) ?? String(err),
     ),
   );
   console.log(service.readyLine(values.data));

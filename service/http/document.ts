@@ -82,7 +82,10 @@ export const document = ({ ingestLimits: INGEST, minFreeBytes, stallTimeoutMs }:
     },
     'x-storage-origin': {
       description:
-        '#5 PUT {upload_url}: a separate origin. No Authorization header; the signature in the query string ' +
+        '#5 PUT {upload_url}: a separate origin, on one or more hosts (`--storage-hosts`, default 2: browsers open ' +
+        "six connections per host). Chunk N's link names host N-1, round the hosts; a #2 link the first. The signature " +
+        'covers the method, the path and the expiry, not the host: a link is good on any of the hosts. ' +
+        'No Authorization header; the signature in the query string ' +
         'authorises the PUT. 200 with the ETag header (quoted hex MD5 of the body; ETag and Retry-After are exposed to browsers); the chunk ' +
         'response body is empty. Any Content-Type is accepted. 403: bad or expired signature, `capability_revoked` (the ' +
         'key or token that asked for the link or session was revoked, or its organization purged), or ' +

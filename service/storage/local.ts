@@ -23,12 +23,15 @@ export class LocalStore implements UploadStore {
     private readonly signer: UrlSigner,
   ) {}
 
+  // A single link is one connection: on the first host. Chunk N on host N-1 (round the hosts), so chunks uploaded
+  // together spread over the hosts and the browser's connections to each (six per host) add up (issue 32); every
+  // process names the same host for the same chunk.
   linkUrl(linkId: string, expiresAt: number): string {
-    return this.signer.sign(`/uploads/${linkId}`, expiresAt);
+    return this.signer.sign(`/uploads/${linkId}`, expiresAt, 0);
   }
 
   chunkUrl(key: string, chunkId: number, expiresAt: number): string {
-    return this.signer.sign(`/chunks/${key}/${chunkId}`, expiresAt);
+    return this.signer.sign(`/chunks/${key}/${chunkId}`, expiresAt, chunkId - 1);
   }
 
   assertRoom(bytes: number): Promise<void> {

@@ -16,6 +16,7 @@ import {
   PutBucketCorsCommand,
   PutObjectCommand,
   S3Client,
+  type S3ClientConfig,
   S3ServiceException,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -82,6 +83,29 @@ export interface StoredPart {
   size: number;
 }
 
+type Credentials = S3ClientConfig['credentials'];
+
+/** A client of the store at `endpoint` (AWS S3 for the region without one), addressing buckets as `forcePathStyle` says. */
+function s3Client(
+  { region, endpoint, forcePathStyle, credentials }: Omit<S3Options, 'credentials'> & { credentials?: Credentials },
+  useDualstackEndpoint = false,
+): S3Client {
+  return new S3Client({
+    region,
+    ...(endpoint ? { endpoint } : {}),
+    forcePathStyle,
+    useDualstackEndpoint,
+    ...(credentials ? { credentials } : {}),
+    // Checksums only where S3 requires one: a presigned link must not carry the checksum of an empty body, and
+    // stores that predate flexible checksums (Ceph Pacific, older MinIO) refuse streamed trailers.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    // A store that does not answer is said within seconds, not after the operating system gives up.
+    requestHandler: { connectionTimeout: 5000, requestTimeout: 60_000 },
+    maxAttempts: 3,
+  });
+}
+
 /** The keys of one organization's media: the one place the layout above is written. */
 export class Keys {
   constructor(private readonly prefix: string) {}
@@ -113,6 +137,11 @@ export interface S3StoreOptions extends S3Options {
 
 export class S3Store {
   readonly client: S3Client;
+  /**
+   * One client per host of the links browsers PUT to (`linkHosts`, issue 32), presigning only: SigV4 signs the host,
+   * so a link is good on its own host. The service's own calls stay on `client`, at the store's address.
+   */
+  private readonly linkClients: S3Client[];
   readonly keys: Keys;
   readonly bucket: string;
   private readonly now: () => number;
@@ -123,19 +152,12 @@ export class S3Store {
     this.keys = new Keys(options.prefix);
     this.now = options.now ?? Date.now;
     this.page = options.pageSize ?? PAGE;
-    this.client = new S3Client({
-      region: options.region,
-      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-      forcePathStyle: options.forcePathStyle,
-      ...(options.credentials ? { credentials: options.credentials } : {}),
-      // Checksums only where S3 requires one: a presigned link must not carry the checksum of an empty body, and
-      // stores that predate flexible checksums (Ceph Pacific, older MinIO) refuse streamed trailers.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      // A store that does not answer is said within seconds, not after the operating system gives up.
-      requestHandler: { connectionTimeout: 5000, requestTimeout: 60_000 },
-      maxAttempts: 3,
-    });
+    this.client = s3Client(options);
+    // One credentials chain for all: the link clients sign with what the service's client resolved.
+    const credentials = options.credentials ?? this.client.config.credentials;
+    this.linkClients = options.linkHosts?.map((host) =>
+      s3Client({ ...options, ...host, credentials }, host.dualstack),
+    ) ?? [this.client];
   }
 
   /** `--media-base-url`: playback from a CDN or public bucket rather than by presigned links. */
@@ -145,7 +167,7 @@ export class S3Store {
 
   /** Stops the client's sockets (a test, the end of a process). */
   destroy(): void {
-    this.client.destroy();
+    for (const client of new Set([this.client, ...this.linkClients])) client.destroy();
   }
 
   // #2: a link for one PUT of the whole file to `key`. Decision: signed as of `signedAt` (the link's creation, so every
@@ -157,6 +179,7 @@ export class S3Store {
       new PutObjectCommand({ Bucket: this.bucket, Key: key, ...(size === undefined ? {} : { ContentLength: size }) }),
       signedAt,
       expiresAt,
+      this.linkClients[0],
     );
   }
 
@@ -184,7 +207,8 @@ export class S3Store {
     }
   }
 
-  // #4: a link for one part (the chunkId is the part number), signed as of the session's start and valid until it expires.
+  // #4: a link for one part (the chunkId is the part number), signed as of the session's start and valid until it
+  // expires; part N on link host N-1, round the hosts, so parts sent at once spread over the browser's pools.
   async partUrl(
     key: string,
     uploadId: string,
@@ -195,6 +219,7 @@ export class S3Store {
       new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }),
       signedAt,
       expiresAt,
+      this.linkClients[(partNumber - 1) % this.linkClients.length],
     );
   }
 
@@ -606,10 +631,11 @@ export class S3Store {
     command: PutObjectCommand | UploadPartCommand | GetObjectCommand,
     signedAt: number,
     expiresAt: number,
+    client = this.client,
   ) {
     try {
       // getSignedUrl's generic signature takes one command type at a time: each of the three is one.
-      return await getSignedUrl(this.client, command as GetObjectCommand, {
+      return await getSignedUrl(client, command as GetObjectCommand, {
         signingDate: new Date(signedAt),
         expiresIn: Math.max(1, Math.round((expiresAt - signedAt) / 1000)),
       });

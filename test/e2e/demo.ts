@@ -6,6 +6,8 @@ import { storedSha256 } from '../helpers/service.js';
 
 /** What the end-to-end tests share: the demo page, the service's test hooks, and a storage-Authorization watch. */
 export const env = (name: string) => process.env[name] ?? '';
+/** The storage origin on each of its hosts (`--storage-hosts`): chunk links alternate over them. */
+export const storageOrigins = () => env('STORAGE_URLS').split(',').filter(Boolean);
 
 /**
  * Every test runs on the demo page and records, from the browser's side, every request it sent to
@@ -24,7 +26,8 @@ export const test = base.extend<{ storageAuth: string[]; noFaultsAfter: void }>(
     async ({ page }, use) => {
       const seen: string[] = [];
       page.on('request', (request) => {
-        if (request.url().startsWith(env('STORAGE_URL'))) seen.push(request.headers().authorization ?? '');
+        if (storageOrigins().some((origin) => request.url().startsWith(origin)))
+          seen.push(request.headers().authorization ?? '');
       });
       await use(seen);
       expect(seen.length, 'the test reached the storage').toBeGreaterThan(0);

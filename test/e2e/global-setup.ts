@@ -38,6 +38,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       const service = /API (\S+) storage (\S+) rtmp (\S+)/.exec(line);
       if (service)
         [process.env.SERVICE_URL, process.env.STORAGE_URL, process.env.RTMP_URL] = [service[1], service[2], service[3]];
+      // Every host of the storage origin (--storage-hosts), comma-separated: chunk links alternate over them.
+      const storageHosts = / storage-hosts (\S+)/.exec(line);
+      if (storageHosts) process.env.STORAGE_URLS = storageHosts[1];
       const demo = /^Demo: (\S+)/.exec(line);
       if (demo) {
         process.env.DEMO_URL = demo[1];

@@ -32,7 +32,7 @@ export async function domainUnderTest(
   // Files checks the free space of its folder (statfs); nothing is written to it by these rules.
   const dataDir = await mkdtemp(join(tmpdir(), 'domain-'));
   const db = await openDatabase(':memory:');
-  const origins = { api: 'http://127.0.0.1:1', storage: 'http://127.0.0.1:2', rtmp: 'rtmp://127.0.0.1:3' };
+  const origins = { api: 'http://127.0.0.1:1', storage: ['http://127.0.0.1:2'], rtmp: 'rtmp://127.0.0.1:3' };
   const context = await buildContext({
     ...{ db, clock: testClock(), dataDir, origins },
     settings: settings({ ...options, dataDir }),

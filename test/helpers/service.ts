@@ -19,8 +19,10 @@ const READY_TIMEOUT_MS = 60_000;
 export interface RunningService {
   /** The API origin, or the health port of a role without the API (worker, ingest). */
   api: string;
-  /** The storage origin; empty for a role without one (worker, ingest). */
+  /** The storage origin (its first host: where a single link goes); empty for a role without one (worker, ingest). */
   storage: string;
+  /** The storage origin on each of its hosts (`--storage-hosts`): chunk N's link names host N-1, round them. */
+  storageOrigins: string[];
   /** rtmp://127.0.0.1:PORT/live; empty for a role without the ingest (api, worker). */
   rtmp: string;
   data: string;
@@ -91,13 +93,16 @@ export const tempData = (): Promise<string> => tempDir('video-service-');
 export async function startService(
   options: {
     data?: string;
-    ports?: { api: string; storage: string };
+    /** The ports (and the storage origin's hosts) of a service started before: a restart keeps its links good. */
+    ports?: { api: string; storage: string; storageOrigins?: string[] };
     args?: string[];
     main?: string;
     host?: string;
     netns?: string;
     /** `--role` (service/roles.ts); default the service's own, `all`. */
     role?: 'all' | 'api' | 'worker' | 'ingest';
+    /** Added to this process's environment (an S3 store's AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<RunningService> {
   const port = (origin?: string) => (origin ? new URL(origin).port : '0');
@@ -110,6 +115,9 @@ export async function startService(
     port(options.ports?.api),
     '--storage-port',
     port(options.ports?.storage),
+    ...(options.ports?.storageOrigins?.length
+      ? ['--storage-hosts', options.ports.storageOrigins.map((origin) => new URL(origin).host).join(',')]
+      : []),
     '--rtmp-port',
     '0',
     '--data',
@@ -121,7 +129,11 @@ export async function startService(
   const command = [process.execPath, ...TSX, options.main ?? MAIN, ...args, ...(options.args ?? [])];
   // `ip netns exec` execs the command: the child's pid is the service's.
   if (options.netns) command.unshift('ip', 'netns', 'exec', options.netns);
-  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
@@ -143,12 +155,14 @@ export async function startService(
   // Each role's line names what it serves (service/app.ts): `all` all three, another role its own.
   const address = (name: string) => new RegExp(`${name} (\\S+)`).exec(line)?.[1] ?? '';
   const [api, storage, rtmp] = [address('API') || address('health'), address('storage'), address('rtmp')];
+  const storageOrigins = address('storage-hosts').split(',').filter(Boolean);
   // Every JSON answer of this service's API that a test receives is checked against its /openapi.json.
   if (address('API')) checkedOrigins.add(api);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const service: RunningService = {
     api: api!,
     storage: storage!,
+    storageOrigins,
     rtmp: rtmp!,
     data,
     dataArgs: ['--data', data, ...database],

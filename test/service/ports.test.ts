@@ -59,4 +59,14 @@ describe('a port already in use', () => {
     assert.equal(code, 2);
     assert.match(stderr.trim(), new RegExp(`^video service: port ${port} is already in use .*--storage-port\\.$`));
   });
+
+  it('npm run service with a port of --storage-hosts taken names that flag', async () => {
+    const data = await tempData();
+    const { code, stderr } = await run('service/main.ts', [
+      ...['--port', '0', '--rtmp-port', '0', '--storage-port', '0', '--data', data],
+      ...['--storage-hosts', `127.0.0.2:0,127.0.0.1:${port}`],
+    ]);
+    assert.equal(code, 2);
+    assert.match(stderr.trim(), new RegExp(`^video service: port ${port} is already in use .*--storage-hosts\\.$`));
+  });
 });

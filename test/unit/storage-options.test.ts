@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { MiB } from '../../src/api/limits.js';
 import { ServiceError } from '../../service/domain/errors.js';
 import { errorAnswer } from '../../service/http/errors.js';
+import { storageListens } from '../../service/ports.js';
 import { describeStore, storageOptions, type S3Options } from '../../service/storage/options.js';
 import { matchParts } from '../../service/storage/parts.js';
 import { keyBeside, signPlaylist } from '../../service/storage/playlist-links.js';
@@ -22,6 +23,33 @@ describe('the object store options (service/storage/options.ts)', () => {
     assert.deepEqual(storageOptions({}), { kind: 'disk' });
     assert.deepEqual(storageOptions({ storage: 'disk' }), { kind: 'disk' });
     refuses({ 's3-endpoint': 'http://127.0.0.1:9000' }, /--s3-endpoint applies to an object store only/);
+  });
+
+  it("takes the storage origin's hosts on the data directory: a count, or host:port entries (--storage-hosts)", () => {
+    assert.deepEqual(storageOptions({ 'storage-hosts': '3' }), { kind: 'disk', hosts: 3 });
+    assert.deepEqual(storageOptions({ 'storage-hosts': '198.18.0.2:4501, [::1]:4502,store.test:0' }), {
+      kind: 'disk',
+      hosts: [
+        { host: '198.18.0.2', port: 4501 },
+        { host: '::1', port: 4502 },
+        { host: 'store.test', port: 0 },
+      ],
+    });
+    // A count on a loopback --host: that many loopback addresses on one port; on another host, that many ports.
+    assert.deepEqual(storageListens(2, '127.0.0.1', 4501), [
+      { host: '127.0.0.1', port: 4501 },
+      { host: '127.0.0.2', port: 4501 },
+    ]);
+    assert.deepEqual(storageListens(3, '198.18.0.2', 4501), [
+      { host: '198.18.0.2', port: 4501 },
+      { host: '198.18.0.2', port: 4502 },
+      { host: '198.18.0.2', port: 4503 },
+    ]);
+    assert.deepEqual(storageListens(2, '0.0.0.0', 0), [
+      { host: '0.0.0.0', port: 0 },
+      { host: '0.0.0.0', port: 0 },
+    ]);
+    refuses({ 'storage-hosts': Array(17).fill('127.0.0.1:0').join(',') }, /--storage-hosts lists 17 hosts; at most 16/);
   });
 
   it('reads bucket and prefix, endpoint, region and path style from flags, before the AWS variables', () => {
@@ -290,6 +318,72 @@ describe('playback links (service/storage/s3.ts, getUrl; presigning reads no net
     assert.equal(params.get('x-amz-checksum-crc32'), null, 'no checksum of an empty body in the link');
     a.destroy();
     b.destroy();
+  });
+});
+
+describe('links on several hosts of the store (--storage-hosts, issue 32; presigning reads no network)', () => {
+  const env = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI' };
+  const signedAt = Date.parse('2026-11-26T01:00:00Z');
+  const window = { signedAt, expiresAt: signedAt + 60 * 60 * 1000 };
+  /** Parts 1 to 3's links and a #2 link, as `host` + path each, from a store configured by these flags. */
+  async function links(flags: Parameters<typeof storageOptions>[0]) {
+    const store = new S3Store(s3(flags, env));
+    const parts = await Promise.all([1, 2, 3].map((n) => store.partUrl('k', 'upload-1', n, window)));
+    const single = await store.putUrl('k', window);
+    store.destroy();
+    return { parts: parts.map((url) => new URL(url)), single: new URL(single) };
+  }
+  const where = (url: URL) => url.host + url.pathname;
+
+  it('AWS S3: part N on the regional or the dual-stack name, virtual-hosted (path style for a dotted bucket)', async () => {
+    const aws = await links({ storage: 's3://media', 's3-region': 'eu-west-3', 'storage-hosts': '2' });
+    assert.deepEqual(aws.parts.map(where), [
+      'media.s3.eu-west-3.amazonaws.com/k',
+      'media.s3.dualstack.eu-west-3.amazonaws.com/k',
+      'media.s3.eu-west-3.amazonaws.com/k',
+    ]);
+    assert.equal(where(aws.single), 'media.s3.eu-west-3.amazonaws.com/k', 'a #2 link on the first');
+    const dotted = await links({ storage: 's3://my.media', 's3-region': 'eu-west-3', 'storage-hosts': '2' });
+    assert.deepEqual(dotted.parts.slice(0, 2).map(where), [
+      's3.eu-west-3.amazonaws.com/my.media/k',
+      's3.dualstack.eu-west-3.amazonaws.com/my.media/k',
+    ]);
+  });
+
+  it('another store: its address, then path style where it is a name; one host by IP address, with --s3-path-style, or with 1', async () => {
+    const named = await links({ storage: 's3://media', 's3-endpoint': 'https://store.example', 'storage-hosts': '2' });
+    assert.deepEqual(named.parts.map(where), [
+      'media.store.example/k',
+      'store.example/media/k',
+      'media.store.example/k',
+    ]);
+    for (const flags of [
+      { 's3-endpoint': 'http://10.0.0.5:9000' },
+      { 's3-endpoint': 'https://store.example', 's3-path-style': true },
+      { 's3-endpoint': 'https://store.example', 'storage-hosts': '1' },
+    ]) {
+      const one = await links({ storage: 's3://media', 'storage-hosts': '2', ...flags });
+      assert.equal(new Set(one.parts.map(where)).size, 1, JSON.stringify(flags));
+    }
+  });
+
+  it('takes base URLs, path style or {bucket}., each link signed for its own host; refuses what is not one', async () => {
+    const { parts, single } = await links({
+      storage: 's3://media',
+      's3-endpoint': 'http://127.0.0.1:7480',
+      's3-path-style': true,
+      'storage-hosts': 'http://127.0.0.1:7480, http://{bucket}.localhost:7480',
+    });
+    assert.deepEqual(parts.map(where), ['127.0.0.1:7480/media/k', 'media.localhost:7480/k', '127.0.0.1:7480/media/k']);
+    assert.equal(where(single), '127.0.0.1:7480/media/k');
+    assert.equal(parts[0]!.searchParams.get('X-Amz-SignedHeaders'), 'host');
+    assert.notEqual(parts[0]!.searchParams.get('X-Amz-Signature'), parts[1]!.searchParams.get('X-Amz-Signature'));
+    for (const bad of ['ftp://store.example', 'http://store.example/media', 'http://{bucket}', 'store.example:7480'])
+      refuses(
+        { storage: 's3://media', 'storage-hosts': bad },
+        new RegExp(`--storage-hosts on an object store must be a count .*; got "${bad.replace(/[{}.]/g, '\\$&')}"`),
+      );
+    refuses({ storage: 's3://media', 'storage-hosts': '17' }, /--storage-hosts must be a count from 1 to 16/);
   });
 });
 

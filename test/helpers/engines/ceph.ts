@@ -43,7 +43,10 @@ export interface StoreRequest {
 }
 
 export interface CephStore {
-  /** `http://127.0.0.1:PORT`: use it path-style (`forcePathStyle: true`). */
+  /**
+   * `http://127.0.0.1:PORT`: use it path-style (`forcePathStyle: true`). `http://BUCKET.localhost:PORT` is the same
+   * store virtual-hosted (a browser resolves *.localhost itself; Node needs a `lookup`).
+   */
   endpoint: string;
   region: string;
   accessKeyId: string;
@@ -61,10 +64,19 @@ type KeptStore = Omit<CephStore, 'stop'>;
 
 /**
  * Starts a store; `keep` leaves it to later runs (see `keptCeph`): no later start takes it for stale.
+ * `netns` starts the whole cluster inside that network namespace (bench/link's server end), radosgw on `address`
+ * there rather than 127.0.0.1 (the `endpoint` names it) and, with `dnsName`, taking `BUCKET.dnsName` for a bucket
+ * (virtual-hosted).
  */
-export async function startCeph(options: { keep?: boolean } = {}): Promise<CephStore> {
+export async function startCeph(
+  options: { keep?: boolean; netns?: string; address?: string; dnsName?: string } = {},
+): Promise<CephStore> {
   const dir = await engineFolder('ceph', stopCluster);
   const children = new Map<string, ChildProcess>();
+  // Every command of the cluster runs in the namespace, when there is one: the daemons reach each other on its
+  // own 127.0.0.1, and radosgw's address is there only.
+  const inNetns = (command: string, args: string[]): [string, string[]] =>
+    options.netns ? ['ip', ['netns', 'exec', options.netns, command, ...args]] : [command, args];
   try {
     const deadline = Date.now() + START_TIMEOUT_MS;
     const [monPort, rgwPort] = [await freePort(), await freePort()];
@@ -72,7 +84,7 @@ export async function startCeph(options: { keep?: boolean } = {}): Promise<CephS
     const conf = join(dir, 'ceph.conf');
     await Promise.all(['run', 'mon', 'osd', 'rgw'].map((sub) => mkdir(join(dir, sub))));
     await writeFile(conf, config({ dir, fsid, monPort, rgwPort }));
-    const ceph = (...args: string[]) => run('ceph', ['-c', conf, '--connect-timeout', '30', ...args]);
+    const ceph = (...args: string[]) => run(...inNetns('ceph', ['-c', conf, '--connect-timeout', '30', ...args]));
     const until = async (what: string, ready: () => Promise<boolean>) => {
       while (!(await ready().catch(() => false))) {
         checkRunning(children);
@@ -83,28 +95,45 @@ export async function startCeph(options: { keep?: boolean } = {}): Promise<CephS
 
     const monmap = join(dir, 'monmap');
     await run('monmaptool', ['--create', '--fsid', fsid, '--addv', 'a', `[v2:127.0.0.1:${monPort}]`, monmap]);
-    await run('ceph-mon', ['-c', conf, '-i', 'a', '--mkfs', '--monmap', monmap]);
-    children.set('mon', await spawnDaemon(dir, 'mon', 'ceph-mon', ['-c', conf, '-i', 'a', '-f']));
+    await run(...inNetns('ceph-mon', ['-c', conf, '-i', 'a', '--mkfs', '--monmap', monmap]));
+    children.set('mon', await spawnDaemon(dir, 'mon', ...inNetns('ceph-mon', ['-c', conf, '-i', 'a', '-f'])));
 
     // `osd new` waits for the monitor to answer, and gives the new OSD its id (0, the only one).
     const osdUuid = randomUUID();
     await ceph('osd', 'new', osdUuid);
-    await run('ceph-osd', ['-c', conf, '-i', '0', '--mkfs', '--osd-uuid', osdUuid]);
-    children.set('osd', await spawnDaemon(dir, 'osd', 'ceph-osd', ['-c', conf, '-i', '0', '-f']));
+    await run(...inNetns('ceph-osd', ['-c', conf, '-i', '0', '--mkfs', '--osd-uuid', osdUuid]));
+    children.set('osd', await spawnDaemon(dir, 'osd', ...inNetns('ceph-osd', ['-c', conf, '-i', '0', '-f'])));
     // radosgw creates its pools at its first start: their placement groups need the OSD up.
     await until('the OSD to be up', async () => {
       const { stdout } = await ceph('osd', 'dump', '--format', 'json');
       return JSON.parse(stdout).osds.some((osd: { osd: number; up: number }) => osd.osd === 0 && osd.up === 1);
     });
 
-    children.set('rgw', await spawnDaemon(dir, 'rgw', 'radosgw', ['-c', conf, '-n', 'client.rgw', '-f']));
-    const endpoint = `http://127.0.0.1:${rgwPort}`;
-    await until('radosgw to answer', async () => (await fetch(endpoint)).ok);
+    // An address and a name on the command line, where they override the configuration file's.
+    const address = options.address ?? '127.0.0.1';
+    const rgwFlags = [
+      ...(options.address ? ['--rgw_frontends', `beast endpoint=${address}:${rgwPort}`] : []),
+      ...(options.dnsName ? ['--rgw_dns_name', options.dnsName] : []),
+    ];
+    const rgwArgs = ['-c', conf, '-n', 'client.rgw', '-f', ...rgwFlags];
+    children.set('rgw', await spawnDaemon(dir, 'rgw', ...inNetns('radosgw', rgwArgs)));
+    const endpoint = `http://${address}:${rgwPort}`;
+    // Asked from inside the namespace when there is one: its addresses are reachable from there only.
+    const answers = options.netns
+      ? async () => {
+          const script = `fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`;
+          await run(...inNetns(process.execPath, ['-e', script, endpoint]));
+          return true;
+        }
+      : async () => (await fetch(endpoint)).ok;
+    await until('radosgw to answer', answers);
 
     const accessKeyId = `SCALE${randomBytes(8).toString('hex').toUpperCase()}`;
     const secretAccessKey = randomBytes(24).toString('base64url');
     const user = ['user', 'create', '--uid', 'scale', '--display-name', 'scale suite'];
-    await run('radosgw-admin', ['-c', conf, ...user, '--access-key', accessKeyId, '--secret', secretAccessKey]);
+    await run(
+      ...inNetns('radosgw-admin', ['-c', conf, ...user, '--access-key', accessKeyId, '--secret', secretAccessKey]),
+    );
 
     const store: KeptStore = {
       endpoint,
@@ -208,6 +237,9 @@ bluestore_block_create = true
 [client.rgw]
 rgw_frontends = beast endpoint=127.0.0.1:${rgwPort}
 rgw_data = ${dir}/rgw
+# BUCKET.localhost:PORT is virtual-hosted (radosgw drops the port before it matches the name); 127.0.0.1:PORT stays
+# path style: a second host name of one store for the links on several hosts (issue 32).
+rgw_dns_name = localhost
 # At level 1 beast writes one access line per request into the log ("beast: … "PUT /bucket/key?… HTTP/1.1" 200 …"):
 # the store's own record of what reached it, which requests() reads.
 debug_rgw = 1

@@ -53,6 +53,8 @@ export interface ReadyLine {
   role?: string;
   /** Every address the line names, by the word before it, lower case: `api`, `storage`, `rtmp`, `health`… */
   addresses: Record<string, string>;
+  /** `storage-hosts a,b`: the storage origin on each of its hosts (`--storage-hosts`); empty when the line has none. */
+  storageOrigins: string[];
 }
 
 /**
@@ -73,11 +75,14 @@ export function parseReadyLine(line: string): ReadyLine | undefined {
       if (typeof value === 'string' && /^(https?|rtmp):\/\//.test(value)) addresses[key.toLowerCase()] = value;
     }
     Object.assign(addresses, pairs(message));
-    return { role: typeof record.role === 'string' ? record.role : roleIn(message), addresses };
+    const role = typeof record.role === 'string' ? record.role : roleIn(message);
+    return { role, addresses, storageOrigins: storageOriginsIn(message) };
   }
   if (!/\bready\b/i.test(line)) return undefined;
-  return { role: roleIn(line), addresses: pairs(line) };
+  return { role: roleIn(line), addresses: pairs(line), storageOrigins: storageOriginsIn(line) };
 }
+
+const storageOriginsIn = (text: string) => /\bstorage-hosts[:=]?\s+(\S+)/.exec(text)?.[1]?.split(',') ?? [];
 
 function jsonRecord(line: string): Record<string, unknown> | undefined {
   if (!line.trimStart().startsWith('{')) return undefined;
