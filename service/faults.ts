@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { writeJson } from './http/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -12,7 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
  *   action   'status' (answer `status` and `code`, with `retryAfter` seconds when given, after reading the body),
  *            'reset' (read part of the body, then drop the connection), 'stall' (wait `stallMs`, then go on),
  *            'not-json' (answer 200 with an HTML page), 'no-fields' (answer 200 with `{}`),
- *            'corrupt' (store the body with its first byte flipped, as a faulty disk or proxy would)
+ *            'corrupt' (store the body with its first byte flipped, as a faulty disk or proxy would),
+ *            'throttle' (read the body at most `bytesPerSecond`, as a connection that loss holds back sends it)
  *   times    how many times the rule fires at most (default: no limit)
  *
  * `exposeEtag: false` makes the storage stop exposing ETag to browsers (a misconfigured CORS).
@@ -27,13 +29,14 @@ export interface FaultRule {
   code?: string;
   retryAfter?: number;
   stallMs?: number;
+  bytesPerSecond?: number;
   times?: number;
 }
 
 /** The header of every answer a fault made up. */
 export const INJECTED_HEADER = 'x-injected-fault';
 
-export const FAULT_ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt'] as const;
+export const FAULT_ACTIONS = ['status', 'reset', 'stall', 'not-json', 'no-fields', 'corrupt', 'throttle'] as const;
 
 export class Faults {
   private rules: (FaultRule & { fired: number })[] = [];
@@ -74,6 +77,10 @@ export class Faults {
     const rule = this.match(target);
     if (!rule) return false;
     if (rule.action === 'corrupt') return 'corrupt';
+    if (rule.action === 'throttle') {
+      throttle(req, rule.bytesPerSecond ?? 1_000_000);
+      return false;
+    }
     if (rule.action === 'stall') {
       await sleep(rule.stallMs ?? 5000);
       return false;
@@ -119,4 +126,29 @@ export class Faults {
     }
     return true;
   }
+}
+
+/**
+ * Holds the body of `req` to `bytesPerSecond` from its first byte on, whoever reads it: while it is ahead of that pace
+ * its socket is not read (as the HTTP server itself stops reading a body nobody consumes), so TCP holds the sender back
+ * as loss would hold back one connection, each connection on its own. The socket's buffers still take a few MB at once.
+ */
+function throttle(req: IncomingMessage, bytesPerSecond: number): void {
+  const start = Date.now();
+  let bytes = 0;
+  const aheadMs = () => (bytes / bytesPerSecond) * 1000 - (Date.now() - start);
+  // The HTTP parser hands each piece of the body to push(), and the body's reader asks for more through _read().
+  const push = req.push.bind(req);
+  const read = (req as Readable)._read.bind(req);
+  req.push = (chunk: Buffer | null, encoding?: BufferEncoding) => {
+    if (chunk) bytes += chunk.length;
+    const more = push(chunk, encoding);
+    if (aheadMs() > 0) req.socket.pause();
+    return more;
+  };
+  req._read = (size: number) => {
+    const wait = aheadMs();
+    if (wait > 0) setTimeout(() => read(size), wait);
+    else read(size);
+  };
 }

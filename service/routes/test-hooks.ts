@@ -20,6 +20,7 @@ export const FaultsRequest = Type.Object({
         code: Type.Optional(Type.String()),
         retryAfter: Type.Optional(Type.Integer({ minimum: 0 })),
         stallMs: Type.Optional(Type.Integer({ minimum: 0 })),
+        bytesPerSecond: Type.Optional(Type.Integer({ minimum: 1 })),
         times: Type.Optional(Type.Integer({ minimum: 1 })),
       }),
     ),

@@ -50,6 +50,25 @@ describe('faults on demand (test hooks)', () => {
     assert.ok(Date.now() - start >= 550, 'stalled');
   });
 
+  it('holds each chunk PUT body to a rate of its own, and stores it whole', async () => {
+    await faults({ rules: [{ target: 'chunk-put', action: 'throttle', bytesPerSecond: 1_000_000 }] });
+    const { key, url } = await session();
+    const [one, two] = [await url(1), await url(2)];
+    const start = Date.now();
+    // Two at once, each at its own 1 MB/s: together no slower than one alone.
+    const answers = await Promise.all([put(one, randomBytes(3_000_000)), put(two, randomBytes(3_000_000))]);
+    const seconds = (Date.now() - start) / 1000;
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200],
+    );
+    // Read no faster than the rate: the first 64 KB may come at once (a lower bound; a slow machine only adds).
+    assert.ok(seconds >= 2.9, `3 MB each in ${seconds} s`);
+    // One after the other, or at one rate shared, would take 6 s.
+    assert.ok(seconds < 5.5, `each at its own rate: ${seconds} s`);
+    assert.equal(await received(key), 6_000_000);
+  });
+
   it('fails an API call once, answers it with a body that is not JSON, or without its fields', async () => {
     await faults({
       rules: [
