@@ -35,9 +35,18 @@ export const VIDEO_EXTENSIONS = [
 export const DEFAULT_ACCEPT = ['video/*', ...VIDEO_EXTENSIONS];
 /**
  * Chromium's connections per host over HTTP/1.1: one chunk per connection, which is what beats loss
- * (bench/link.bench.ts; docs/benchmarks.md has the figures). The chunk size follows the file (upload/plan.ts).
+ * (bench/link.bench.ts; docs/benchmarks.md has the figures). Chunk PUTs start at this many and adapt
+ * (upload/connections.ts) unless `parallel-uploads` fixes the number; chunks are planned for it (upload/plan.ts), and
+ * a shrunk video's output is sent this many chunks at a time.
  */
 export const DEFAULT_PARALLEL_UPLOADS = 6;
+/**
+ * `max-parallel-uploads`: the most chunk PUTs the adaptive parallelism may reach, across files. Two of the service's
+ * storage hosts at six each (docs/uploader.md says why six).
+ */
+export const DEFAULT_MAX_PARALLEL_UPLOADS = 12;
+/** The largest `parallel-uploads` and `max-parallel-uploads` accepted. */
+export const MOST_PARALLEL_UPLOADS = 32;
 /**
  * The spec recommends the signed link below 5 GB, but one stream is what loss cuts down: from 64 MiB (the smallest
  * file bench/link.bench.ts measures) chunks in parallel were 4–6 × the single link at 0.1–1 % loss, and 0.98 of it
@@ -131,7 +140,10 @@ export interface UploaderOptions {
   multipartThreshold: number;
   /** Bytes per chunk; null: sized to each file, shrinking with what is left (upload/plan.ts `planUpload`). */
   chunkSize: number | null;
-  parallelUploads: number;
+  /** `parallel-uploads`: a fixed number of requests at once; null: chunk PUTs adapt (upload/connections.ts). */
+  parallelUploads: number | null;
+  /** `max-parallel-uploads`: the most the adaptive parallelism may reach. */
+  maxParallelUploads: number;
   maxFileSize: number | null;
   maxFiles: number | null;
   accept: string[];
@@ -230,6 +242,7 @@ export function resolveOptions(attributes: {
   chunkSize?: string;
   /** A number, or the attribute's text when it is not one (so the message shows what was written). */
   parallelUploads?: number | string;
+  maxParallelUploads?: number | string;
   maxFileSize?: string;
   maxFiles?: number | string;
   accept?: string;
@@ -263,8 +276,12 @@ export function resolveOptions(attributes: {
     chunkSize,
     parallelUploads:
       attributes.parallelUploads !== undefined
-        ? parseCount('parallel-uploads', attributes.parallelUploads, 32)
-        : DEFAULT_PARALLEL_UPLOADS,
+        ? parseCount('parallel-uploads', attributes.parallelUploads, MOST_PARALLEL_UPLOADS)
+        : null,
+    maxParallelUploads:
+      attributes.maxParallelUploads !== undefined
+        ? parseCount('max-parallel-uploads', attributes.maxParallelUploads, MOST_PARALLEL_UPLOADS)
+        : DEFAULT_MAX_PARALLEL_UPLOADS,
     maxFileSize: attributes.maxFileSize ? parseSize('max-file-size', attributes.maxFileSize) : null,
     maxFiles: attributes.maxFiles !== undefined ? parseCount('max-files', attributes.maxFiles) : null,
     accept: accept?.length ? accept : DEFAULT_ACCEPT,

@@ -19,6 +19,7 @@ const CONFIG = [
   'multipartThreshold',
   'chunkSize',
   'parallelUploads',
+  'maxParallelUploads',
   'maxFileSize',
   'maxFiles',
   'accept',
@@ -84,8 +85,15 @@ export class VideoUploader extends LitElement {
    */
   @property({ attribute: 'chunk-size' }) chunkSize?: string;
 
-  /** How many requests are in flight at once (across files), chunks of one file included. Default 6. */
+  /**
+   * A fixed number of requests in flight at once (across files), chunks of one file included, 1–32. Unset, each
+   * file's chunk PUTs start at 6 and add a connection while one more raises the measured rate, drop one when it does
+   * not, at most 6 per storage host and `max-parallel-uploads` in all.
+   */
   @property({ type: Number, attribute: 'parallel-uploads' }) parallelUploads?: number;
+
+  /** The most chunk PUTs in flight at once (across files) while `parallel-uploads` is unset, 1–32. Default 12. */
+  @property({ type: Number, attribute: 'max-parallel-uploads' }) maxParallelUploads?: number;
 
   /** Largest file accepted, e.g. `20GB`. No limit by default. */
   @property({ attribute: 'max-file-size' }) maxFileSize?: string;
@@ -195,6 +203,7 @@ export class VideoUploader extends LitElement {
       resolveOptions({
         ...this.configuration(),
         parallelUploads: this.count('parallel-uploads', this.parallelUploads),
+        maxParallelUploads: this.count('max-parallel-uploads', this.maxParallelUploads),
         maxFiles: this.count('max-files', this.maxFiles),
       }),
     );

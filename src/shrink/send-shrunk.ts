@@ -1,7 +1,7 @@
 import type Uppy from '@uppy/core';
 import type { Body, UppyFile } from '@uppy/core';
 import { isAbort, VideoServiceError } from '../api/errors.js';
-import type { ShrinkTarget } from '../options.js';
+import { DEFAULT_PARALLEL_UPLOADS, type ShrinkTarget } from '../options.js';
 import type { VideoMeta } from '../upload/aws-s3-options.js';
 import { MIN_CHUNK_BYTES } from '../upload/plan.js';
 import { putBytes } from '../upload/put.js';
@@ -13,9 +13,9 @@ type File = UppyFile<VideoMeta, Body>;
 
 /**
  * Chunks of a shrunk video's output, unless `chunk-size` says otherwise: the 5 MiB every chunk but the last must be,
- * and no more. Each is held in memory until its PUT ends (at most `parallel-uploads` of them, plus the one being
- * written), and the first is sent once 5 MiB are written (about 7 s of 1080p). They reach 50 GB within the spec's
- * 10,000 chunks.
+ * and no more. Each is held in memory until its PUT ends (at most `parallel-uploads` of them, six when it is unset,
+ * plus the one being written), and the first is sent once 5 MiB are written (about 7 s of 1080p). They reach 50 GB
+ * within the spec's 10,000 chunks.
  */
 export const SHRUNK_CHUNK_BYTES = MIN_CHUNK_BYTES;
 
@@ -126,7 +126,8 @@ export async function sendShrunk(
   try {
     const { size } = await shrinker.convert(
       file.data as Blob,
-      { box, trim, chunkSize, window: deps.parallelUploads() },
+      // A fixed window: the encoder, not the link, is what limits it.
+      { box, trim, chunkSize, window: deps.parallelUploads() ?? DEFAULT_PARALLEL_UPLOADS },
       {
         chunk: (chunkId, bytes) => {
           const sending = put(chunkId, new Blob([bytes])).then(() => shrinker.sent(chunkId));

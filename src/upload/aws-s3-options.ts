@@ -4,6 +4,7 @@ import type { VideoServiceClient } from '../api/client.js';
 import { VideoServiceError } from '../api/errors.js';
 import type { Strings } from '../locale/en.js';
 import { ChunkUrls } from './chunk-urls.js';
+import type { ConnectionController } from './connections.js';
 import type { ChunkLedger } from './ledger.js';
 import { shrinkingRange, type UploadPlan } from './plan.js';
 import { ProgressBatch } from './progress.js';
@@ -59,8 +60,13 @@ export interface WiringDeps {
   strings: () => Strings;
   /** Whether ETags are checked against the MD5 of the bytes sent (`verify-chunks`). */
   verifyChunks: () => boolean;
-  /** `parallel-uploads` now: read when the plugin is installed (configure() may come while it loads) and as chunks are signed. */
-  parallelUploads: () => number;
+  /**
+   * `parallel-uploads` now, or null when it is unset (chunk PUTs adapt: connections.ts): read when the plugin is
+   * installed (configure() may come while it loads) and as chunks are sent.
+   */
+  parallelUploads: () => number | null;
+  /** `max-parallel-uploads` now. */
+  maxParallelUploads: () => number;
   onRetry?: (file: File, err: VideoServiceError, delayMs: number) => void;
 }
 
@@ -86,9 +92,10 @@ function chunkBytes(deps: WiringDeps, file: File, chunkId: number, body: Blob): 
 
 /**
  * The @uppy/aws-s3 5.x options that speak the service's protocol. Uppy's `key` is the video `_id`
- * and its `uploadId` is the session key of #3, so every callback has both.
+ * and its `uploadId` is the session key of #3, so every callback has both. Every PUT takes its turn from
+ * `connections` once its URL names its host.
  */
-export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
+export function awsS3Options(deps: WiringDeps, connections: ConnectionController): AwsS3Options<VideoMeta, Body> {
   /** Each signed URL handed out, with its file and whether it is a single link (#2) or a chunk URL (#4). */
   const signed = new Map<
     string,
@@ -109,7 +116,8 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
   const completed = new WeakMap<Blob, Map<number, string>>();
   const progress = new ProgressBatch<{ loaded: number; lengthComputable: true }>();
   return {
-    limit: deps.parallelUploads(),
+    // Every turn `connections` could give, and no more: the turns are its, Uppy's pauses (a 429, an expired URL) Uppy's.
+    limit: connections.queueLimit,
     // Uppy's own retries are used for one thing only: re-signing a chunk whose URL expired
     // (ExpiredUrlError). Every other retry follows api/retry.ts, inside the client and putBytes.
     retryDelays: [0, 0, 0],
@@ -180,7 +188,8 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
       }
       const last = planOf(deps, file)?.chunks ?? partNumber;
       urls.again(uploadId, partNumber);
-      urls.ahead(key, uploadId, partNumber, deps.parallelUploads(), last, (id) => !!deps.ledger.get(uploadId, id));
+      const ahead = connections.level(uploadId);
+      urls.ahead(key, uploadId, partNumber, ahead, last, (id) => !!deps.ledger.get(uploadId, id));
       const url = `${AHEAD_URL}${uploadId}/${partNumber}`;
       signed.set(url, { file, single: false, chunk: { videoId: key, sessionKey: uploadId, chunkId: partNumber } });
       return { method: 'PUT', url, headers: { 'Content-Type': contentType(file) } };
@@ -197,6 +206,7 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
       const { url } = await deps.client().completeMultipart(key, uploadId, chunks);
       deps.ledger.forget(uploadId);
       urls.forget(uploadId);
+      connections.forget(uploadId);
       return { location: url };
     },
 
@@ -206,6 +216,7 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
       if (!deps.cancelledByUser(file.id)) return;
       deps.ledger.forget(uploadId!);
       urls.forget(uploadId!);
+      connections.forget(uploadId!);
       await deps.client().abortMultipart(uploadId!);
     },
 
@@ -217,6 +228,7 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
         (!target || deps.getFile(target.file.id)) && report(ev);
       const { chunk } = target ?? {};
       const bytes = chunk ? chunkBytes(deps, target!.file, chunk.chunkId, body as Blob) : (body as Blob);
+      let endTurn: (() => void) | undefined;
       const complete = (etag: string) => {
         if (chunk) completed.get(target!.file.data as Blob)?.set(chunk.chunkId, etag);
         onComplete?.(etag);
@@ -229,11 +241,21 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
           return complete(etag);
         }
         const url = chunk ? await urls.take(chunk.videoId, chunk.sessionKey, chunk.chunkId) : signature.url;
+        // Chunk N's link names one of the storage hosts, each with its own six connections (connections.ts).
+        const chunks = target && planOf(deps, target.file)?.chunks;
+        const left = chunk ? Math.max(0, (chunks ?? chunk.chunkId) - chunk.chunkId) : 0;
+        endTurn = await connections.acquire(new URL(url).host, chunk?.sessionKey, left, signal);
+        let loaded = 0;
         const etag = await putBytes({
           url,
           body: bytes,
           contentType: signature.headers?.['Content-Type'] ?? 'application/octet-stream',
-          onProgress: (ev) => progress.queue(onProgress, ev),
+          onProgress: (ev) => {
+            // A retry starts again from 0: only what this attempt adds counts.
+            if (chunk) connections.sent(chunk.sessionKey, Math.max(0, ev.loaded - loaded));
+            loaded = ev.loaded;
+            progress.queue(onProgress, ev);
+          },
           signal,
           verify: deps.verifyChunks(),
           onRetry: (err, _retry, delay) => target && deps.onRetry?.(target.file, err, delay),
@@ -251,6 +273,7 @@ export function awsS3Options(deps: WiringDeps): AwsS3Options<VideoMeta, Body> {
         }
         throw err;
       } finally {
+        endTurn?.();
         progress.flush(onProgress);
         signed.delete(signature.url);
       }

@@ -4,6 +4,7 @@ import type { Body } from '@uppy/core';
 import { MiB } from '../api/limits.js';
 import type { ShrinkDeps, Shrinking, Uploader } from '../shrink/shrink-uploader.js';
 import { awsS3Options, type VideoMeta } from './aws-s3-options.js';
+import { ConnectionController } from './connections.js';
 
 /** The chunk ledger and Uppy's events translated: needed once files come, so loaded with the wiring. */
 export { ChunkLedger } from './ledger.js';
@@ -30,7 +31,10 @@ export async function installPlugins(
     import('@uppy/golden-retriever'),
   ]);
   if (!current()) return false;
-  installUploaders(uppy, hooks, () => uppy.use(AwsS3, awsS3Options(hooks)));
+  const connections = new ConnectionController({ fixed: hooks.parallelUploads, ceiling: hooks.maxParallelUploads });
+  connectionsOf.set(uppy, connections);
+  connections.onQueueLimit = () => applyParallelUploads(uppy);
+  installUploaders(uppy, hooks, () => uppy.use(AwsS3, awsS3Options(hooks, connections)));
   const saved = (() => {
     try {
       // Golden Retriever 5.x keeps its metadata under this key (its MetaDataStore, `uppyState:<uppy id>`).
@@ -85,10 +89,22 @@ function installUploaders(uppy: Uppy<VideoMeta, Body>, hooks: ShrinkDeps, instal
   );
 }
 
+/** Each Uppy instance's chunk PUTs at once (connections.ts), made when @uppy/aws-s3 is installed. */
+const connectionsOf = new WeakMap<Uppy<VideoMeta, Body>, ConnectionController>();
+
 /**
- * A new `parallel-uploads` for an installed @uppy/aws-s3. Its 5.x reads `limit` once, into the RateLimitedQueue
- * it keeps as `requests`; setOptions does not resize that queue, so its limit is set where the queue reads it.
+ * Uppy's queue sized again, after `parallel-uploads` or `max-parallel-uploads` changed or a new storage host was
+ * seen (`ConnectionController.queueLimit`). @uppy/aws-s3 5.x reads `limit` once, into the RateLimitedQueue it keeps as
+ * `requests`; setOptions does not resize that queue, so its limit is set where the queue reads it. A raised limit
+ * starts nothing by itself (the queue looks for more only when a request ends): unless Uppy paused it (offline, a
+ * 429), it is told to look now.
  */
-export function setParallelUploads(s3: AwsS3<VideoMeta, Body> | undefined, limit: number): void {
-  if (s3) (s3 as unknown as { requests: { limit: number } }).requests.limit = limit;
+export function applyParallelUploads(uppy: Uppy<VideoMeta, Body>): void {
+  const s3 = uppy.getPlugin<AwsS3<VideoMeta, Body>>('AwsS3Multipart');
+  const connections = connectionsOf.get(uppy);
+  if (!s3 || !connections) return;
+  const requests = (s3 as unknown as { requests: { limit: number; isPaused: boolean; resume(): void } }).requests;
+  const raised = connections.queueLimit > requests.limit;
+  requests.limit = connections.queueLimit;
+  if (raised && !requests.isPaused) requests.resume();
 }

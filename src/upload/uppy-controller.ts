@@ -1,4 +1,3 @@
-import type AwsS3 from '@uppy/aws-s3';
 import type Uppy from '@uppy/core';
 import type { Body, UppyFile } from '@uppy/core';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
@@ -10,6 +9,7 @@ import type { Emit, UploadFileInfo } from '../events.js';
 import type { Strings } from '../locale/en.js';
 import { EN_UPPY, type LocalizeController } from '../locale/localize.js';
 import {
+  DEFAULT_MAX_PARALLEL_UPLOADS,
   DEFAULT_PARALLEL_UPLOADS,
   DEFAULT_SOURCES,
   hasMediaLimits,
@@ -80,11 +80,7 @@ export class UppyController implements ReactiveController {
     if (!this.uppy) return;
     this.uppy.setOptions({ autoProceed, restrictions: this.restrictions() });
     if (options) setTheme(this.uppy, options.theme);
-    if (options)
-      this.plugins?.setParallelUploads(
-        this.uppy.getPlugin<AwsS3<VideoMeta, Body>>('AwsS3Multipart'),
-        options.parallelUploads,
-      );
+    if (options) this.plugins?.applyParallelUploads(this.uppy);
     void this.setSources();
     void this.reconcile();
   }
@@ -170,7 +166,8 @@ export class UppyController implements ReactiveController {
           notify: (message) => uppy.info(message, 'warning', 8000),
           strings: this.deps.strings,
           verifyChunks: () => this.options?.verifyChunks ?? false,
-          parallelUploads: () => this.options?.parallelUploads ?? DEFAULT_PARALLEL_UPLOADS,
+          parallelUploads: () => this.options?.parallelUploads ?? null,
+          maxParallelUploads: () => this.options?.maxParallelUploads ?? DEFAULT_MAX_PARALLEL_UPLOADS,
           emit: this.deps.emit,
           shrinkTo: () => this.options?.shrinkTo ?? null,
           trim: () => this.options?.trim ?? false,
@@ -259,7 +256,9 @@ export class UppyController implements ReactiveController {
     if (!this.options) return file;
     try {
       const { multipartThreshold, chunkSize, parallelUploads } = this.options;
-      const uploadPlan = planUpload(file.size, multipartThreshold, chunkSize, parallelUploads);
+      // Adaptive, chunks are planned for the level each file starts at.
+      const parallel = parallelUploads ?? DEFAULT_PARALLEL_UPLOADS;
+      const uploadPlan = planUpload(file.size, multipartThreshold, chunkSize, parallel);
       return { ...file, meta: { ...file.meta, uploadPlan } };
     } catch {
       // planUpload's one refusal: a file that would need more than 10,000 chunks under 5 GB.

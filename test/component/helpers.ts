@@ -7,6 +7,8 @@ import type { TokenProvider } from '../../src/api/token.js';
 export interface Env {
   api: string;
   storage: string;
+  /** The storage origin on each of its hosts (`--storage-hosts`): chunk links alternate over them. */
+  storageOrigins: string[];
   /** A long-lived token of the tests' organization. */
   token: string;
   /** A stream with one stopped recording of 6 s, and a clip token for it (web-test-runner.config.ts). */
@@ -69,18 +71,18 @@ export async function pick(el: VideoUploader, ...files: File[]): Promise<void> {
 }
 
 /**
- * Hands each XMLHttpRequest PUT to the storage origin (`storage`) to `onSend` instead of sending it: `onSend`
- * sends it when it calls `send`. Returns what puts XMLHttpRequest back.
+ * Hands each XMLHttpRequest PUT to the storage origin (on any of its hosts, `storageOrigins`) to `onSend` instead of
+ * sending it: `onSend` sends it when it calls `send`. Returns what puts XMLHttpRequest back.
  */
 export function interceptStoragePuts(
-  storage: string,
+  storageOrigins: string[],
   onSend: (url: URL, body: Blob, send: () => void) => void,
 ): () => void {
   const { open, send } = XMLHttpRequest.prototype;
   const urls = new WeakMap<XMLHttpRequest, URL>();
   XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL, ...rest: any[]) {
     const target = new URL(url);
-    if (method === 'PUT' && target.origin === new URL(storage).origin) urls.set(this, target);
+    if (method === 'PUT' && storageOrigins.includes(target.origin)) urls.set(this, target);
     return (open as any).call(this, method, url, ...rest);
   };
   XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, body?: any) {

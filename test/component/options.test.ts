@@ -34,6 +34,17 @@ describe('attribute parsing', () => {
     expect(resolveOptions({ baseUrl: '/video-api/' }).baseUrl).to.equal(`${location.origin}/video-api`);
   });
 
+  it('adapts its parallelism unless parallel-uploads is set, up to max-parallel-uploads (12 by default, 1–32)', () => {
+    const base = { baseUrl: 'http://127.0.0.1:1' };
+    expect(resolveOptions(base)).to.include({ parallelUploads: null, maxParallelUploads: 12 });
+    expect(resolveOptions({ ...base, parallelUploads: 4, maxParallelUploads: '20' })).to.include({
+      parallelUploads: 4,
+      maxParallelUploads: 20,
+    });
+    for (const bad of ['0', '33', 'many'])
+      expect(() => resolveOptions({ ...base, maxParallelUploads: bad })).to.throw(`max-parallel-uploads="${bad}"`);
+  });
+
   it('defaults to multipart from 64 MiB (what the link bench measured), video files accepted, including .mkv and .ts', () => {
     const options = resolveOptions({ baseUrl: 'http://127.0.0.1:1/' });
     expect(options.baseUrl).to.equal('http://127.0.0.1:1');

@@ -152,14 +152,16 @@ describe('<video-uploader>', () => {
     expect((await video((await second).detail.videoId)).upload_method).to.equal('multipart');
   });
 
-  it('sends six chunks at a time with its defaults, and as many as parallel-uploads says, never more', async () => {
-    const { storage } = await env();
-    // Chunk PUTs wait here until released, so every one the element starts at once is counted.
+  it('sends six chunks at a time with its defaults, no more than max-parallel-uploads, and as many as parallel-uploads says', async () => {
+    const { storageOrigins } = await env();
+    // Chunk PUTs wait here until released, so every one the element starts at once is counted. Held, they send
+    // nothing, so the adaptive level has no rate to move on (test/e2e/connections.spec.ts has the rest).
     let held: (() => void)[] | undefined;
-    const restore = interceptStoragePuts(storage, (_url, _body, send) => (held ? held.push(send) : send()));
+    const restore = interceptStoragePuts(storageOrigins, (_url, _body, send) => (held ? held.push(send) : send()));
     try {
       for (const [attributes, parallel] of [
         [{}, 6],
+        [{ 'max-parallel-uploads': '4' }, 4],
         [{ 'parallel-uploads': '2' }, 2],
       ] as const) {
         held = [];
@@ -186,10 +188,10 @@ describe('<video-uploader>', () => {
   });
 
   it('cuts chunks that shrink with what is left when chunk-size is not set, the progress and the video adding up to the file', async () => {
-    const { storage } = await env();
+    const { storageOrigins } = await env();
     // Each chunk PUT's body size by its chunk (the URL's last segment).
     const sent = new Map<number, number>();
-    const restore = interceptStoragePuts(storage, (url, body, send) => {
+    const restore = interceptStoragePuts(storageOrigins, (url, body, send) => {
       sent.set(Number(url.pathname.split('/').pop()), body.size);
       send();
     });

@@ -225,7 +225,13 @@ const config: TestRunnerConfig = {
       },
       serve(context) {
         if (context.path === '/__env')
-          return { body: JSON.stringify({ api: service.api, storage: service.storage, token, clip }), type: 'json' };
+          return {
+            body: JSON.stringify({
+              ...{ api: service.api, storage: service.storage, storageOrigins: service.storageOrigins },
+              ...{ token, clip },
+            }),
+            type: 'json',
+          };
       },
     },
   ],

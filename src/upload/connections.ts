@@ -1,0 +1,301 @@
+import { DEFAULT_PARALLEL_UPLOADS } from '../options.js';
+
+/**
+ * How many chunk PUTs run at once: per file a target that adapts to the measured rate, and for the page the browser's
+ * limits. Every PUT of @uppy/aws-s3 asks here for its turn once its URL, and so its host, is known
+ * (aws-s3-options.ts, `uploadPartBytes`); Uppy's own queue (`limit`) is left at the most that could ever run
+ * (`queueLimit`), so that its pause on a 429 or an expired URL still works as Uppy means it.
+ *
+ * Per file, with `parallel-uploads` unset: start at `START_CONNECTIONS` (six, what a fixed default used to be). Once
+ * every connection of a level is under way and past TCP's slow start, the bytes the file sends are measured for
+ * `MEASURE_MS`. Then one more connection is tried, and kept while it raises the rate by at least half a fair share
+ * (`r(n) ≥ r(n-1)·(1 + GAIN/n)`): that is where loss holds back each connection, and each one more adds its own.
+ * When one more does not, the level steps back, and one fewer is tried: kept while it holds `HOLD` of the rate, as on
+ * a clean link, where two or three fill it and the others only split it. Where one fewer falls short, the level
+ * before it stays, and the next try waits `BACKOFF_MS`, twice as long each time. A level never moves once fewer chunks
+ * are left to start than it has connections: the last chunks' falling rate says nothing about the link.
+ *
+ * For the page: at most `PER_HOST` PUTs to one host (Chromium and Firefox pool six connections per host and port;
+ * a seventh would queue in the browser and send nothing), and at most `max-parallel-uploads` in all. A file never
+ * tries more connections than its hosts allow. With `parallel-uploads` set, every file's level is that number and
+ * never moves.
+ *
+ * A level judged on short windows is noise under loss, and a version that began lower and grew lost seconds at every
+ * level (docs/benchmarks.md, "Growing parallelism during an upload"): so the windows are long and the start is six.
+ */
+
+/** Chunk PUTs of a file at once when its upload starts (fewer if `max-parallel-uploads` says so): the old default. */
+export const START_CONNECTIONS = DEFAULT_PARALLEL_UPLOADS;
+/** Chromium's and Firefox's connections per host and port over HTTP/1.1. */
+export const PER_HOST = 6;
+/**
+ * Once every connection of a level is under way, the time they get before counting: a new connection leaves TCP's slow
+ * start, and the one that left has its last bytes out. The same for every level, so that where the chunks run in step
+ * (they start together) each level is counted at the same point of their lives: the last MB of a chunk go into the
+ * socket's buffer at once, and then nothing until its answer.
+ */
+export const SETTLE_MS = 2000;
+/** How long the bytes sent at one level are counted: two windows of 2.5 s, long enough to mean something under loss. */
+export const MEASURE_MS = 5000;
+/** The share of a connection's fair share that one more must add to be kept. */
+export const GAIN = 0.5;
+/** The share of the rate one fewer must keep to be kept. */
+export const HOLD = 0.97;
+/** The wait before trying again after a try fell short; doubled each time, up to `MAX_BACKOFF_MS`. */
+export const BACKOFF_MS = 10_000;
+export const MAX_BACKOFF_MS = 80_000;
+/** A file with no PUT under way for this long was paused (or offline): its level is measured afresh. */
+export const IDLE_MS = 1000;
+
+type Try = 'level' | 'more' | 'fewer';
+
+interface FileLevel {
+  /** Connections this file may have now. */
+  n: number;
+  /** Its PUTs under way. */
+  active: number;
+  /** Chunks left to start after the last one that took a turn. */
+  left: number;
+  /** Bytes its PUTs sent so far. */
+  sent: number;
+  /** What the current level is measured for: the rate of the level held, one more, or one fewer. */
+  trying: Try;
+  /** When every connection of the level first ran at once; undefined until then. */
+  full?: number;
+  /** Where the measurement began. */
+  from?: { at: number; sent: number };
+  /** The rate of the level held, bytes per ms; 0 until the first is measured. */
+  rate: number;
+  /** The rate one fewer must keep: that of the level held before the tries downwards began. */
+  best: number;
+  /** No try before this time. */
+  waitUntil: number;
+  backoff: number;
+  idleSince?: number;
+}
+
+interface Waiter {
+  file: FileLevel | undefined;
+  host: string;
+  left: number;
+  go: () => void;
+}
+
+export interface ConnectionLimits {
+  /** `parallel-uploads`: a fixed number, or null to adapt. */
+  fixed: () => number | null;
+  /** `max-parallel-uploads`. */
+  ceiling: () => number;
+}
+
+export class ConnectionController {
+  private readonly files = new Map<string, FileLevel>();
+  private readonly hosts = new Map<string, number>();
+  private active = 0;
+  private readonly waiting: Waiter[] = [];
+  /** Called when `queueLimit` grows (a new host was seen): the caller lets Uppy's queue start more. */
+  onQueueLimit?: () => void;
+
+  constructor(
+    private readonly limits: ConnectionLimits,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Requests Uppy's queue should let run at once: every turn this controller could give, and no more. */
+  get queueLimit(): number {
+    return this.limits.fixed() ?? this.most();
+  }
+
+  /** Connections the file may have now (its URLs are fetched that far ahead). */
+  level(fileKey: string): number {
+    return this.limits.fixed() ?? this.files.get(fileKey)?.n ?? this.firstLevel();
+  }
+
+  /**
+   * Waits for a turn to PUT to `host`; the answer ends the turn, however the PUT ends. `fileKey` names the file
+   * whose level counts (a chunk's session), undefined for a single link; `left` is how many of its chunks come after
+   * this one (so, once this one has its turn, how many have not started).
+   */
+  async acquire(host: string, fileKey?: string, left = 0, signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
+    if (!this.hosts.has(host)) {
+      const before = this.queueLimit;
+      this.hosts.set(host, 0);
+      if (this.queueLimit > before) this.onQueueLimit?.();
+    }
+    const file = fileKey === undefined ? undefined : this.fileLevel(fileKey);
+    if (file) {
+      // A file that sent nothing for a while was paused: the rate measured before says nothing now.
+      if (file.active === 0 && file.idleSince !== undefined && this.now() - file.idleSince >= IDLE_MS) {
+        file.full = undefined;
+        file.from = undefined;
+      }
+    }
+    if (this.waiting.length > 0 || !this.allowed(file, host)) {
+      await new Promise<void>((resolve, reject) => {
+        const waiter: Waiter = { file, host, left, go: () => (signal?.removeEventListener('abort', stop), resolve()) };
+        const stop = () => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          reject(signal!.reason);
+        };
+        signal?.addEventListener('abort', stop, { once: true });
+        this.waiting.push(waiter);
+        this.wake();
+      });
+    } else this.begin(file, host, left);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.end(file, host);
+    };
+  }
+
+  /** Bytes a file's PUT just sent (a difference, not its running total). */
+  sent(fileKey: string, bytes: number): void {
+    const file = this.files.get(fileKey);
+    if (!file) return;
+    file.sent += bytes;
+    this.observe(file);
+  }
+
+  /** The file's upload ended (completed, aborted): its level goes. */
+  forget(fileKey: string): void {
+    this.files.delete(fileKey);
+  }
+
+  /** The most connections the hosts seen so far allow, within `max-parallel-uploads`. */
+  private most(): number {
+    return Math.min(this.limits.ceiling(), PER_HOST * Math.max(1, this.hosts.size));
+  }
+
+  private firstLevel(): number {
+    return Math.min(START_CONNECTIONS, this.limits.ceiling());
+  }
+
+  private begin(file: FileLevel | undefined, host: string, left: number): void {
+    this.active++;
+    this.hosts.set(host, this.hosts.get(host)! + 1);
+    if (file) {
+      file.active++;
+      file.left = Math.min(file.left, left);
+      this.filled(file);
+    }
+  }
+
+  private end(file: FileLevel | undefined, host: string): void {
+    this.active--;
+    this.hosts.set(host, this.hosts.get(host)! - 1);
+    if (file) {
+      file.active--;
+      if (file.active === 0) file.idleSince = this.now();
+      this.filled(file);
+    }
+    this.wake();
+  }
+
+  private fileLevel(fileKey: string): FileLevel {
+    let file = this.files.get(fileKey);
+    if (!file) {
+      const n = this.firstLevel();
+      file = {
+        n,
+        active: 0,
+        left: Infinity,
+        sent: 0,
+        trying: 'level',
+        rate: 0,
+        best: 0,
+        waitUntil: 0,
+        backoff: BACKOFF_MS,
+      };
+      this.files.set(fileKey, file);
+    }
+    return file;
+  }
+
+  private allowed(file: FileLevel | undefined, host: string): boolean {
+    const fixed = this.limits.fixed();
+    return (
+      this.hosts.get(host)! < PER_HOST &&
+      this.active < (fixed ?? this.limits.ceiling()) &&
+      (!file || file.active < (fixed ?? file.n))
+    );
+  }
+
+  /** Gives turns, in order, to every waiting PUT that may start now. */
+  private wake(): void {
+    for (let i = 0; i < this.waiting.length;) {
+      const waiter = this.waiting[i]!;
+      if (!this.allowed(waiter.file, waiter.host)) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.begin(waiter.file, waiter.host, waiter.left);
+      waiter.go();
+    }
+  }
+
+  /** A level is measured from when all its connections first ran at once (and no more than it has). */
+  private filled(file: FileLevel): void {
+    if (file.full === undefined && file.active === file.n) file.full = this.now();
+  }
+
+  /** Measures the current level as its bytes come, and decides once it has been measured long enough. */
+  private observe(file: FileLevel): void {
+    if (this.limits.fixed() !== null || file.left < file.n) return;
+    const now = this.now();
+    if (now < file.waitUntil || file.full === undefined) return;
+    if (!file.from) {
+      if (now - file.full >= SETTLE_MS) file.from = { at: now, sent: file.sent };
+      return;
+    }
+    if (now - file.from.at < MEASURE_MS) return;
+    this.decide(file, (file.sent - file.from.sent) / (now - file.from.at));
+  }
+
+  private decide(file: FileLevel, rate: number): void {
+    const most = this.most();
+    if (file.trying === 'level') {
+      file.rate = file.best = rate;
+      // With no room for one more (one host and six under way), the clean link's question is still worth asking.
+      if (file.n < most) this.try(file, file.n + 1, 'more');
+      else this.tryFewer(file);
+    } else if (file.trying === 'more') {
+      if (rate >= file.rate * (1 + GAIN / file.n)) {
+        file.rate = file.best = rate;
+        file.backoff = BACKOFF_MS;
+        if (file.n < most) this.try(file, file.n + 1, 'more');
+        else this.hold(file, file.n);
+      } else {
+        file.n--;
+        this.tryFewer(file);
+      }
+    } else if (rate >= HOLD * file.best) {
+      file.rate = rate;
+      this.tryFewer(file);
+    } else this.hold(file, file.n + 1);
+  }
+
+  private tryFewer(file: FileLevel): void {
+    if (file.n > 1) this.try(file, file.n - 1, 'fewer');
+    else this.hold(file, 1);
+  }
+
+  private try(file: FileLevel, n: number, trying: Try): void {
+    file.n = n;
+    file.trying = trying;
+    file.full = undefined;
+    file.from = undefined;
+    this.filled(file);
+    this.wake();
+  }
+
+  /** Keeps `n` and waits before trying again, each time twice as long; then its rate is measured afresh. */
+  private hold(file: FileLevel, n: number): void {
+    file.waitUntil = this.now() + file.backoff;
+    file.backoff = Math.min(2 * file.backoff, MAX_BACKOFF_MS);
+    this.try(file, n, 'level');
+  }
+}

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { open as openFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { StorageRequest } from '../../service/storage/server.js';
+import { PER_HOST, START_CONNECTIONS } from '../../src/upload/connections.js';
+import { tempDir } from '../helpers/temp.js';
+import {
+  addFile,
+  event,
+  expect,
+  faults,
+  finishedChunks,
+  open,
+  storageRequests,
+  test,
+  throttleUploads,
+} from './demo.js';
+
+/**
+ * How many chunk PUTs the element runs at once (src/upload/connections.ts), counted on the storage's own log of the
+ * PUTs it received: with `parallel-uploads` unset it starts at six and adapts to the measured rate, never past six to
+ * one host; set, the number is fixed. The service here hands out the chunk links on two storage hosts.
+ */
+const MiB = 1024 * 1024;
+const CHUNKED = { 'multipart-threshold': '1MB', 'no-preview': '' };
+
+async function randomFile(size: number, name: string): Promise<string> {
+  const path = join(await tempDir('connections-'), name);
+  const file = await openFile(path, 'w');
+  for (let written = 0; written < size; written += 16 * MiB) await file.write(randomBytes(16 * MiB));
+  await file.close();
+  return path;
+}
+
+/** PUTs under way at `at` (storage clock): arrived, and not yet answered. */
+const underWay = (puts: StorageRequest[], at: number) =>
+  puts.filter((p) => p.startedAt <= at && at < p.endedAt!).length;
+
+/** The most PUTs under way at once. */
+const mostAtOnce = (puts: StorageRequest[]) => Math.max(...puts.map((p) => underWay(puts, p.startedAt)));
+
+/** The most PUTs under way as each of `starting` arrived: the level then, whichever PUTs ended first. */
+const mostAsStarting = (puts: StorageRequest[], starting: StorageRequest[]) =>
+  Math.max(...starting.map((p) => underWay(puts, p.startedAt)));
+
+/** The chunk PUTs in the order they arrived. */
+const byStart = (puts: StorageRequest[]) => [...puts].sort((a, b) => a.startedAt - b.startedAt);
+
+/**
+ * Each chunk PUT's body read at 2 MB/s, as loss holds back each TCP connection on its own: every connection adds as
+ * much as the others. (On loopback the kernel's socket buffers take the first few MB of each PUT at once; the chunks
+ * are large, so that most of each goes at the held pace.)
+ */
+const HELD_BACK = { rules: [{ target: 'chunk-put', action: 'throttle', bytesPerSecond: 2_000_000 }] };
+
+test('grows past six over two storage hosts where each connection adds its share, six at most on each', async ({
+  page,
+}) => {
+  // 24 chunks of 16 MiB, about 12 MB/s at six: about 30 s, long enough to measure six and grow by one or two.
+  const file = await randomFile(384 * MiB, 'held-back.mp4');
+  const before = (await storageRequests(page)).length;
+  await faults(page, HELD_BACK);
+  await open(page, { ...CHUNKED, 'chunk-size': '16MB' });
+  await addFile(page, file);
+  await event(page, 'upload-success', 110_000);
+  const puts = byStart(finishedChunks(await storageRequests(page, before)));
+  expect(puts.length).toBe(24);
+  expect(underWay(puts, puts[START_CONNECTIONS - 1]!.startedAt), 'six from the start').toBe(START_CONNECTIONS);
+  // The last chunks to start before the tail (six left), about 20 s in: a level past six was kept, not only tried.
+  const beforeTail = puts.slice(-PER_HOST - 4, -PER_HOST);
+  expect(mostAsStarting(puts, beforeTail), 'past six before the tail').toBeGreaterThan(START_CONNECTIONS);
+  // Chunk N's link names host (N-1) mod 2 (the service's default --storage-hosts 2). A seventh to one host the
+  // browser would hold back itself; that the element never asks for one, test/unit/connections.test.ts.
+  const onHost = (host: number) => puts.filter((p) => (Number(p.path.split('/').pop()) - 1) % 2 === host);
+  for (const host of [0, 1]) expect(mostAtOnce(onHost(host)), `host ${host}`).toBeLessThanOrEqual(PER_HOST);
+});
+
+test('with parallel-uploads="3" runs three chunk PUTs at a time, whatever the rate says', async ({ page }) => {
+  // 12 chunks of 8 MiB at 6 MB/s: about 15 s, past the first measurement a level could have moved at (7 s).
+  const file = await randomFile(96 * MiB, 'fixed.mp4');
+  const before = (await storageRequests(page)).length;
+  await faults(page, HELD_BACK);
+  await open(page, { ...CHUNKED, 'chunk-size': '8MB', 'parallel-uploads': '3' });
+  await addFile(page, file);
+  await event(page, 'upload-success', 60_000);
+  const puts = byStart(finishedChunks(await storageRequests(page, before)));
+  expect(puts.length).toBe(12);
+  expect(mostAtOnce(puts)).toBe(3);
+  // Still three at once in its last chunks, after the first measurement a level could have moved at.
+  expect(mostAsStarting(puts, puts.slice(-5, -2))).toBe(3);
+});
+
+test('ends with fewer than six connections where a few already fill the link', async ({ page }) => {
+  // The page's whole upload held to 4 MiB/s: one connection more or fewer changes nothing, so fewer are kept.
+  // 26 chunks of 5 MiB: about 32 s; six are measured by 8 s, and every try of one fewer holds.
+  const file = await randomFile(128 * MiB, 'full-link.mp4');
+  const before = (await storageRequests(page)).length;
+  await open(page, { ...CHUNKED, 'chunk-size': '5MB' });
+  await throttleUploads(page, 4 * MiB);
+  await addFile(page, file);
+  await event(page, 'upload-success', 110_000);
+  const puts = byStart(finishedChunks(await storageRequests(page, before)));
+  expect(puts.length).toBe(26);
+  expect(underWay(puts, puts[START_CONNECTIONS - 1]!.startedAt), 'six from the start').toBe(START_CONNECTIONS);
+  // The last chunks to start before the tail, about 25 s in.
+  const beforeTail = puts.slice(-PER_HOST - 4, -PER_HOST);
+  expect(mostAsStarting(puts, beforeTail), 'fewer than six by then').toBeLessThan(START_CONNECTIONS);
+});

@@ -1,0 +1,292 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  ConnectionController,
+  MEASURE_MS,
+  PER_HOST,
+  SETTLE_MS,
+  START_CONNECTIONS,
+} from '../../src/upload/connections.js';
+
+const MB = 1_000_000;
+const STEP_MS = 50;
+const FILE = 'session-1';
+
+interface Link {
+  /** Storage hosts: chunk N's link names host (N-1) mod hosts, as the service hands them out. */
+  hosts: number;
+  /** What loss leaves one TCP connection, bytes per second. */
+  share: number;
+  /** What the link carries for all connections together, bytes per second. */
+  capacity: number;
+  /** Time each chunk PUT holds its turn before its first byte (preflight, request, the answer at its end). */
+  gapMs?: number;
+  chunks: number;
+  chunkBytes: number;
+  fixed?: number | null;
+  ceiling?: number;
+  seconds: number;
+}
+
+/**
+ * One file's upload on a clock of its own, as @uppy/aws-s3 runs it: chunks start in order while Uppy's queue
+ * (`queueLimit`) has room, each waits for its turn in the controller, sends its share of the link, and ends.
+ */
+async function simulate(link: Link) {
+  let clock = 0;
+  const connections = new ConnectionController(
+    { fixed: () => link.fixed ?? null, ceiling: () => link.ceiling ?? 12 },
+    () => clock,
+  );
+  const running: { host: string; left: number; sinceMs: number; release: () => void }[] = [];
+  const perHost = new Map<string, number>();
+  let queued = 0;
+  let next = 1;
+  let started = 0;
+  /** At every step: PUTs sending, the file's level, chunks left to start, and the most PUTs to one host. */
+  const steps: { running: number; level: number; left: number; onOneHost: number }[] = [];
+  for (; clock < link.seconds * 1000; clock += STEP_MS) {
+    // Uppy's queue lets up to `queueLimit` PUTs into uploadPartBytes; each waits there for its turn.
+    while (next <= link.chunks && queued < connections.queueLimit) {
+      const chunkId = next++;
+      const host = `127.0.0.${((chunkId - 1) % link.hosts) + 1}:4501`;
+      queued++;
+      void connections.acquire(host, FILE, link.chunks - chunkId).then((release) => {
+        started = Math.max(started, chunkId);
+        running.push({ host, left: link.chunkBytes, sinceMs: clock, release });
+        perHost.set(host, (perHost.get(host) ?? 0) + 1);
+      });
+    }
+    await new Promise((r) => setImmediate(r));
+    const sending = running.filter((put) => clock - put.sinceMs >= (link.gapMs ?? 0));
+    const each = Math.min(link.share, link.capacity / Math.max(1, sending.length)) * (STEP_MS / 1000);
+    for (const put of sending) {
+      const bytes = Math.min(each, put.left);
+      put.left -= bytes;
+      connections.sent(FILE, bytes);
+    }
+    steps.push({
+      running: running.length,
+      level: connections.level(FILE),
+      left: link.chunks - started,
+      onOneHost: Math.max(0, ...perHost.values()),
+    });
+    for (const put of running.filter((p) => p.left <= 0)) {
+      running.splice(running.indexOf(put), 1);
+      perHost.set(put.host, perHost.get(put.host)! - 1);
+      queued--;
+      put.release();
+    }
+    if (next > link.chunks && running.length === 0 && queued === 0) break;
+  }
+  const levels = steps.map((s) => s.level);
+  return { steps, levels, connections, most: Math.max(...steps.map((s) => s.running)) };
+}
+
+/** The levels in the order they were held, each once per stretch. */
+const stretches = (levels: number[]) => levels.filter((n, i) => n !== levels[i - 1]);
+
+/** A long upload: chunks enough that the tail never comes within the run. */
+const LONG = { chunks: 1000, chunkBytes: 8 * MB };
+
+describe('chunk PUTs at once (ConnectionController)', () => {
+  it('starts at six and adds one connection at a time while each one more raises the rate, up to the ceiling', async () => {
+    // Loss holds each connection to 1.2 MB/s, two storage hosts: every one more adds its share.
+    const { levels, steps, most } = await simulate({
+      hosts: 2,
+      share: 1.2 * MB,
+      capacity: Infinity,
+      seconds: 120,
+      ...LONG,
+    });
+    assert.equal(levels[0], START_CONNECTIONS);
+    assert.deepEqual(stretches(levels).slice(0, 7), [6, 7, 8, 9, 10, 11, 12], 'one more at a time, up to 12');
+    assert.equal(most, 12, 'never past the ceiling');
+    assert.ok(Math.max(...steps.map((s) => s.onOneHost)) <= PER_HOST, 'never more than six to one host');
+    assert.equal(steps.at(-1)!.running, 12, 'and stays there: one fewer falls short');
+  });
+
+  it('steps back when one more does not raise the rate, and keeps the level that fills the link', async () => {
+    // Seven connections of 2 MB/s fill 14 MB/s: the eighth adds nothing, and six fall short of seven.
+    const { levels, most } = await simulate({ hosts: 2, share: 2 * MB, capacity: 14 * MB, seconds: 120, ...LONG });
+    assert.deepEqual(stretches(levels).slice(0, 4), [6, 7, 8, 6], 'seven, then eight tried, then six tried');
+    assert.equal(levels.at(-1), 7);
+    assert.ok(most <= 8);
+  });
+
+  it('ends with two or three connections on a clean link that a few fill', async () => {
+    // No loss: one connection could take the whole 12 MB/s, but each chunk holds its turn 150 ms before its first
+    // byte, which one connection alone cannot hide.
+    const { levels } = await simulate({
+      hosts: 2,
+      share: Infinity,
+      capacity: 12 * MB,
+      gapMs: 150,
+      seconds: 120,
+      ...LONG,
+    });
+    assert.deepEqual(stretches(levels).slice(0, 3), [6, 7, 5], 'one more added nothing; one fewer was tried');
+    assert.ok(levels.at(-1)! >= 2 && levels.at(-1)! <= 3, `ended at ${levels.at(-1)}`);
+    assert.ok(Math.max(...levels) <= 7);
+  });
+
+  it('never has more than six PUTs to one host, however much one more would add', async () => {
+    const { levels, most, steps } = await simulate({
+      hosts: 1,
+      share: 1.2 * MB,
+      capacity: Infinity,
+      seconds: 60,
+      ...LONG,
+    });
+    assert.equal(most, PER_HOST);
+    assert.equal(Math.max(...levels), PER_HOST, 'no seventh tried on one host');
+    assert.equal(steps.at(-1)!.running, PER_HOST, 'five fell short, six kept');
+  });
+
+  it('stays within max-parallel-uploads', async () => {
+    const { most, levels } = await simulate({
+      hosts: 2,
+      share: 1.2 * MB,
+      capacity: Infinity,
+      ceiling: 8,
+      seconds: 90,
+      ...LONG,
+    });
+    assert.equal(most, 8);
+    assert.equal(Math.max(...levels), 8);
+    const low = await simulate({ hosts: 2, share: 1.2 * MB, capacity: Infinity, ceiling: 4, seconds: 30, ...LONG });
+    assert.equal(low.levels[0], 4, 'starts at the ceiling when it is under six');
+    assert.equal(low.most, 4);
+  });
+
+  it('shares the ceiling and each host between files', async () => {
+    const connections = new ConnectionController({ fixed: () => null, ceiling: () => 8 });
+    let started = 0;
+    // Two files, six chunks each, over two hosts: each file's level is six, the page's ceiling eight.
+    for (const file of ['a', 'b'])
+      for (let chunkId = 1; chunkId <= 6; chunkId++)
+        void connections.acquire(`h${chunkId % 2}:1`, file, 6 - chunkId).then(() => started++);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(started, 8);
+    const other = new ConnectionController({ fixed: () => null, ceiling: () => 32 });
+    let onOne = 0;
+    for (const file of ['a', 'b']) for (let i = 0; i < 6; i++) void other.acquire('h:1', file, 10).then(() => onOne++);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(onOne, PER_HOST, 'six to one host, whichever files they are of');
+  });
+
+  it('does not move its level once fewer chunks are left to start than it has connections', async () => {
+    // A clean link where the level would keep falling, and a file of 16 large chunks: its tail lasts long enough
+    // for two levels to be measured in it.
+    const { steps } = await simulate({
+      hosts: 2,
+      share: Infinity,
+      capacity: 12 * MB,
+      gapMs: 150,
+      chunks: 16,
+      chunkBytes: 24 * MB,
+      seconds: 120,
+    });
+    const tail = steps.findIndex((s) => s.left < s.level);
+    assert.ok((steps.length - tail) * STEP_MS >= 2 * (SETTLE_MS + MEASURE_MS), 'the tail is long');
+    assert.deepEqual(
+      new Set(steps.slice(tail).map((s) => s.level)),
+      new Set([steps[tail]!.level]),
+      'frozen in the tail',
+    );
+  });
+
+  it('keeps a fixed parallel-uploads as it is, whatever the rate does', async () => {
+    for (const fixed of [1, 3, 12]) {
+      const { levels, most, steps } = await simulate({
+        hosts: fixed === 12 ? 2 : 1,
+        share: Infinity,
+        capacity: 12 * MB,
+        gapMs: 150,
+        fixed,
+        seconds: 60,
+        ...LONG,
+      });
+      assert.deepEqual(new Set(levels), new Set([fixed]), `parallel-uploads=${fixed}`);
+      assert.equal(most, fixed, `parallel-uploads=${fixed}`);
+      assert.equal(steps.at(-1)!.running, fixed, `parallel-uploads=${fixed}`);
+    }
+    // Twelve on one host: six, the browser's pool, and the controller never queues more there.
+    const one = await simulate({ hosts: 1, share: 1 * MB, capacity: Infinity, fixed: 12, seconds: 20, ...LONG });
+    assert.equal(one.most, PER_HOST);
+  });
+
+  it("lets Uppy's queue hold six per host seen, within the ceiling, and says when that grows", async () => {
+    let ceiling = 12;
+    let fixed: number | null = null;
+    const connections = new ConnectionController({ fixed: () => fixed, ceiling: () => ceiling });
+    let grown = 0;
+    connections.onQueueLimit = () => grown++;
+    assert.equal(connections.queueLimit, 6);
+    (await connections.acquire('a:1', FILE, 10))();
+    assert.equal(grown, 0);
+    (await connections.acquire('b:1', FILE, 9))();
+    assert.equal(connections.queueLimit, 12);
+    assert.equal(grown, 1);
+    (await connections.acquire('c:1', FILE, 8))();
+    assert.equal(connections.queueLimit, 12, 'the ceiling');
+    assert.equal(grown, 1);
+    ceiling = 32;
+    assert.equal(connections.queueLimit, 18);
+    fixed = 3;
+    assert.equal(connections.queueLimit, 3);
+    assert.equal(connections.level(FILE), 3);
+  });
+
+  it('measures afresh after a pause, so the time paused does not count against the level being tried', async () => {
+    let clock = 0;
+    const connections = new ConnectionController({ fixed: () => null, ceiling: () => 12 }, () => clock);
+    const turns: (() => void)[] = [];
+    const take = async (count: number) => {
+      for (let i = 0; i < count; i++) turns.push(await connections.acquire(`h${i % 2}:1`, FILE, 100));
+    };
+    // Each PUT under way sends 1 MB/s (loss), for `ms`.
+    const send = (ms: number) => {
+      for (const end = clock + ms; clock < end; clock += STEP_MS)
+        for (let i = 0; i < turns.length; i++) connections.sent(FILE, 1 * MB * (STEP_MS / 1000));
+    };
+    await take(6);
+    send(8000);
+    assert.equal(connections.level(FILE), 7, 'six measured, one more tried');
+    await take(1);
+    send(3000);
+    // Paused: every PUT is cut off, and nothing is sent for 10 s.
+    turns.splice(0).forEach((end) => end());
+    clock += 10_000;
+    await take(7);
+    send(8000);
+    assert.equal(connections.level(FILE), 8, 'the seventh added its share, and an eighth is tried');
+  });
+
+  it('gives turns in order, and forgets a PUT whose upload was aborted while it waited', async () => {
+    const connections = new ConnectionController({ fixed: () => 2, ceiling: () => 12 });
+    const started: string[] = [];
+    const releases: (() => void)[] = [];
+    const take = (name: string, signal?: AbortSignal) =>
+      connections.acquire('h:1', FILE, 10, signal).then(
+        (release) => (started.push(name), releases.push(release)),
+        (err: Error) => started.push(`${name}: ${err.name}`),
+      );
+    void take('a');
+    void take('b');
+    const abort = new AbortController();
+    const c = take('c', abort.signal);
+    const d = take('d');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(started, ['a', 'b']);
+    abort.abort();
+    await c;
+    releases[0]!();
+    releases[0]!(); // a turn ends once, however often its PUT says so
+    await d;
+    assert.deepEqual(started, ['a', 'b', 'c: AbortError', 'd'], 'the aborted one never held a turn');
+    void take('e');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(started.at(-1), 'd', 'two under way: e waits');
+  });
+});
