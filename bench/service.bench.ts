@@ -2,8 +2,11 @@
  * The local service's upload path and processing, on loopback. Prints figures; asserts nothing.
  *   - 1 GiB as one PUT, and as 16 chunks of 64 MiB with 4 in parallel, in MB/s, each as a ratio to two
  *     baselines measured in the same run: a plain node:http server that only pipes the body to a file, with
- *     the same 1 MiB write buffer as the service, and the same pipe computing the MD5 and fsyncing. The file is read once before, so both sides read
- *     it from a warm page cache; the samples are interleaved (baselines, service, baselines, …), 5 of each.
+ *     the same 1 MiB write buffer as the service, and the same pipe computing the MD5 and fsyncing (the four
+ *     parallel PUTs go to one such process, as they go to one service). The file is read once before, so both
+ *     sides read it from a warm page cache; the samples are interleaved (baselines, service, baselines, …), 5 of
+ *     each, and each starts with nothing of an earlier one still running: the disk's writeback done, the
+ *     service's processing jobs finished.
  *   - Peak RSS growth of the service process during the 1 GiB PUT.
  *   - Time from the end of the upload to `ready` for 60 s of 1080p H.264/AAC (copy) and VP9 (encode).
  */
@@ -168,6 +171,8 @@ export async function main(): Promise<void> {
     for await (const _ of createReadStream(file, { highWaterMark: 16 * MiB }));
     for (const base of [plain, md5]) await putRange(base.url, file, 0, CHUNK);
     await putRange((await singleUrl(service, token)).url, file, 0, CHUNK);
+    await putRange((await chunkUrls(service, token, 1)).urls[0]!, file, 0, CHUNK);
+    await service.idle();
 
     const pid = service.process.pid!;
     const rssBefore = await rssKiB(pid);
@@ -180,22 +185,32 @@ export async function main(): Promise<void> {
       ]),
     ) as Record<string, number[]>;
     const toBaseline = (url: string) => async (i: number) => putRange(url, file, i * CHUNK, (i + 1) * CHUNK);
+    // The plain pipe does not fsync: without `sync` its bytes would be written back during a later sample. The
+    // file is read again, as the kernel may have dropped pages of it meanwhile (this machine's DAMON pages cold
+    // memory out): every sample reads it from the page cache.
+    const sample = async (fn: () => Promise<unknown>) => {
+      await run('sync');
+      for await (const _ of createReadStream(file, { highWaterMark: 16 * MiB }));
+      return timed(fn);
+    };
     for (let round = 0; round < ROUNDS; round++) {
       for (const [side, base] of [
         ['plain', plain],
         ['md5', md5],
       ] as const) {
-        times[`${side} single`]!.push(await timed(() => putRange(base.url, file, 0, TOTAL)));
-        times[`${side} parallel`]!.push(await timed(() => parallel(chunks, PARALLEL, toBaseline(base.url))));
+        times[`${side} single`]!.push(await sample(() => putRange(base.url, file, 0, TOTAL)));
+        times[`${side} parallel`]!.push(await sample(() => parallel(chunks, PARALLEL, toBaseline(base.url))));
       }
       const single = await singleUrl(service, token);
       const sampler = setInterval(() => void rssKiB(pid).then((kib) => (rssPeak = Math.max(rssPeak, kib))), 20);
-      times['service single']!.push(await timed(() => putRange(single.url, file, 0, TOTAL)));
+      times['service single']!.push(await sample(() => putRange(single.url, file, 0, TOTAL)));
       clearInterval(sampler);
       rssPeak = Math.max(rssPeak, await rssKiB(pid));
+      // The uploaded gibberish is processed (and fails); that must not run into the next sample.
+      await service.idle();
       const multi = await chunkUrls(service, token, chunks.length);
       times['service parallel']!.push(
-        await timed(() =>
+        await sample(() =>
           parallel(chunks, PARALLEL, (i) => putRange(multi.urls[i]!, file, i * CHUNK, (i + 1) * CHUNK)),
         ),
       );
@@ -203,8 +218,8 @@ export async function main(): Promise<void> {
     const figure = (xs: number[]) =>
       `${mbps(TOTAL, median(xs)).toFixed(0)} MB/s (${mbps(TOTAL, Math.max(...xs)).toFixed(0)}–${mbps(TOTAL, Math.min(...xs)).toFixed(0)})`;
     for (const [label, shape, target] of [
-      ['1 GiB single PUT', 'single', '≥ 0.90 of the pipe'],
-      [`1 GiB as 16 × 64 MiB, ${PARALLEL} parallel`, 'parallel', ''],
+      ['1 GiB single PUT', 'single', '≥ 0.95 of pipe + MD5 + fsync'],
+      [`1 GiB as 16 × 64 MiB, ${PARALLEL} parallel`, 'parallel', '≥ 0.80 of pipe + MD5 + fsync'],
     ] as const) {
       const [service, pipe, hashed] = sides.map((side) => times[`${side} ${shape}`]!);
       rows.push([

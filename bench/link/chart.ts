@@ -7,7 +7,7 @@ const COLOURS = ['#1269cf', '#5b9be6', '#9cc3f2', '#8c8c8c', '#d9822b', '#7a5195
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 
 export function barChart(title: string, groups: { link: string; rows: { label: string; mbps?: number }[] }[]): string {
-  const labelWidth = 330;
+  const labelWidth = 500; // room for labels of about 80 characters, at about 6 px a character
   const barArea = 420;
   const bar = 16;
   const gap = 4;

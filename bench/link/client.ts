@@ -2,8 +2,9 @@
  * bench/link.bench.ts's browser end, run inside the client's namespace: serves the built pages on that
  * namespace's 127.0.0.1, launches headless Chromium (its TCP sockets CUBIC, from the LD_PRELOAD in the
  * environment), and runs each contender in a fresh page of its own with the file picked from disk, as a user
- * picks it. Prints one JSON line per contender: {label, result} (what the page's function returned: the ms an
- * upload took, or bench/shrink-page.ts's figures) with, when asked, `memory`; or {label, error}.
+ * picks it. Prints one JSON line per contender: {label, result, connections} (what the page's function returned:
+ * the ms an upload took, or bench/shrink-page.ts's figures; its requests at once) with, when asked, `memory`; or
+ * {label, error}.
  *
  *   client.ts CONFIG_JSON    see ClientConfig
  */
@@ -16,15 +17,20 @@ export interface Contender {
   label: string;
   /**
    * The built page (bench/page.html: the widget and raw uploads; bench/peers/page.html: the peers;
-   * bench/shrink-page.html: the widget until `video-ready`).
+   * bench/uppy5-page.html: @uppy/aws-s3 5.x; bench/shrink-page.html: the widget until `video-ready`).
    */
-  page: 'bench/page.html' | 'bench/peers/page.html' | 'bench/shrink-page.html';
+  page: 'bench/page.html' | 'bench/peers/page.html' | 'bench/uppy5-page.html' | 'bench/shrink-page.html';
   /**
-   * The page's function and its arguments: `bench(mode, api, token, chunkMiB, attributes)`, `peer(name, endpoint)`
-   * or `shrink(api, token, attributes)`.
+   * The page's function and its arguments: `bench(mode, api, token, chunkMiB, attributes)`, `peer(name, endpoint)`,
+   * `uppy5(api, token)` or `shrink(api, token, attributes)`.
    */
-  call: 'bench' | 'peer' | 'shrink' | 'shrinkAlone';
+  call: 'bench' | 'peer' | 'uppy5' | 'shrink' | 'shrinkAlone';
   args: unknown[];
+  /**
+   * The test hook that answers once the service has no job due or running (`/__test__/jobs/idle`): the next
+   * contender starts only then, so that the processing this one's uploads started does not share the cores with it.
+   */
+  idle?: string;
 }
 
 export interface ClientConfig {
@@ -40,6 +46,8 @@ export interface ClientConfig {
   deadlineSeconds: number;
   /** Whether to measure the browser's memory (bench/memory.ts): with the page idle, and its peak while it runs. */
   memory?: boolean;
+  /** Chromium's `--host-resolver-rules`: the addresses of names no DNS here knows (`MAP store.bench 198.18.0.2`). */
+  hostRules?: string;
 }
 
 /** The browser's resident set with the page loaded and the file picked, before it runs: the median of 5 samples. */
@@ -74,9 +82,30 @@ async function timeline(page: import('playwright').Page): Promise<string> {
     .join('\n');
 }
 
+/**
+ * The upload's requests at once, from Resource Timing: those to neither the page's origin nor the API (the storage's
+ * hosts, a peer's server). `most` at any time, and `atLast` as the last of them started: the level an adaptive
+ * upload ended with, before its tail (every request still under way was started at that level).
+ */
+async function connections(page: import('playwright').Page, api: string): Promise<{ most: number; atLast: number }> {
+  const spans = await page.evaluate(
+    (apiOrigin) =>
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => ![location.origin, apiOrigin].includes(new URL(e.name).origin))
+        .map((e) => [e.startTime, (e as PerformanceResourceTiming).responseEnd] as const),
+    new URL(api).origin,
+  );
+  const underWay = (at: number) => spans.filter(([start, end]) => start <= at && at < end).length;
+  const starts = spans.map(([start]) => start);
+  return { most: Math.max(0, ...starts.map(underWay)), atLast: starts.length ? underWay(Math.max(...starts)) : 0 };
+}
+
 const config = JSON.parse(process.argv[2]!) as ClientConfig;
 const { url, server } = await serveStatic(config.dist, config.api);
-const browser = await chromium.launch({ ...chromiumLaunchOptions(), headless: true });
+const launch = chromiumLaunchOptions();
+if (config.hostRules) launch.args.push(`--host-resolver-rules=${config.hostRules}`);
+const browser = await chromium.launch({ ...launch, headless: true });
 try {
   for (const contender of config.contenders) {
     const page = await browser.newPage();
@@ -98,13 +127,27 @@ try {
         }),
       ]).finally(() => clearTimeout(deadline));
       const memory = peak && { idle, peak: await peak.stop() };
-      console.log(JSON.stringify({ label: contender.label, result, memory }));
+      console.log(
+        JSON.stringify({ label: contender.label, result, memory, connections: await connections(page, config.api) }),
+      );
       if (process.env.BENCH_TIMELINE) console.error(await timeline(page));
     } catch (err) {
       console.log(JSON.stringify({ label: contender.label, error: (err as Error).message.split('\n')[0] }));
     } finally {
       await peak?.stop();
       await page.close();
+    }
+    // A JSON body, the only kind the test hooks take: anything else gets 415 at once, and nothing waits.
+    if (contender.idle) {
+      const failure = await fetch(contender.idle, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }).then(
+        (res) => (res.ok ? '' : `it answered ${res.status}`),
+        (err: Error) => err.message,
+      );
+      if (failure) console.error(`after ${contender.label}: the service did not say it was idle (${failure})`);
     }
   }
 } finally {
