@@ -69,4 +69,21 @@ describe('a port already in use', () => {
     assert.equal(code, 2);
     assert.match(stderr.trim(), new RegExp(`^video service: port ${port} is already in use .*--storage-hosts\\.$`));
   });
+
+  it('npm run service on a host that is not 127.x, its second storage port (the default two hosts) taken, names --storage-hosts', async () => {
+    // On ::1 the two hosts are two ports: --storage-port and the one after it.
+    const second = createServer();
+    await new Promise<void>((resolve) => second.listen(0, '::1', resolve));
+    const taken6 = (second.address() as { port: number }).port;
+    try {
+      const data = await tempData();
+      const { code, stderr } = await run('service/main.ts', [
+        ...['--host', '::1', '--port', '0', '--rtmp-port', '0', '--storage-port', String(taken6 - 1), '--data', data],
+      ]);
+      assert.equal(code, 2);
+      assert.match(stderr.trim(), new RegExp(`^video service: port ${taken6} is already in use .*--storage-hosts\\.$`));
+    } finally {
+      second.close();
+    }
+  });
 });
