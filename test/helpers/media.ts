@@ -146,7 +146,20 @@ export const RECIPES = {
 
 export type MediaName = keyof typeof RECIPES;
 
-export async function media(name: MediaName): Promise<string> {
+/** The recipes being made in this process: a second ask waits for the first (they would share a temp name). */
+const making = new Map<MediaName, Promise<string>>();
+
+export function media(name: MediaName): Promise<string> {
+  let made = making.get(name);
+  if (!made) {
+    made = make(name);
+    making.set(name, made);
+    made.catch(() => making.delete(name));
+  }
+  return made;
+}
+
+async function make(name: MediaName): Promise<string> {
   await mkdir(DIR, { recursive: true });
   const out = join(DIR, name);
   if (
