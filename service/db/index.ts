@@ -1,5 +1,15 @@
 import BetterSqlite from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type SqliteDialectConfig,
+  type Transaction,
+} from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,7 +102,7 @@ export function shownLocation(location: string): string {
  * Runs `work` in a transaction that no other process's transaction of the same kind interleaves with, a
  * conflict being retried: on PostgreSQL at SERIALIZABLE isolation, tried again (up to five times, after a short
  * random wait) when PostgreSQL aborts it for a conflicting concurrent transaction (40001) or a deadlock (40P01).
- * On SQLite every write transaction is already serial (one writer per file).
+ * On SQLite every transaction is already serial (one writer per file, taken at `begin`: `ImmediateSqliteDialect`).
  */
 export async function serializable<T>(
   db: Kysely<Database>,
@@ -133,6 +143,29 @@ function postgres(url: string): PostgresDialect {
   return new PostgresDialect({ pool });
 }
 
+/**
+ * SQLite's plain `begin` is deferred: a transaction that reads before it writes asks for the file's write lock only at
+ * its first write, and when another process wrote in between, SQLite refuses that write at once (SQLITE_BUSY, its
+ * busy timeout not waited: what the transaction read is out of date). A storage PUT's chunk, recorded while a worker
+ * wrote its job's progress, failed with 500 that way. `begin immediate` takes the write lock first, waiting
+ * `busy_timeout` for it like any write: every transaction of the service may write, so each is serial from its start.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
 function sqlite(path: string): SqliteDialect {
   const database = new BetterSqlite(path);
   database.pragma('journal_mode = WAL');
@@ -140,5 +173,5 @@ function sqlite(path: string): SqliteDialect {
   database.pragma('foreign_keys = ON');
   // Another process writing (a second worker on the same file) is waited for, not an error.
   database.pragma('busy_timeout = 5000');
-  return new SqliteDialect({ database });
+  return new ImmediateSqliteDialect({ database });
 }

@@ -127,6 +127,36 @@ describe('the database (service/db)', () => {
     assert.deepEqual(schemaOf(path), schemaOf(fresh), 'the adopted file has the schema of a new one');
   });
 
+  it('on SQLite, never refuses a transaction that read, then writes, because another process wrote in between', async () => {
+    const path = join(await tempDir('db-'), 'service.db');
+    const db = await openDatabase(path);
+    // Another process's connection to the file (a worker's), which does not wait for a lock: where it would wait,
+    // it is refused.
+    const other = new BetterSqlite(path);
+    other.pragma('busy_timeout = 0');
+    let otherWrite = 'written';
+    try {
+      await db.transaction().execute(async (trx) => {
+        await trx.selectFrom('settings').selectAll().execute();
+        try {
+          other.prepare(`INSERT INTO settings (name, value) VALUES ('other', 'x')`).run();
+        } catch (err) {
+          otherWrite = (err as { code?: string }).code ?? String(err);
+        }
+        await trx.insertInto('settings').values({ name: 'mine', value: 'y' }).execute();
+      });
+      assert.equal(otherWrite, 'SQLITE_BUSY', 'the transaction held the write lock from its start');
+      const names = await db.selectFrom('settings').select('name').where('name', 'in', ['mine', 'other']).execute();
+      assert.deepEqual(
+        names.map((r) => r.name),
+        ['mine'],
+      );
+    } finally {
+      other.close();
+      await db.destroy();
+    }
+  });
+
   describe('on PostgreSQL', () => {
     let postgres: Postgres;
     before(async () => (postgres = await startPostgres()));
