@@ -8,20 +8,28 @@ import { DEFAULT_PARALLEL_UPLOADS } from '../options.js';
  *
  * Per file, with `parallel-uploads` unset: start at `START_CONNECTIONS` (six, what a fixed default used to be). Once
  * every connection of a level is under way and past TCP's slow start, the bytes the file sends are measured for
- * `MEASURE_MS`. Then one more connection is tried, and kept while it raises the rate by at least half a fair share
- * (`r(n) ≥ r(n-1)·(1 + GAIN/n)`): that is where loss holds back each connection, and each one more adds its own.
- * When one more does not, the level steps back, and one fewer is tried: kept while it holds `HOLD` of the rate, as on
- * a clean link, where two or three fill it and the others only split it. Where one fewer falls short, the level
- * before it stays, and the next try waits `BACKOFF_MS`, twice as long each time. A level never moves once fewer chunks
- * are left to start than it has connections: the last chunks' falling rate says nothing about the link.
+ * `MEASURE_MS`. Then twice as many connections are tried (as many as the hosts and the ceiling allow), and kept when
+ * they raise the rate by `GAIN` of what each added one would add at the level's own rate, and by `MIN_RAISE` at least
+ * (`r(m) ≥ r(n)·(1 + max(GAIN·(m-n)/n, MIN_RAISE))`): that is where loss holds back each connection, and each one more
+ * adds its own. The first time they do not, the level is measured again and they are tried against that (its first rate
+ * was measured as its connections started); then half as many more are tried, down to one more; when even one more does
+ * not, the level stays, and one fewer is tried: kept while it holds `HOLD` of the rate, as on a clean link, where two
+ * or three fill it and the others only split it. Where one fewer falls short, the level before it stays, and the next
+ * try waits `BACKOFF_MS`, twice as long each time. A level never moves once fewer chunks are left to start than it has
+ * connections: the last chunks' falling rate says nothing about the link; more connections being tried then are given
+ * up for the level before them.
+ *
+ * Doubling, not one more at a time: a 256 MiB upload lasts about 25 s on a 100 Mbit/s link at 0.1 % loss, and one
+ * judged step at a time reached seven in it where twelve were worth 28 % more (docs/benchmarks.md, "Past six
+ * connections"). Chunks are planned for the ceiling (uppy-controller.ts), so a new level takes hold within seconds.
  *
  * For the page: at most `PER_HOST` PUTs to one host (Chromium and Firefox pool six connections per host and port;
  * a seventh would queue in the browser and send nothing), and at most `max-parallel-uploads` in all. A file never
  * tries more connections than its hosts allow. With `parallel-uploads` set, every file's level is that number and
  * never moves.
  *
- * A level judged on short windows is noise under loss, and a version that began lower and grew lost seconds at every
- * level (docs/benchmarks.md, "Growing parallelism during an upload"): so the windows are long and the start is six.
+ * A version that began lower and grew lost seconds at every level (docs/benchmarks.md, "Growing parallelism during an
+ * upload"): so the start is six.
  */
 
 /** Chunk PUTs of a file at once when its upload starts (fewer if `max-parallel-uploads` says so): the old default. */
@@ -34,11 +42,13 @@ export const PER_HOST = 6;
  * (they start together) each level is counted at the same point of their lives: the last MB of a chunk go into the
  * socket's buffer at once, and then nothing until its answer.
  */
-export const SETTLE_MS = 2000;
-/** How long the bytes sent at one level are counted: two windows of 2.5 s, long enough to mean something under loss. */
-export const MEASURE_MS = 5000;
-/** The share of a connection's fair share that one more must add to be kept. */
-export const GAIN = 0.5;
+export const SETTLE_MS = 2500;
+/** How long the bytes sent at one level are counted. */
+export const MEASURE_MS = 3000;
+/** The share of what the added connections would add at the level's rate each that they must add to be kept. */
+export const GAIN = 0.15;
+/** The least raise that keeps more connections: less is within what two measurements of one level differ by. */
+export const MIN_RAISE = 0.05;
 /** The share of the rate one fewer must keep to be kept. */
 export const HOLD = 0.97;
 /** The wait before trying again after a try fell short; doubled each time, up to `MAX_BACKOFF_MS`. */
@@ -52,6 +62,8 @@ type Try = 'level' | 'more' | 'fewer';
 interface FileLevel {
   /** Connections this file may have now. */
   n: number;
+  /** While more are tried: the level held, whose rate they must beat. */
+  base: number;
   /** Its PUTs under way. */
   active: number;
   /** Chunks left to start after the last one that took a turn. */
@@ -72,6 +84,10 @@ interface FileLevel {
   waitUntil: number;
   backoff: number;
   idleSince?: number;
+  /** Fewer chunks were left to start than it had connections: the level no longer moves. */
+  tail?: boolean;
+  /** The first level was measured again after more fell short of it (`decide`). */
+  again?: boolean;
 }
 
 interface Waiter {
@@ -101,9 +117,11 @@ export class ConnectionController {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Requests Uppy's queue should let run at once: every turn this controller could give, and no more. */
+  /** Requests Uppy's queue should let in at once: every turn this controller could give, and one waiting per host. */
   get queueLimit(): number {
-    return this.limits.fixed() ?? this.most();
+    // One more per host: chunks alternate over the hosts, and a PUT waiting for a host that has its six would
+    // otherwise hold Uppy's last place while the other host has a free one (eleven of twelve under way, measured).
+    return (this.limits.fixed() ?? this.most()) + this.hosts.size;
   }
 
   /** Connections the file may have now (its URLs are fetched that far ahead). */
@@ -200,6 +218,7 @@ export class ConnectionController {
       const n = this.firstLevel();
       file = {
         n,
+        base: n,
         active: 0,
         left: Infinity,
         sent: 0,
@@ -244,7 +263,13 @@ export class ConnectionController {
 
   /** Measures the current level as its bytes come, and decides once it has been measured long enough. */
   private observe(file: FileLevel): void {
-    if (this.limits.fixed() !== null || file.left < file.n) return;
+    if (this.limits.fixed() !== null || file.tail) return;
+    if (file.left < file.n) {
+      // The tail: more tried and not yet kept are given up, so that the level it ends with is one that was measured.
+      file.tail = true;
+      if (file.trying === 'more') file.n = file.base;
+      return;
+    }
     const now = this.now();
     if (now < file.waitUntil || file.full === undefined) return;
     if (!file.from) {
@@ -259,23 +284,36 @@ export class ConnectionController {
     const most = this.most();
     if (file.trying === 'level') {
       file.rate = file.best = rate;
-      // With no room for one more (one host and six under way), the clean link's question is still worth asking.
-      if (file.n < most) this.try(file, file.n + 1, 'more');
+      // With no room for more (one host and six under way), the clean link's question is still worth asking.
+      if (file.n < most) this.tryMore(file, most);
       else this.tryFewer(file);
     } else if (file.trying === 'more') {
-      if (rate >= file.rate * (1 + GAIN / file.n)) {
+      const added = file.n - file.base;
+      if (rate >= file.rate * (1 + Math.max((GAIN * added) / file.base, MIN_RAISE))) {
         file.rate = file.best = rate;
         file.backoff = BACKOFF_MS;
-        if (file.n < most) this.try(file, file.n + 1, 'more');
+        if (file.n < most) this.tryMore(file, most);
         else this.hold(file, file.n);
-      } else {
-        file.n--;
+      } else if (!file.again) {
+        // The first level was measured as its connections started, and a connection sends its first MB faster than
+        // it goes on (TCP's start, its socket's buffer filling): more are judged again against it measured afresh.
+        file.again = true;
+        this.try(file, file.base, 'level');
+      } else if (added > 1) this.try(file, file.base + Math.floor(added / 2), 'more');
+      else {
+        file.n = file.base;
         this.tryFewer(file);
       }
     } else if (rate >= HOLD * file.best) {
       file.rate = rate;
       this.tryFewer(file);
     } else this.hold(file, file.n + 1);
+  }
+
+  /** Twice the level, within what the hosts and the ceiling allow. */
+  private tryMore(file: FileLevel, most: number): void {
+    file.base = file.n;
+    this.try(file, Math.min(most, 2 * file.n), 'more');
   }
 
   private tryFewer(file: FileLevel): void {

@@ -10,7 +10,6 @@ import type { Strings } from '../locale/en.js';
 import { EN_UPPY, type LocalizeController } from '../locale/localize.js';
 import {
   DEFAULT_MAX_PARALLEL_UPLOADS,
-  DEFAULT_PARALLEL_UPLOADS,
   DEFAULT_SOURCES,
   hasMediaLimits,
   NO_MEDIA_LIMITS,
@@ -255,9 +254,9 @@ export class UppyController implements ReactiveController {
     }
     if (!this.options) return file;
     try {
-      const { multipartThreshold, chunkSize, parallelUploads } = this.options;
-      // Adaptive, chunks are planned for the level each file starts at.
-      const parallel = parallelUploads ?? DEFAULT_PARALLEL_UPLOADS;
+      const { multipartThreshold, chunkSize, parallelUploads, maxParallelUploads } = this.options;
+      // Adaptive, chunks are planned for the most a file may reach, so that a level takes hold within seconds.
+      const parallel = parallelUploads ?? maxParallelUploads;
       const uploadPlan = planUpload(file.size, multipartThreshold, chunkSize, parallel);
       return { ...file, meta: { ...file.meta, uploadPlan } };
     } catch {

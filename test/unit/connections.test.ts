@@ -86,11 +86,15 @@ async function simulate(link: Link) {
 /** The levels in the order they were held, each once per stretch. */
 const stretches = (levels: number[]) => levels.filter((n, i) => n !== levels[i - 1]);
 
+/** The level held longest. */
+const mostHeld = (levels: number[]) =>
+  [...new Set(levels)].sort((a, b) => levels.filter((n) => n === b).length - levels.filter((n) => n === a).length)[0];
+
 /** A long upload: chunks enough that the tail never comes within the run. */
 const LONG = { chunks: 1000, chunkBytes: 8 * MB };
 
 describe('chunk PUTs at once (ConnectionController)', () => {
-  it('starts at six and adds one connection at a time while each one more raises the rate, up to the ceiling', async () => {
+  it('starts at six and doubles while the connections added raise the rate, up to the ceiling', async () => {
     // Loss holds each connection to 1.2 MB/s, two storage hosts: every one more adds its share.
     const { levels, steps, most } = await simulate({
       hosts: 2,
@@ -100,38 +104,41 @@ describe('chunk PUTs at once (ConnectionController)', () => {
       ...LONG,
     });
     assert.equal(levels[0], START_CONNECTIONS);
-    assert.deepEqual(stretches(levels).slice(0, 7), [6, 7, 8, 9, 10, 11, 12], 'one more at a time, up to 12');
+    assert.deepEqual(stretches(levels).slice(0, 2), [6, 12], 'twice six, the ceiling');
     assert.equal(most, 12, 'never past the ceiling');
     assert.ok(Math.max(...steps.map((s) => s.onOneHost)) <= PER_HOST, 'never more than six to one host');
     assert.equal(steps.at(-1)!.running, 12, 'and stays there: one fewer falls short');
   });
 
-  it('steps back when one more does not raise the rate, and keeps the level that fills the link', async () => {
-    // Seven connections of 2 MB/s fill 14 MB/s: the eighth adds nothing, and six fall short of seven.
-    const { levels, most } = await simulate({ hosts: 2, share: 2 * MB, capacity: 14 * MB, seconds: 120, ...LONG });
-    assert.deepEqual(stretches(levels).slice(0, 4), [6, 7, 8, 6], 'seven, then eight tried, then six tried');
-    assert.equal(levels.at(-1), 7);
-    assert.ok(most <= 8);
+  it('tries half as many more when twice did not pay, and keeps the level that fills the link', async () => {
+    // Connections of 2 MB/s on a link of 13 MB/s: twelve add less than a doubling must, nine enough for three more;
+    // then fewer are tried from nine, and six fall short of seven.
+    const { levels } = await simulate({ hosts: 2, share: 2 * MB, capacity: 13 * MB, seconds: 120, ...LONG });
+    assert.deepEqual(stretches(levels).slice(0, 5), [6, 12, 6, 12, 9], 'twelve tried, six measured again, then nine');
+    assert.equal(mostHeld(levels.slice(levels.length / 2)), 7, 'the level held between tries');
   });
 
   it('ends with two or three connections on a clean link that a few fill', async () => {
-    // No loss: one connection could take the whole 12 MB/s, but each chunk holds its turn 150 ms before its first
+    // No loss: one connection could take the whole 12 MB/s, but each chunk holds its turn 50 ms before its first
     // byte, which one connection alone cannot hide.
     const { levels } = await simulate({
       hosts: 2,
       share: Infinity,
       capacity: 12 * MB,
-      gapMs: 150,
+      gapMs: 50,
       seconds: 120,
       ...LONG,
     });
-    assert.deepEqual(stretches(levels).slice(0, 3), [6, 7, 5], 'one more added nothing; one fewer was tried');
+    assert.deepEqual(
+      stretches(levels).slice(0, 7),
+      [6, 12, 6, 12, 9, 7, 5],
+      'more added nothing (against six measured twice); then fewer were tried',
+    );
     assert.ok(levels.at(-1)! >= 2 && levels.at(-1)! <= 3, `ended at ${levels.at(-1)}`);
-    assert.ok(Math.max(...levels) <= 7);
   });
 
   it('never has more than six PUTs to one host, however much one more would add', async () => {
-    const { levels, most, steps } = await simulate({
+    const { levels, most } = await simulate({
       hosts: 1,
       share: 1.2 * MB,
       capacity: Infinity,
@@ -140,7 +147,7 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     });
     assert.equal(most, PER_HOST);
     assert.equal(Math.max(...levels), PER_HOST, 'no seventh tried on one host');
-    assert.equal(steps.at(-1)!.running, PER_HOST, 'five fell short, six kept');
+    assert.equal(mostHeld(levels), PER_HOST, 'five fell short, six kept');
   });
 
   it('stays within max-parallel-uploads', async () => {
@@ -196,6 +203,23 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     );
   });
 
+  it('gives up more connections being tried when the tail comes, for the level measured before them', async () => {
+    // A clean link, and a file that reaches its tail while twelve are being tried: they are not kept.
+    const { steps, levels } = await simulate({
+      hosts: 2,
+      share: Infinity,
+      capacity: 12 * MB,
+      gapMs: 150,
+      chunks: 40,
+      chunkBytes: 4 * MB,
+      seconds: 60,
+    });
+    // The tail of twelve: fewer than twelve chunks left to start.
+    const tail = steps.findIndex((s) => s.left < 12);
+    assert.deepEqual(stretches(levels.slice(0, tail)), [6, 12], 'twelve were being tried');
+    assert.deepEqual(new Set(levels.slice(tail)), new Set([START_CONNECTIONS]), 'and six is the level in the tail');
+  });
+
   it('keeps a fixed parallel-uploads as it is, whatever the rate does', async () => {
     for (const fixed of [1, 3, 12]) {
       const { levels, most, steps } = await simulate({
@@ -216,7 +240,7 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     assert.equal(one.most, PER_HOST);
   });
 
-  it("lets Uppy's queue hold six per host seen, within the ceiling, and says when that grows", async () => {
+  it("lets Uppy's queue hold six per host seen within the ceiling, and one waiting per host, and says when that grows", async () => {
     let ceiling = 12;
     let fixed: number | null = null;
     const connections = new ConnectionController({ fixed: () => fixed, ceiling: () => ceiling });
@@ -224,17 +248,18 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     connections.onQueueLimit = () => grown++;
     assert.equal(connections.queueLimit, 6);
     (await connections.acquire('a:1', FILE, 10))();
-    assert.equal(grown, 0);
+    assert.equal(connections.queueLimit, 7);
+    assert.equal(grown, 1);
     (await connections.acquire('b:1', FILE, 9))();
-    assert.equal(connections.queueLimit, 12);
-    assert.equal(grown, 1);
+    assert.equal(connections.queueLimit, 14);
+    assert.equal(grown, 2);
     (await connections.acquire('c:1', FILE, 8))();
-    assert.equal(connections.queueLimit, 12, 'the ceiling');
-    assert.equal(grown, 1);
+    assert.equal(connections.queueLimit, 15, 'the ceiling, and one waiting for each host');
+    assert.equal(grown, 3);
     ceiling = 32;
-    assert.equal(connections.queueLimit, 18);
+    assert.equal(connections.queueLimit, 21);
     fixed = 3;
-    assert.equal(connections.queueLimit, 3);
+    assert.equal(connections.queueLimit, 6);
     assert.equal(connections.level(FILE), 3);
   });
 
@@ -252,15 +277,15 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     };
     await take(6);
     send(8000);
-    assert.equal(connections.level(FILE), 7, 'six measured, one more tried');
-    await take(1);
-    send(3000);
+    assert.equal(connections.level(FILE), 12, 'six measured, twelve tried');
+    await take(6);
+    send(1000);
     // Paused: every PUT is cut off, and nothing is sent for 10 s.
     turns.splice(0).forEach((end) => end());
     clock += 10_000;
-    await take(7);
+    await take(12);
     send(8000);
-    assert.equal(connections.level(FILE), 8, 'the seventh added its share, and an eighth is tried');
+    assert.equal(connections.level(FILE), 12, 'twelve added their share and are kept (counting the pause, nine)');
   });
 
   it('gives turns in order, and forgets a PUT whose upload was aborted while it waited', async () => {
