@@ -87,8 +87,8 @@ export class VideoUploader extends LitElement {
 
   /**
    * A fixed number of requests in flight at once (across files), chunks of one file included, 1–32. Unset, each
-   * file's chunk PUTs start at 6 and double while more raise the measured rate, drop one when they do not, at most 6
-   * per storage host and `max-parallel-uploads` in all.
+   * file's chunk PUTs start at 6 and double while more raise the measured rate (fewer more, then one fewer, when they
+   * do not), at most 6 per storage host and `max-parallel-uploads` in all.
    */
   @property({ type: Number, attribute: 'parallel-uploads' }) parallelUploads?: number;
 

@@ -11,8 +11,8 @@ import { DEFAULT_PARALLEL_UPLOADS } from '../options.js';
  * `MEASURE_MS`. Then twice as many connections are tried (as many as the hosts and the ceiling allow), and kept when
  * they raise the rate by `GAIN` of what each added one would add at the level's own rate, and by `MIN_RAISE` at least
  * (`r(m) ≥ r(n)·(1 + max(GAIN·(m-n)/n, MIN_RAISE))`): that is where loss holds back each connection, and each one more
- * adds its own. The first time they do not, the level is measured again and they are tried against that (its first rate
- * was measured as its connections started); then half as many more are tried, down to one more; when even one more does
+ * adds its own. The first time they do not, the level held is measured again and they are tried against that (its rate
+ * may have been measured as its connections started); then half as many more are tried, down to one more; when even one more does
  * not, the level stays, and one fewer is tried: kept while it holds `HOLD` of the rate, as on a clean link, where two
  * or three fill it and the others only split it. Where one fewer falls short, the level before it stays, and the next
  * try waits `BACKOFF_MS`, twice as long each time. A level never moves once fewer chunks are left to start than it has
@@ -86,8 +86,12 @@ interface FileLevel {
   idleSince?: number;
   /** Fewer chunks were left to start than it had connections: the level no longer moves. */
   tail?: boolean;
-  /** The first level was measured again after more fell short of it (`decide`). */
+  /** The level held was measured again after more first fell short of it (`decide`). */
   again?: boolean;
+  /** The storage hosts its PUTs went to. */
+  hosts: Set<string>;
+  /** When the current level was set. */
+  triedAt: number;
 }
 
 interface Waiter {
@@ -147,13 +151,15 @@ export class ConnectionController {
       if (file.active === 0 && file.idleSince !== undefined && this.now() - file.idleSince >= IDLE_MS) {
         file.full = undefined;
         file.from = undefined;
+        file.triedAt = this.now();
       }
     }
     if (this.waiting.length > 0 || !this.allowed(file, host)) {
       await new Promise<void>((resolve, reject) => {
         const waiter: Waiter = { file, host, left, go: () => (signal?.removeEventListener('abort', stop), resolve()) };
         const stop = () => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          const at = this.waiting.indexOf(waiter);
+          if (at >= 0) this.waiting.splice(at, 1);
           reject(signal!.reason);
         };
         signal?.addEventListener('abort', stop, { once: true });
@@ -196,6 +202,7 @@ export class ConnectionController {
     this.hosts.set(host, this.hosts.get(host)! + 1);
     if (file) {
       file.active++;
+      file.hosts.add(host);
       file.left = Math.min(file.left, left);
       this.filled(file);
     }
@@ -219,6 +226,8 @@ export class ConnectionController {
       file = {
         n,
         base: n,
+        hosts: new Set(),
+        triedAt: this.now(),
         active: 0,
         left: Infinity,
         sent: 0,
@@ -265,12 +274,18 @@ export class ConnectionController {
   private observe(file: FileLevel): void {
     if (this.limits.fixed() !== null || file.tail) return;
     if (file.left < file.n) {
-      // The tail: more tried and not yet kept are given up, so that the level it ends with is one that was measured.
+      // The tail: a level being tried is given up for the one held, so that the level it ends with was measured.
       file.tail = true;
       if (file.trying === 'more') file.n = file.base;
+      else if (file.trying === 'fewer') file.n++;
       return;
     }
     const now = this.now();
+    // A level that never ran whole (another file's PUTs, or Uppy's queue cut after a 429, held some back) fell short.
+    if (file.full === undefined && file.trying !== 'level' && now - file.triedAt >= SETTLE_MS + MEASURE_MS) {
+      this.decide(file, 0);
+      return;
+    }
     if (now < file.waitUntil || file.full === undefined) return;
     if (!file.from) {
       if (now - file.full >= SETTLE_MS) file.from = { at: now, sent: file.sent };
@@ -281,7 +296,12 @@ export class ConnectionController {
   }
 
   private decide(file: FileLevel, rate: number): void {
-    const most = this.most();
+    // What this file could run: six on each host it uses, and what the other files leave of the ceiling.
+    const most = Math.min(
+      this.most(),
+      PER_HOST * Math.max(1, file.hosts.size),
+      this.limits.ceiling() - (this.active - file.active),
+    );
     if (file.trying === 'level') {
       file.rate = file.best = rate;
       // With no room for more (one host and six under way), the clean link's question is still worth asking.
@@ -295,8 +315,8 @@ export class ConnectionController {
         if (file.n < most) this.tryMore(file, most);
         else this.hold(file, file.n);
       } else if (!file.again) {
-        // The first level was measured as its connections started, and a connection sends its first MB faster than
-        // it goes on (TCP's start, its socket's buffer filling): more are judged again against it measured afresh.
+        // The level held may have been measured as its connections started, and a connection sends its first MB
+        // faster than it goes on (TCP's start, its socket's buffer filling): more are judged against it measured again.
         file.again = true;
         this.try(file, file.base, 'level');
       } else if (added > 1) this.try(file, file.base + Math.floor(added / 2), 'more');
@@ -324,6 +344,7 @@ export class ConnectionController {
   private try(file: FileLevel, n: number, trying: Try): void {
     file.n = n;
     file.trying = trying;
+    file.triedAt = this.now();
     file.full = undefined;
     file.from = undefined;
     this.filled(file);

@@ -78,7 +78,7 @@ test('grows past six over two storage hosts where each connection adds its share
 });
 
 test('with parallel-uploads="3" runs three chunk PUTs at a time, whatever the rate says', async ({ page }) => {
-  // 12 chunks of 8 MiB at 6 MB/s: about 15 s, past the first measurement a level could have moved at (7 s).
+  // 12 chunks of 8 MiB at 6 MB/s: about 15 s, past the first measurement a level could have moved at (5.5 s).
   const file = await randomFile(96 * MiB, 'fixed.mp4');
   const before = (await storageRequests(page)).length;
   await faults(page, HELD_BACK);
