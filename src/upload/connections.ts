@@ -88,10 +88,6 @@ interface FileLevel {
   tail?: boolean;
   /** The level held was measured again after more first fell short of it (`decide`). */
   again?: boolean;
-  /** The storage hosts its PUTs went to. */
-  hosts: Set<string>;
-  /** When the current level was set. */
-  triedAt: number;
 }
 
 interface Waiter {
@@ -151,7 +147,6 @@ export class ConnectionController {
       if (file.active === 0 && file.idleSince !== undefined && this.now() - file.idleSince >= IDLE_MS) {
         file.full = undefined;
         file.from = undefined;
-        file.triedAt = this.now();
       }
     }
     if (this.waiting.length > 0 || !this.allowed(file, host)) {
@@ -202,7 +197,6 @@ export class ConnectionController {
     this.hosts.set(host, this.hosts.get(host)! + 1);
     if (file) {
       file.active++;
-      file.hosts.add(host);
       file.left = Math.min(file.left, left);
       this.filled(file);
     }
@@ -226,8 +220,6 @@ export class ConnectionController {
       file = {
         n,
         base: n,
-        hosts: new Set(),
-        triedAt: this.now(),
         active: 0,
         left: Infinity,
         sent: 0,
@@ -281,11 +273,6 @@ export class ConnectionController {
       return;
     }
     const now = this.now();
-    // A level that never ran whole (another file's PUTs, or Uppy's queue cut after a 429, held some back) fell short.
-    if (file.full === undefined && file.trying !== 'level' && now - file.triedAt >= SETTLE_MS + MEASURE_MS) {
-      this.decide(file, 0);
-      return;
-    }
     if (now < file.waitUntil || file.full === undefined) return;
     if (!file.from) {
       if (now - file.full >= SETTLE_MS) file.from = { at: now, sent: file.sent };
@@ -296,12 +283,7 @@ export class ConnectionController {
   }
 
   private decide(file: FileLevel, rate: number): void {
-    // What this file could run: six on each host it uses, and what the other files leave of the ceiling.
-    const most = Math.min(
-      this.most(),
-      PER_HOST * Math.max(1, file.hosts.size),
-      this.limits.ceiling() - (this.active - file.active),
-    );
+    const most = this.most();
     if (file.trying === 'level') {
       file.rate = file.best = rate;
       // With no room for more (one host and six under way), the clean link's question is still worth asking.
@@ -344,7 +326,6 @@ export class ConnectionController {
   private try(file: FileLevel, n: number, trying: Try): void {
     file.n = n;
     file.trying = trying;
-    file.triedAt = this.now();
     file.full = undefined;
     file.from = undefined;
     this.filled(file);

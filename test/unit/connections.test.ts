@@ -289,19 +289,6 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     assert.equal(connections.level(FILE), 12, 'twelve added their share and are kept (counting the pause, nine)');
   });
 
-  it('tries no more than the ceiling leaves a file beside another, so its level is still judged', async () => {
-    let clock = 0;
-    const connections = new ConnectionController({ fixed: () => null, ceiling: () => 12 }, () => clock);
-    // Two files of six PUTs each over two hosts: twelve in all, the ceiling.
-    for (const file of ['a', 'b'])
-      for (let i = 0; i < 6; i++) await connections.acquire(`h${i % 2}:1`, file, 100);
-    for (const end = clock + SETTLE_MS + MEASURE_MS + 1000; clock < end; clock += STEP_MS)
-      for (const file of ['a', 'b']) connections.sent(file, 6 * MB * (STEP_MS / 1000));
-    // With no room for more, one fewer is tried (on a link that six fill), not twelve that could never all run.
-    assert.equal(connections.level('a'), 5);
-    assert.equal(connections.level('b'), 5);
-  });
-
   it('gives turns in order, and forgets a PUT whose upload was aborted while it waited', async () => {
     const connections = new ConnectionController({ fixed: () => 2, ceiling: () => 12 });
     const started: string[] = [];
