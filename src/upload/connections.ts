@@ -12,21 +12,21 @@ import { DEFAULT_PARALLEL_UPLOADS } from '../options.js';
  * they raise the rate by `GAIN` of what each added one would add at the level's own rate, and by `MIN_RAISE` at least
  * (`r(m) ≥ r(n)·(1 + max(GAIN·(m-n)/n, MIN_RAISE))`): that is where loss holds back each connection, and each one more
  * adds its own. The first time they do not, the level held is measured again and they are tried against that (its rate
- * may have been measured as its connections started); then half as many more are tried, down to one more; when even one more does
- * not, the level stays, and one fewer is tried: kept while it holds `HOLD` of the rate, as on a clean link, where two
- * or three fill it and the others only split it. Where one fewer falls short, the level before it stays, and the next
- * try waits `BACKOFF_MS`, twice as long each time. A level never moves once fewer chunks are left to start than it has
- * connections: the last chunks' falling rate says nothing about the link; more connections being tried then are given
- * up for the level before them.
+ * may have been measured as its connections started); then half as many more are tried, down to one more; when even one
+ * more does not, the level stays, and one fewer is tried: kept while it holds `HOLD` of the rate, as on a clean link,
+ * where two or three fill it and the others only split it. Where one fewer falls short, the level before it stays, and
+ * the next try waits `BACKOFF_MS`, twice as long each time. A level never moves once fewer chunks are left to start
+ * than it has connections: the last chunks' falling rate says nothing about the link; a level being tried then is
+ * given up for the one held.
  *
  * Doubling, not one more at a time: a 256 MiB upload lasts about 25 s on a 100 Mbit/s link at 0.1 % loss, and one
  * judged step at a time reached seven in it where twelve were worth 28 % more (docs/benchmarks.md, "Past six
  * connections"). Chunks are planned for the ceiling (uppy-controller.ts), so a new level takes hold within seconds.
  *
- * For the page: at most `PER_HOST` PUTs to one host (Chromium and Firefox pool six connections per host and port;
- * a seventh would queue in the browser and send nothing), and at most `max-parallel-uploads` in all. A file never
- * tries more connections than its hosts allow. With `parallel-uploads` set, every file's level is that number and
- * never moves.
+ * For the page: at most `PER_HOST` PUTs to one host (Chromium and Firefox pool six connections per host and port; a
+ * seventh would queue in the browser and send nothing), and at most `max-parallel-uploads` in all. A file never tries
+ * more connections than the hosts seen on the page allow. With `parallel-uploads` set, every file's level is that
+ * number and never moves.
  *
  * A version that began lower and grew lost seconds at every level (docs/benchmarks.md, "Growing parallelism during an
  * upload"): so the start is six.
