@@ -9,6 +9,9 @@
  *  - a runner that exited non-zero while its results count no failure, or that wrote no results at all;
  *  - a step (a component engine each) that ran fewer tests than test/counts.json records for it: a skipped or
  *    deleted file, a committed `.only`, or an engine left out (BROWSERS) would otherwise pass unseen.
+ *
+ * Each failed test is named under the counts (`failures`), with the first line of its error where the runner gives
+ * one: CI keeps only the tail of what a run printed, and the tail must say which test failed, not only how many.
  */
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
@@ -31,6 +34,75 @@ export interface Count {
   ran?: number;
   /** Why failures were counted beyond the runner's own, if any. */
   notes: string[];
+  /** The failed tests by name (with the first line of the error, where known). */
+  failures?: string[];
+}
+
+/** The first line of an error message, without the terminal's colours, and the next where the first ends in ':'. */
+function firstLine(message = ''): string {
+  const lines = message
+    // eslint-disable-next-line no-control-regex -- the terminal's colour codes, which Playwright's messages keep
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return (lines[0]?.endsWith(':') ? lines.slice(0, 2).join(' ') : (lines[0] ?? '')).slice(0, 300);
+}
+
+/**
+ * The failed tests a TAP stream (node:test's) names, with their errors; a suite that failed because its tests did
+ * (`failureType: 'subtestsFailed'`) adds nothing to them.
+ */
+function tapFailures(text: string): string[] {
+  const lines = text.split('\n');
+  const failures: string[] = [];
+  for (const [i, line] of lines.entries()) {
+    const title = /^\s*not ok \d+ - (.*)$/.exec(line)?.[1];
+    if (title === undefined) continue;
+    const block = lines.slice(
+      i + 1,
+      lines.findIndex((l, j) => j > i && /^\s*\.\.\.$/.test(l)),
+    );
+    if (block.some((l) => l.includes("failureType: 'subtestsFailed'"))) continue;
+    const at = block.findIndex((l) => /^\s*error: /.test(l));
+    // `error: 'message'` on its line, or `error: |-` and the message on the lines below, indented deeper.
+    let error = at < 0 ? '' : block[at]!.replace(/^\s*error: /, '');
+    if (error === '|-') {
+      const depth = block[at]!.search(/\S/);
+      const below = block.slice(at + 1);
+      const end = below.findIndex((l) => l.trim() !== '' && l.search(/\S/) <= depth);
+      error = below.slice(0, end < 0 ? undefined : end).join('\n');
+    }
+    const message = firstLine(error.replace(/^\s*'|'$/g, ''));
+    failures.push(message ? `${title}: ${message}` : title);
+  }
+  return failures;
+}
+
+interface PlaywrightSuite {
+  suites?: PlaywrightSuite[];
+  specs?: {
+    title: string;
+    file: string;
+    line: number;
+    tests: { status: string; results: { error?: { message?: string } }[] }[];
+  }[];
+}
+
+/** The failed (or flaky) tests of Playwright's JSON report. */
+function playwrightFailures(suites: PlaywrightSuite[] = []): string[] {
+  return suites.flatMap((suite) => [
+    ...(suite.specs ?? []).flatMap((spec) =>
+      spec.tests
+        .filter((t) => t.status === 'unexpected' || t.status === 'flaky')
+        .map((t) => {
+          const error = t.results.find((r) => r.error)?.error?.message;
+          const name = `${spec.file}:${spec.line} › ${spec.title}${t.status === 'flaky' ? ' (flaky)' : ''}`;
+          return error ? `${name}: ${firstLine(error)}` : name;
+        }),
+    ),
+    ...playwrightFailures(suite.suites),
+  ]);
 }
 
 /** What a runner's results file says; a component run, one count per engine ("component (webkit)"). */
@@ -48,11 +120,14 @@ function countResults(step: Step): Count[] {
         failed: total('fail') + cancelled,
         skipped: total('skipped') + total('todo'),
         notes,
+        failures: tapFailures(text),
       },
     ];
   }
   if (step.kind === 'component') {
-    const parsed = JSON.parse(text) as { engines: Record<string, { passed: number; failed: number }> };
+    const parsed = JSON.parse(text) as {
+      engines: Record<string, { passed: number; failed: number; failures?: string[] }>;
+    };
     const engines = Object.entries(parsed.engines);
     if (engines.length === 0) throw new Error('no engine');
     return engines.map(([engine, c]) => ({
@@ -61,12 +136,14 @@ function countResults(step: Step): Count[] {
       failed: c.failed,
       skipped: 0,
       notes: [],
+      failures: c.failures ?? [],
     }));
   }
   if (step.kind === 'playwright') {
     const parsed = JSON.parse(text) as {
       stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number };
       errors?: { message?: string }[];
+      suites?: PlaywrightSuite[];
     };
     const errors = parsed.errors ?? [];
     for (const e of errors) notes.push(`global error: ${(e.message ?? '').split('\n')[0]}`);
@@ -78,6 +155,7 @@ function countResults(step: Step): Count[] {
         failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0) + errors.length,
         skipped: stats.skipped ?? 0,
         notes,
+        failures: playwrightFailures(parsed.suites),
       },
     ];
   }
@@ -183,6 +261,8 @@ async function main(dir = '.test-results'): Promise<void> {
       `  ${c.name.padEnd(20)} ${c.passed} passed, ${c.failed} failed${c.skipped ? `, ${c.skipped} skipped` : ''}${c.notes.length ? ` (${c.notes.join('; ')})` : ''}`,
     );
   }
+  const failures = counts.flatMap((c) => (c.failures ?? []).map((f) => `  ${c.name}: ${f}`));
+  if (failures.length > 0) console.log(['', 'failed:', ...failures, ''].join('\n'));
   console.log(closingLine(counts));
   process.exit(counts.some((c) => c.failed > 0) ? 1 : 0);
 }

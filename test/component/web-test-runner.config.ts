@@ -1,5 +1,5 @@
 import type { BrowserLauncher, TestRunnerConfig } from '@web/test-runner';
-import { defaultReporter, type Reporter } from '@web/test-runner';
+import { defaultReporter, type Reporter, type TestResult } from '@web/test-runner';
 import { playwrightLauncher } from '@web/test-runner-playwright';
 import { puppeteerLauncher } from '@web/test-runner-puppeteer';
 import { webdriverLauncher } from '@web/test-runner-webdriver';
@@ -95,20 +95,32 @@ const LAUNCHERS: Record<string, BrowserLauncher> = {
 function countingReporter(): Reporter {
   return {
     async onTestRunFinished({ sessions }) {
-      const counts: Record<string, { passed: number; failed: number }> = {};
-      for (const engine of engines) counts[engine] = { passed: 0, failed: 0 };
+      const counts: Record<string, { passed: number; failed: number; failures: string[] }> = {};
+      for (const engine of engines) counts[engine] = { passed: 0, failed: 0, failures: [] };
       for (const session of sessions) {
         const engine = ENGINES.find((name) => LAUNCHERS[name] === session.browser)!;
         const count = counts[engine]!;
-        const walk = (suite: { tests: { passed: boolean }[]; suites: unknown[] }) => {
+        type Suite = { name: string; tests: TestResult[]; suites: Suite[] };
+        const walk = (suite: Suite, path: string[]) => {
           for (const t of suite.tests) {
             if (t.passed) count.passed++;
-            else count.failed++;
+            else {
+              count.failed++;
+              const message = t.error?.message?.split('\n')[0];
+              count.failures.push(
+                `${session.testFile} › ${[...path, t.name].join(' › ')}${message ? `: ${message}` : ''}`,
+              );
+            }
           }
-          for (const s of suite.suites) walk(s as typeof suite);
+          for (const s of suite.suites) walk(s, [...path, s.name].filter(Boolean));
         };
-        if (session.testResults) walk(session.testResults as never);
-        if (session.errors.length > 0 && !session.testResults?.tests.length) count.failed++;
+        if (session.testResults) walk(session.testResults as Suite, []);
+        if (session.errors.length > 0 && !session.testResults?.tests.length) {
+          count.failed++;
+          count.failures.push(
+            `${session.testFile}: ${session.errors[0]?.message?.split('\n')[0] ?? 'the file failed to run'}`,
+          );
+        }
       }
       await mkdir(`${ROOT}/.test-results`, { recursive: true });
       await writeFile(`${ROOT}/.test-results/component.json`, JSON.stringify({ engines: counts }));

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { tempDir } from '../helpers/temp.js';
 import { closingLine, summarize, type Step } from '../../scripts/test-summary.js';
 
 const tap = (pass: number, fail: number, cancelled = 0, skipped = 0) =>
@@ -122,5 +127,68 @@ describe('the closing line of npm test (scripts/test-summary.ts)', () => {
 
   it('says how many were skipped, after the counts CI reads', () => {
     assert.equal(line(replace('service', { results: tap(38, 0, 0, 2) })), 'tests: 94 passed, 0 failed, 2 skipped');
+  });
+
+  it("names each failed test with its error's first line, under a suite that failed with it or alone", async () => {
+    // node:test's own TAP, from a file with a failure inside a suite, one nested deeper, and one at the top.
+    const file = join(await tempDir('summary-'), 'failing.test.mjs');
+    await writeFile(
+      file,
+      `import { describe, it } from 'node:test';
+       import assert from 'node:assert/strict';
+       describe('suite', () => {
+         it('passes', () => {});
+         it('compares', () => assert.equal(1, 2));
+         describe('inner', () => it('throws', () => { throw new Error('boom\\nsecond line'); }));
+       });
+       it('top', () => assert.ok(false, 'not true'));`,
+    );
+    const tapText = await promisify(execFile)(process.execPath, ['--test', '--test-reporter=tap', file], {
+      // Run by node --test itself, a child would report to it instead of printing TAP.
+      env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+    }).then(
+      () => assert.fail('the file has failing tests'),
+      (err: { stdout: string }) => err.stdout,
+    );
+    const [unit] = summarize([{ name: 'unit', kind: 'tap', exit: 1, results: tapText }]);
+    assert.deepEqual(unit!.failures, [
+      'compares: Expected values to be strictly equal: 1 !== 2',
+      'throws: boom',
+      'top: not true',
+    ]);
+
+    // Playwright's JSON report: specs in suites in suites, an error's colours dropped.
+    const spec = (title: string, status: string, message?: string) => ({
+      title,
+      file: 'test/e2e/a.spec.ts',
+      line: 7,
+      tests: [{ status, results: [message ? { error: { message } } : {}] }],
+    });
+    const report = JSON.stringify({
+      stats: { expected: 1, unexpected: 1, flaky: 1 },
+      suites: [
+        {
+          specs: [spec('ok', 'expected')],
+          suites: [
+            {
+              specs: [
+                spec('grows', 'unexpected', '\u001b[31mExpected: 12\u001b[39m\nReceived: 6'),
+                spec('slow', 'flaky'),
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const [e2e] = summarize([{ name: 'e2e', kind: 'playwright', exit: 1, results: report }]);
+    assert.deepEqual(e2e!.failures, [
+      'test/e2e/a.spec.ts:7 › grows: Expected: 12',
+      'test/e2e/a.spec.ts:7 › slow (flaky)',
+    ]);
+
+    // The component run's reporter names its own (web-test-runner.config.ts).
+    const results = JSON.stringify({ engines: { webkit: { passed: 1, failed: 1, failures: ['a.test.ts › b: c'] } } });
+    const [webkit] = summarize([{ name: 'component', kind: 'component', exit: 1, results }]);
+    assert.deepEqual(webkit!.failures, ['a.test.ts › b: c']);
   });
 });
