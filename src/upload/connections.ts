@@ -17,7 +17,8 @@ import { DEFAULT_PARALLEL_UPLOADS } from '../options.js';
  * where two or three fill it and the others only split it. Where one fewer falls short, the level before it stays, and
  * the next try waits `BACKOFF_MS`, twice as long each time. A level never moves once fewer chunks are left to start
  * than it has connections: the last chunks' falling rate says nothing about the link; a level being tried then is
- * given up for the one held.
+ * given up for the one held, and more are not tried once fewer than twice as many chunks are left to start as they
+ * would have (the tail would come before they were judged).
  *
  * Doubling, not one more at a time: a 256 MiB upload lasts about 25 s on a 100 Mbit/s link at 0.1 % loss, and one
  * judged step at a time reached seven in it where twelve were worth 28 % more (docs/benchmarks.md, "Past six
@@ -270,6 +271,7 @@ export class ConnectionController {
       file.tail = true;
       if (file.trying === 'more') file.n = file.base;
       else if (file.trying === 'fewer') file.n++;
+      performance.mark(`connections: the tail, ${file.n}`);
       return;
     }
     const now = this.now();
@@ -283,6 +285,13 @@ export class ConnectionController {
   }
 
   private decide(file: FileLevel, rate: number): void {
+    const [n, trying] = [file.n, file.trying];
+    this.judge(file, rate);
+    // A User Timing mark for each decision, as DevTools' performance panel and the link bench's timeline show them.
+    performance.mark(`connections: ${n} (${trying}) sent ${(rate / 1000).toFixed(2)} MB/s; ${file.n} (${file.trying})`);
+  }
+
+  private judge(file: FileLevel, rate: number): void {
     const most = this.most();
     if (file.trying === 'level') {
       file.rate = file.best = rate;
@@ -301,7 +310,7 @@ export class ConnectionController {
         // faster than it goes on (TCP's start, its socket's buffer filling): more are judged against it measured again.
         file.again = true;
         this.try(file, file.base, 'level');
-      } else if (added > 1) this.try(file, file.base + Math.floor(added / 2), 'more');
+      } else if (added > 1) this.more(file, file.base + Math.floor(added / 2));
       else {
         file.n = file.base;
         this.tryFewer(file);
@@ -315,7 +324,17 @@ export class ConnectionController {
   /** Twice the level, within what the hosts and the ceiling allow. */
   private tryMore(file: FileLevel, most: number): void {
     file.base = file.n;
-    this.try(file, Math.min(most, 2 * file.n), 'more');
+    this.more(file, Math.min(most, 2 * file.n));
+  }
+
+  /**
+   * Tries `n`, more than the level held, unless the tail would come before the try could be judged: each of its
+   * connections takes about one chunk while it settles and one while it is measured. A try begun there was given
+   * up a moment later, its PUTs already under way: a clean link ended at twelve (docs/benchmarks.md).
+   */
+  private more(file: FileLevel, n: number): void {
+    if (file.left < 2 * n) this.try(file, file.base, 'level');
+    else this.try(file, n, 'more');
   }
 
   private tryFewer(file: FileLevel): void {

@@ -204,8 +204,26 @@ describe('chunk PUTs at once (ConnectionController)', () => {
   });
 
   it('gives up more connections being tried when the tail comes, for the level measured before them', async () => {
-    // A clean link, and a file that reaches its tail while twelve are being tried: they are not kept.
+    // A clean link, and a file of small chunks that reaches its tail while twelve are being tried: they are not kept.
     const { steps, levels } = await simulate({
+      hosts: 2,
+      share: Infinity,
+      capacity: 12 * MB,
+      gapMs: 150,
+      chunks: 70,
+      chunkBytes: 2 * MB,
+      seconds: 60,
+    });
+    // The tail of twelve: fewer than twelve chunks left to start.
+    const tail = steps.findIndex((s) => s.left < 12);
+    assert.deepEqual(stretches(levels.slice(0, tail)), [6, 12], 'twelve were being tried');
+    assert.deepEqual(new Set(levels.slice(tail)), new Set([START_CONNECTIONS]), 'and six is the level in the tail');
+  });
+
+  it('tries no more connections when the tail would come before they could be judged', async () => {
+    // A clean link, and a file with fewer than twenty-four chunks left to start when six have been measured: twelve
+    // begun then would be given up a moment later, their PUTs already under way.
+    const { steps, levels, most } = await simulate({
       hosts: 2,
       share: Infinity,
       capacity: 12 * MB,
@@ -214,10 +232,12 @@ describe('chunk PUTs at once (ConnectionController)', () => {
       chunkBytes: 4 * MB,
       seconds: 60,
     });
-    // The tail of twelve: fewer than twelve chunks left to start.
-    const tail = steps.findIndex((s) => s.left < 12);
-    assert.deepEqual(stretches(levels.slice(0, tail)), [6, 12], 'twelve were being tried');
-    assert.deepEqual(new Set(levels.slice(tail)), new Set([START_CONNECTIONS]), 'and six is the level in the tail');
+    assert.ok(
+      steps.some((s) => s.left >= 12 && s.left < 24),
+      'six were measured with 12 to 23 chunks left',
+    );
+    assert.deepEqual(new Set(levels), new Set([START_CONNECTIONS]), 'six from first to last');
+    assert.equal(most, START_CONNECTIONS);
   });
 
   it('keeps a fixed parallel-uploads as it is, whatever the rate does', async () => {
