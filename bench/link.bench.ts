@@ -2,22 +2,23 @@
  * Upload speed over emulated links (bench/link/emulator.ts), headless Chromium at one end and the servers at the
  * other, side by side with the published peers. Prints figures; asserts nothing.
  *
- * The same file (256 MiB; 64 MiB with BENCH_QUICK=1) over each link, every contender in the same run on the same
- * link: a raw single `fetch` PUT (what one TCP stream gets), six raw `fetch` PUTs at once, a sixth of the file each,
- * to six single links on one host (what Chromium's pool of six connections per host allows), the widget by single
- * link, the widget multipart with its defaults, with `parallel-uploads="1"` and with `parallel-uploads="12"` (its
- * adaptive ceiling from the start), @uppy/aws-s3 5.x (this package's own, bench/uppy5-page.ts) with its defaults
+ * The same file (256 MiB; 64 MiB with BENCH_QUICK=1) over each link, every contender in the same run on the same link:
+ * a raw single `fetch` PUT (what one TCP stream gets), six raw `fetch` PUTs at once, a sixth of the file each, to six
+ * single links on one host (what Chromium's pool of six connections per host allows), the widget by single link, the
+ * widget multipart with its defaults, with `parallel-uploads="1"`, `"6"` (the default before it adapted) and `"12"`
+ * (its adaptive ceiling from the start), @uppy/aws-s3 5.x (this package's own, bench/uppy5-page.ts) with its defaults
  * (six requests at once, 5 MiB parts) to the service, on the same links as the widget, Uppy 6 (@uppy/core and
- * @uppy/aws-s3 6.x, as published) multipart to s3rver, and UpChunk (@mux/upchunk,
- * as published) to a resumable Content-Range endpoint. MB/s, the share of the link, and each row's ratio to the
- * widget's default; `bench/link.svg` draws the MB/s (a run over some links only draws into the temporary folder).
+ * @uppy/aws-s3 6.x, as published) multipart to s3rver, and UpChunk (@mux/upchunk, as published) to a resumable
+ * Content-Range endpoint. MB/s, the share of the link, and each row's ratio to the widget's default; `bench/link.svg`
+ * draws the MB/s (a run over some links only draws into the temporary folder).
  *
  * The service in the server's namespace hands out storage links on two hosts (`--storage-hosts 2`: two ports of
- * 198.18.0.2, each a pool of its own in Chromium); each contender starts once the service is idle, its last
- * videos processed. On the first two links, the widget's default and the two rows of where the limits are run again
- * in S3 mode ("… (S3 store)"), once the others are done: Ceph's radosgw in the server's namespace
- * (test/helpers/engines/ceph.ts, 21–28 s to start here), the service on it by its address, the browser's links on
- * `store.bench` (path style) and `bench.store.bench` (virtual-hosted), names Chromium is told are 198.18.0.2.
+ * 198.18.0.2, each a pool of its own in Chromium); each contender starts once the service is idle, its last videos
+ * processed. On the first two links, the widget's default, its fixed six and twelve, and the two rows of where the
+ * limits are run again in S3 mode ("… (S3 store)"), once the others are done, on a store warmed up first: Ceph's
+ * radosgw in the server's namespace (test/helpers/engines/ceph.ts, 21–28 s to start here), the service on it by its
+ * address, the browser's links on `store.bench` (path style) and `bench.store.bench` (virtual-hosted), names Chromium
+ * is told are 198.18.0.2.
  *
  * The link is checked first: for each rate and round trip, a plain TCP transfer on it without loss reaches 90 %
  * of the rate and the round trip is within 10 %; every lossy link's round trip is checked too, and the loss the
@@ -82,13 +83,15 @@ const STORES = { disk: process.env.BENCH_STORE !== 's3', s3: process.env.BENCH_S
 const STORE_LINKS = 2;
 
 const SIX_RAW = 'six raw fetch PUTs in parallel to one host';
+const FIXED_SIX = 'widget, multipart, parallel-uploads="6"';
+const FIXED_TWELVE = 'widget, multipart, parallel-uploads="12"';
 type Package = { version: string };
 /** The version the page is built from (the root node_modules: this package's own dependency). */
 const UPPY5 = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@uppy/aws-s3/package.json'), 'utf8')) as Package)
   .version;
 const UPPY5_LABEL = `@uppy/aws-s3 ${UPPY5} defaults (limit 6), links on the service's hosts`;
-/** The rows run again against the S3 store: the widget's default and the two that tell where the limits are. */
-const ON_STORE = ['widget, multipart, its defaults', SIX_RAW, UPPY5_LABEL];
+/** The rows run again against the S3 store: the widget's default, fixed six and twelve, and where the limits are. */
+const ON_STORE = ['widget, multipart, its defaults', FIXED_SIX, FIXED_TWELVE, SIX_RAW, UPPY5_LABEL];
 // No ": " in a label: `chart` reads a log's rows as `label: figure`.
 const storeLabel = (label: string) => `${label} (S3 store)`;
 const wanted = (label: string) =>
@@ -111,7 +114,9 @@ function contenders(service: { api: string; token: string }, peers: { s3: string
     widget('widget, multipart, its defaults', 'multipart'),
     widget('widget, multipart, parallel-uploads="1"', 'multipart', { 'parallel-uploads': '1' }),
     // What the adaptive default could reach at most: its ceiling from the first chunk on, six to each host.
-    widget('widget, multipart, parallel-uploads="12"', 'multipart', { 'parallel-uploads': '12' }),
+    widget(FIXED_TWELVE, 'multipart', { 'parallel-uploads': '12' }),
+    // The default before it adapted (issue 32): six at once from first to last.
+    widget(FIXED_SIX, 'multipart', { 'parallel-uploads': '6' }),
     widget('widget, single link', 'single'),
     widget('raw fetch PUT, one stream', 'raw'),
     widget(SIX_RAW, 'raw6'),
