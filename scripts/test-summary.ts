@@ -39,7 +39,7 @@ export interface Count {
 }
 
 /** The first line of an error message, without the terminal's colours, and the next where the first ends in ':'. */
-function firstLine(message = ''): string {
+export function firstLine(message = ''): string {
   const lines = message
     // eslint-disable-next-line no-control-regex -- the terminal's colour codes, which Playwright's messages keep
     .replace(/\u001b\[[0-9;]*m/g, '')
@@ -58,11 +58,10 @@ function tapFailures(text: string): string[] {
   const failures: string[] = [];
   for (const [i, line] of lines.entries()) {
     const title = /^\s*not ok \d+ - (.*)$/.exec(line)?.[1];
-    if (title === undefined) continue;
-    const block = lines.slice(
-      i + 1,
-      lines.findIndex((l, j) => j > i && /^\s*\.\.\.$/.test(l)),
-    );
+    // A todo test that fails is not counted as failed, nor named.
+    if (title === undefined || /# TODO\b/.test(title)) continue;
+    const end = lines.findIndex((l, j) => j > i && /^\s*\.\.\.$/.test(l));
+    const block = lines.slice(i + 1, end < 0 ? undefined : end);
     if (block.some((l) => l.includes("failureType: 'subtestsFailed'"))) continue;
     const at = block.findIndex((l) => /^\s*error: /.test(l));
     // `error: 'message'` on its line, or `error: |-` and the message on the lines below, indented deeper.
@@ -73,7 +72,8 @@ function tapFailures(text: string): string[] {
       const end = below.findIndex((l) => l.trim() !== '' && l.search(/\S/) <= depth);
       error = below.slice(0, end < 0 ? undefined : end).join('\n');
     }
-    const message = firstLine(error.replace(/^\s*'|'$/g, ''));
+    // YAML quotes a message in single quotes, or in double quotes when it holds one.
+    const message = firstLine(error.replace(/^\s*(['"])(.*)\1\s*$/s, '$2'));
     failures.push(message ? `${title}: ${message}` : title);
   }
   return failures;

@@ -8,6 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createServer, type ViteDevServer } from 'vite';
 import { pruneUppyCss } from '../../vite.config.js';
+import { firstLine } from '../../scripts/test-summary.js';
 import { chromiumLaunchOptions } from '../helpers/browser.js';
 import { push } from '../helpers/live.js';
 import { media, RECIPES, type MediaName } from '../helpers/media.js';
@@ -103,10 +104,11 @@ function countingReporter(): Reporter {
         type Suite = { name: string; tests: TestResult[]; suites: Suite[] };
         const walk = (suite: Suite, path: string[]) => {
           for (const t of suite.tests) {
+            if (t.skipped) continue;
             if (t.passed) count.passed++;
             else {
               count.failed++;
-              const message = t.error?.message?.split('\n')[0];
+              const message = firstLine(t.error?.message);
               count.failures.push(
                 `${session.testFile} › ${[...path, t.name].join(' › ')}${message ? `: ${message}` : ''}`,
               );
@@ -118,7 +120,7 @@ function countingReporter(): Reporter {
         if (session.errors.length > 0 && !session.testResults?.tests.length) {
           count.failed++;
           count.failures.push(
-            `${session.testFile}: ${session.errors[0]?.message?.split('\n')[0] ?? 'the file failed to run'}`,
+            `${session.testFile}: ${firstLine(session.errors[0]?.message) || 'the file failed to run'}`,
           );
         }
       }
