@@ -61,6 +61,8 @@ export const IDLE_MS = 1000;
 type Try = 'level' | 'more' | 'fewer';
 
 interface FileLevel {
+  /** The order it began in, from 1 (its performance marks name it so). */
+  number: number;
   /** Connections this file may have now. */
   n: number;
   /** While more are tried: the level held, whose rate they must beat. */
@@ -107,6 +109,7 @@ export interface ConnectionLimits {
 
 export class ConnectionController {
   private readonly files = new Map<string, FileLevel>();
+  private began = 0;
   private readonly hosts = new Map<string, number>();
   private active = 0;
   private readonly waiting: Waiter[] = [];
@@ -219,6 +222,7 @@ export class ConnectionController {
     if (!file) {
       const n = this.firstLevel();
       file = {
+        number: ++this.began,
         n,
         base: n,
         active: 0,
@@ -271,7 +275,7 @@ export class ConnectionController {
       file.tail = true;
       if (file.trying === 'more') file.n = file.base;
       else if (file.trying === 'fewer') file.n++;
-      performance.mark(`connections: the tail, ${file.n}`);
+      performance.mark(`connections, file ${file.number}: the tail, ${file.n}`);
       return;
     }
     const now = this.now();
@@ -287,8 +291,11 @@ export class ConnectionController {
   private decide(file: FileLevel, rate: number): void {
     const [n, trying] = [file.n, file.trying];
     this.judge(file, rate);
-    // A User Timing mark for each decision, as DevTools' performance panel and the link bench's timeline show them.
-    performance.mark(`connections: ${n} (${trying}) sent ${(rate / 1000).toFixed(2)} MB/s; ${file.n} (${file.trying})`);
+    // A User Timing mark for each decision (a handful per upload), as DevTools' performance panel and the link bench's
+    // timeline show them; files by the order they began, never by their session's key.
+    performance.mark(
+      `connections, file ${file.number}: ${n} (${trying}) sent ${(rate / 1000).toFixed(2)} MB/s; ${file.n} (${file.trying})`,
+    );
   }
 
   private judge(file: FileLevel, rate: number): void {
@@ -328,13 +335,18 @@ export class ConnectionController {
   }
 
   /**
-   * Tries `n`, more than the level held, unless the tail would come before the try could be judged: each of its
-   * connections takes about one chunk while it settles and one while it is measured. A try begun there was given
-   * up a moment later, its PUTs already under way: a clean link ended at twelve (docs/benchmarks.md).
+   * Tries `n`, more than the level held, or as many as the tail leaves time to judge: each connection of a try takes
+   * about one chunk while it settles and one while it is measured. A try begun later was given up a moment after, its
+   * PUTs already under way: a clean link ended at twelve (docs/benchmarks.md, "Runs of 2026-12-06"). With no room for
+   * even one more, the level held stays and one fewer is tried, as when the hosts allow no more.
    */
   private more(file: FileLevel, n: number): void {
-    if (file.left < 2 * n) this.try(file, file.base, 'level');
-    else this.try(file, n, 'more');
+    const judged = Math.min(n, Math.floor(file.left / 2));
+    if (judged > file.base) this.try(file, judged, 'more');
+    else {
+      file.n = file.base;
+      this.tryFewer(file);
+    }
   }
 
   private tryFewer(file: FileLevel): void {
