@@ -281,7 +281,10 @@ async function warmStore(link: Link, api: string, token: string): Promise<void> 
   const child = link.server(process.execPath, ['--input-type=module', '-e', script, api, token], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('exit', resolve);
+    child.once('error', reject);
+  });
   if (code !== 0) throw new Error(`warming the store up through the service failed (exit ${code})`);
 }
 
