@@ -69,8 +69,8 @@ function tapFailures(text: string): string[] {
     if (error === '|-') {
       const depth = block[at]!.search(/\S/);
       const below = block.slice(at + 1);
-      const end = below.findIndex((l) => l.trim() !== '' && l.search(/\S/) <= depth);
-      error = below.slice(0, end < 0 ? undefined : end).join('\n');
+      const shallower = below.findIndex((l) => l.trim() !== '' && l.search(/\S/) <= depth);
+      error = below.slice(0, shallower < 0 ? undefined : shallower).join('\n');
     }
     // YAML quotes a message in single quotes, or in double quotes when it holds one.
     const message = firstLine(error.replace(/^\s*(['"])(.*)\1\s*$/s, '$2'));
@@ -146,7 +146,7 @@ function countResults(step: Step): Count[] {
       suites?: PlaywrightSuite[];
     };
     const errors = parsed.errors ?? [];
-    for (const e of errors) notes.push(`global error: ${(e.message ?? '').split('\n')[0]}`);
+    for (const e of errors) notes.push(`global error: ${firstLine(e.message)}`);
     const stats = parsed.stats ?? {};
     return [
       {

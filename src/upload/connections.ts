@@ -17,8 +17,8 @@ import { DEFAULT_PARALLEL_UPLOADS } from '../options.js';
  * where two or three fill it and the others only split it. Where one fewer falls short, the level before it stays, and
  * the next try waits `BACKOFF_MS`, twice as long each time. A level never moves once fewer chunks are left to start
  * than it has connections: the last chunks' falling rate says nothing about the link; a level being tried then is
- * given up for the one held, and more are not tried once fewer than twice as many chunks are left to start as they
- * would have (the tail would come before they were judged).
+ * given up for the one held. Before it, a try of more is cut to half the chunks left to start, as many as the tail
+ * leaves time to judge (`more`), and with no room for one more, one fewer is tried.
  *
  * Doubling, not one more at a time: a 256 MiB upload lasts about 25 s on a 100 Mbit/s link at 0.1 % loss, and one
  * judged step at a time reached seven in it where twelve were worth 28 % more (docs/benchmarks.md, "Past six
@@ -289,7 +289,7 @@ export class ConnectionController {
   }
 
   private decide(file: FileLevel, rate: number): void {
-    const [n, trying] = [file.n, file.trying];
+    const { n, trying } = file;
     this.judge(file, rate);
     // A User Timing mark for each decision (a handful per upload), as DevTools' performance panel and the link bench's
     // timeline show them; files by the order they began, never by their session's key.

@@ -97,8 +97,8 @@ test('with parallel-uploads="3" runs three chunk PUTs at a time, whatever the ra
 test('keeps no more than six connections where a few already fill the link', async ({ page }) => {
   // The page's whole upload held to 6 MiB/s: more connections change nothing, so none are kept. 48 chunks of 5 MiB:
   // about 40 s; six are measured by about 6 s, then twelve are tried, six measured again; by then too few chunks are
-  // left for more to be judged before the tail, so none are tried again (test/unit/connections.test.ts has the way
-  // down below six, on a longer upload).
+  // left for more to be judged before the tail, so one fewer is tried instead (test/unit/connections.test.ts has the
+  // way down below six).
   const file = await randomFile(240 * MiB, 'full-link.mp4');
   const before = (await storageRequests(page)).length;
   await open(page, { ...CHUNKED, 'chunk-size': '5MB' });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it, mock } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   ConnectionController,
   MEASURE_MS,
@@ -218,31 +218,23 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     assert.deepEqual(new Set(levels.slice(tail)), new Set([START_CONNECTIONS]), 'and six is the level in the tail');
   });
 
-  it('tries no more connections when the tail would come before they could be judged, and one fewer instead', async () => {
+  it('tries no more connections when the tail would come before they could be judged, and one fewer instead', async (t) => {
     // A clean link, and a file with fewer than fourteen chunks left to start when six have been measured: twelve (or
     // even seven) begun then would be given up a moment later, their PUTs already under way.
     const decisions: string[] = [];
-    mock.method(performance, 'mark', (name: string) => decisions.push(name));
-    try {
-      const { levels, most } = await simulate({
-        hosts: 2,
-        share: Infinity,
-        capacity: 12 * MB,
-        gapMs: 150,
-        chunks: 30,
-        chunkBytes: 4 * MB,
-        seconds: 60,
-      });
-      assert.match(
-        decisions[0]!,
-        /: 6 \(level\) sent [\d.]+ MB\/s; 5 \(fewer\)$/,
-        'six measured, then one fewer tried',
-      );
-      assert.equal(Math.max(...levels), START_CONNECTIONS, 'never past six');
-      assert.equal(most, START_CONNECTIONS);
-    } finally {
-      mock.restoreAll();
-    }
+    t.mock.method(performance, 'mark', (name: string) => decisions.push(name));
+    const { levels, most } = await simulate({
+      hosts: 2,
+      share: Infinity,
+      capacity: 12 * MB,
+      gapMs: 150,
+      chunks: 30,
+      chunkBytes: 4 * MB,
+      seconds: 60,
+    });
+    assert.match(decisions[0]!, /: 6 \(level\) sent [\d.]+ MB\/s; 5 \(fewer\)$/, 'six measured, then one fewer tried');
+    assert.equal(Math.max(...levels), START_CONNECTIONS, 'never past six');
+    assert.equal(most, START_CONNECTIONS);
   });
 
   it('keeps a fixed parallel-uploads as it is, whatever the rate does', async () => {
