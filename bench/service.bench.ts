@@ -4,9 +4,9 @@
  *     baselines measured in the same run: a plain node:http server that only pipes the body to a file, with
  *     the same 1 MiB write buffer as the service, and the same pipe computing the MD5 and fsyncing (the four
  *     parallel PUTs go to one such process, as they go to one service). The file is read once before, so both
- *     sides read it from a warm page cache; the samples are interleaved (baselines, service, baselines, …), 5 of
- *     each, and each starts with nothing of an earlier one still running: the disk's writeback done, the
- *     service's processing jobs finished.
+ *     sides read it from a warm page cache; the samples run in rounds (BENCH_ROUNDS, 7), each round every sample
+ *     once in an order of its own, and each starts with nothing of an earlier one still running: the disk's
+ *     writeback done, the service's processing jobs finished. A ratio is the median of the rounds' own ratios.
  *   - Peak RSS growth of the service process during the 1 GiB PUT.
  *   - Time from the end of the upload to `ready` for 60 s of 1080p H.264/AAC (copy) and VP9 (encode).
  */
@@ -21,13 +21,15 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { testPattern } from '../test/helpers/media.js';
 import { startService, waitForVideo, type RunningService } from '../test/helpers/service.js';
-import { median, table } from './stats.js';
+import { interleaved, median, table } from './stats.js';
 import { MiB } from '../src/api/limits.js';
 
 const TOTAL = 1024 * MiB;
 const CHUNK = 64 * MiB;
 const PARALLEL = 4;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+/** `BENCH_PARTS=upload` leaves out the processing figures (two 60 s videos made and processed). */
+const PROCESSING = process.env.BENCH_PARTS !== 'upload';
 /** The service's write buffer for uploaded bodies (service/storage/files.ts); the baseline uses the same. */
 const WRITE_BUFFER = MiB;
 const DIR = join(tmpdir(), 'video-uploader-bench');
@@ -177,14 +179,6 @@ export async function main(): Promise<void> {
     const pid = service.process.pid!;
     const rssBefore = await rssKiB(pid);
     let rssPeak = rssBefore;
-    const sides = ['service', 'plain', 'md5'] as const;
-    const times = Object.fromEntries(
-      sides.flatMap((side) => [
-        [`${side} single`, []],
-        [`${side} parallel`, []],
-      ]),
-    ) as Record<string, number[]>;
-    const toBaseline = (url: string) => async (i: number) => putRange(url, file, i * CHUNK, (i + 1) * CHUNK);
     // The plain pipe does not fsync: without `sync` its bytes would be written back during a later sample. The
     // file is read again, as the kernel may have dropped pages of it meanwhile (this machine's DAMON pages cold
     // memory out): every sample reads it from the page cache.
@@ -193,42 +187,60 @@ export async function main(): Promise<void> {
       for await (const _ of createReadStream(file, { highWaterMark: 16 * MiB }));
       return timed(fn);
     };
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [side, base] of [
-        ['plain', plain],
-        ['md5', md5],
-      ] as const) {
-        times[`${side} single`]!.push(await sample(() => putRange(base.url, file, 0, TOTAL)));
-        times[`${side} parallel`]!.push(await sample(() => parallel(chunks, PARALLEL, toBaseline(base.url))));
-      }
-      const single = await singleUrl(service, token);
-      const sampler = setInterval(() => void rssKiB(pid).then((kib) => (rssPeak = Math.max(rssPeak, kib))), 20);
-      times['service single']!.push(await sample(() => putRange(single.url, file, 0, TOTAL)));
-      clearInterval(sampler);
-      rssPeak = Math.max(rssPeak, await rssKiB(pid));
-      // The uploaded gibberish is processed (and fails); that must not run into the next sample.
-      await service.idle();
-      const multi = await chunkUrls(service, token, chunks.length);
-      times['service parallel']!.push(
-        await sample(() =>
-          parallel(chunks, PARALLEL, (i) => putRange(multi.urls[i]!, file, i * CHUNK, (i + 1) * CHUNK)),
-        ),
-      );
-    }
+    const toBaseline = (url: string) => (i: number) => putRange(url, file, i * CHUNK, (i + 1) * CHUNK);
+    const baseline = (url: string) => ({
+      single: () => sample(() => putRange(url, file, 0, TOTAL)),
+      parallel: () => sample(() => parallel(chunks, PARALLEL, toBaseline(url))),
+    });
+    const sides = {
+      plain: baseline(plain.url),
+      md5: baseline(md5.url),
+      service: {
+        single: async () => {
+          const single = await singleUrl(service, token);
+          const sampler = setInterval(() => void rssKiB(pid).then((kib) => (rssPeak = Math.max(rssPeak, kib))), 20);
+          const ms = await sample(() => putRange(single.url, file, 0, TOTAL));
+          clearInterval(sampler);
+          rssPeak = Math.max(rssPeak, await rssKiB(pid));
+          // The uploaded gibberish is processed (and fails); that must not run into the next sample.
+          await service.idle();
+          return ms;
+        },
+        parallel: async () => {
+          const multi = await chunkUrls(service, token, chunks.length);
+          return sample(() =>
+            parallel(chunks, PARALLEL, (i) => putRange(multi.urls[i]!, file, i * CHUNK, (i + 1) * CHUNK)),
+          );
+        },
+      },
+    };
+    const names = (['plain', 'md5', 'service'] as const).flatMap((side) =>
+      (['single', 'parallel'] as const).map((shape) => [side, shape] as const),
+    );
+    const results = await interleaved(
+      ROUNDS,
+      names.map(([side, shape]) => sides[side][shape]),
+    );
+    const times = (side: string, shape: string) => results[names.findIndex(([a, b]) => a === side && b === shape)]!;
     const figure = (xs: number[]) =>
       `${mbps(TOTAL, median(xs)).toFixed(0)} MB/s (${mbps(TOTAL, Math.max(...xs)).toFixed(0)}–${mbps(TOTAL, Math.min(...xs)).toFixed(0)})`;
+    // A ratio is the median of the rounds' own ratios: drift between rounds falls on both sides of each.
+    const ratio = (base: number[], ours: number[]) => {
+      const each = ours.map((ms, i) => base[i]! / ms);
+      return `${median(each).toFixed(2)} (${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)})`;
+    };
     for (const [label, shape, target] of [
       ['1 GiB single PUT', 'single', '≥ 0.95 of pipe + MD5 + fsync'],
       [`1 GiB as 16 × 64 MiB, ${PARALLEL} parallel`, 'parallel', '≥ 0.80 of pipe + MD5 + fsync'],
     ] as const) {
-      const [service, pipe, hashed] = sides.map((side) => times[`${side} ${shape}`]!);
+      const [ours, pipe, hashed] = (['service', 'plain', 'md5'] as const).map((side) => times(side, shape));
       rows.push([
         label,
-        figure(service!),
+        figure(ours!),
         figure(pipe!),
-        (median(pipe!) / median(service!)).toFixed(2),
+        ratio(pipe!, ours!),
         figure(hashed!),
-        (median(hashed!) / median(service!)).toFixed(2),
+        ratio(hashed!, ours!),
         target,
       ]);
     }
@@ -244,18 +256,20 @@ export async function main(): Promise<void> {
     // The uploaded gibberish fails processing quickly; let it, so it does not overlap the timings below.
     await service.idle();
 
-    for (const [label, name, args] of [
-      [
-        '60 s 1080p H.264/AAC (copy path)',
-        'h264-1080p-60s.mp4',
-        ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
-      ],
-      [
-        '60 s 1080p VP9/Opus (encode path)',
-        'vp9-1080p-60s.webm',
-        ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '3M', '-c:a', 'libopus'],
-      ],
-    ] as const) {
+    for (const [label, name, args] of !PROCESSING
+      ? []
+      : ([
+          [
+            '60 s 1080p H.264/AAC (copy path)',
+            'h264-1080p-60s.mp4',
+            ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '60', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
+          ],
+          [
+            '60 s 1080p VP9/Opus (encode path)',
+            'vp9-1080p-60s.webm',
+            ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '3M', '-c:a', 'libopus'],
+          ],
+        ] as const)) {
       const path = await sixtySeconds(name, [...args]);
       const { id, url } = await singleUrl(service, token);
       const size = (await stat(path)).size;
@@ -280,7 +294,7 @@ export async function main(): Promise<void> {
     await rm(service.data, { recursive: true, force: true });
   }
   console.log(
-    `\nService upload and processing (loopback, this machine; medians of ${ROUNDS} interleaved samples, range in brackets)`,
+    `\nService upload and processing (loopback, this machine; medians of ${ROUNDS} rounds, each in its own order; ranges in brackets, a ratio's the rounds' own)`,
   );
   console.log(
     table([['measure', 'service', 'plain pipe to file', 'ratio', 'pipe + MD5 + fsync', 'ratio', 'target'], ...rows]),
