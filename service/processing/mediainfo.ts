@@ -1,13 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import type { MediaInfo } from '../../src/api/types.js';
 import { DEFAULT_PROBE_SECONDS, LimitError, spoken } from './ffmpeg.js';
+import { tsWorker } from '../ts-worker.js';
 
-/**
- * The worker's source is TypeScript, and a worker thread does not inherit tsx's loader from `--import tsx`: it
- * loads the file through tsx's own API.
- */
-const WORKER = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) =>
-  tsImport(${JSON.stringify(new URL('./mediainfo-worker.ts', import.meta.url).href)}, 'file:///'))`;
+const WORKER = tsWorker(new URL('./mediainfo-worker.ts', import.meta.url));
 
 /**
  * The spec's `mediainfo` of a file, read in a worker thread of its own. mediainfo.js's WASM parser runs
