@@ -1,4 +1,4 @@
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, statfs } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -7,6 +7,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServiceError } from '../domain/errors.js';
 import { MiB } from '../../src/api/limits.js';
+import { fileMd5 } from './md5.js';
 
 /** Where bytes live under the data directory. Names come from validated ids and keys only. */
 export class Files {
@@ -116,7 +117,7 @@ export function everyFewMiB(check: (size: number) => unknown): (size: number) =>
  * Streams a request body to `target` through a temporary file and renames it into place only once the
  * whole body arrived and is on disk (fsync), so a cut connection or a crash never leaves a half file
  * under the real name, and the row that names the file is committed only after its bytes are durable.
- * The MD5 (the chunk's ETag, as S3 computes it) is taken on the way. More than `limit` bytes → 413.
+ * The MD5 (the chunk's ETag, as S3 computes it) is taken on the way, off the main thread (storage/md5.ts). More than `limit` bytes → 413.
  * The body holds its declared length on `disk` (an undeclared one, `limit`), and the meter looks again at the
  * free space (and asks `check`, the organization's quota) every few MiB or second: 507 (or `check`'s error)
  * mid-body, the part received dropped. `onBytes` sees every byte received, failed attempts included.
@@ -141,7 +142,8 @@ export async function writeBody(
   await mkdir(join(target, '..'), { recursive: true });
   const hold = await disk.hold(declared >= 0 ? declared : limit);
   const temp = `${target}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
-  const md5 = createHash('md5');
+  const out = createWriteStream(temp, { highWaterMark: MiB, flush: true });
+  const md5 = fileMd5(temp);
   let size = 0;
   const recheck = everyFewMiB((n) => (check?.(n), hold.check(n)));
   const meter = new Transform({
@@ -154,7 +156,7 @@ export async function writeBody(
       }
       if (corrupt && size === chunk.length && chunk.length > 0)
         chunk = Buffer.concat([Buffer.from([chunk[0]! ^ 0xff]), chunk.subarray(1)]);
-      md5.update(chunk);
+      md5.written(out.bytesWritten);
       const looking = recheck(size);
       if (!looking) return done(null, chunk);
       looking.then(() => done(null, chunk), done);
@@ -162,10 +164,13 @@ export async function writeBody(
   });
   try {
     // flush: fsync before the stream closes, so the bytes are on disk before the row naming them commits.
-    await pipeline(req, meter, createWriteStream(temp, { highWaterMark: MiB, flush: true }));
+    await pipeline(req, meter, out);
     if (!req.complete) throw new Error('incomplete');
+    const digest = await md5.digest(size);
     await rename(temp, target);
+    return { size, md5: digest };
   } catch (err) {
+    md5.drop();
     await rm(temp, { force: true });
     // The client went away mid-body (cancel, lost network): an ordinary event, not a service failure.
     if (!(err instanceof ServiceError) && (req.destroyed || !req.complete)) {
@@ -175,5 +180,4 @@ export async function writeBody(
   } finally {
     hold.release();
   }
-  return { size, md5: md5.digest('hex') };
 }
