@@ -25,10 +25,10 @@ const waiting = new Map<number, { resolve: (md5: string) => void; reject: (err: 
 function started(): Worker {
   if (worker) return worker;
   const thread = new Worker(WORKER, { eval: true });
-  thread.unref();
   thread.on('message', (answer: HashAnswer) => {
     const waiter = waiting.get(answer.id);
     waiting.delete(answer.id);
+    if (waiting.size === 0) thread.unref();
     if ('md5' in answer) waiter?.resolve(answer.md5);
     else waiter?.reject(new Error(`The MD5 of a stored body could not be read: ${answer.error}`));
   });
@@ -39,6 +39,8 @@ function started(): Worker {
   };
   thread.on('error', failed);
   thread.on('exit', (code) => failed(new Error(`The MD5 worker ended (exit code ${code}).`)));
+  // The worker keeps the process alive only while an MD5 is awaited (a listener refs it: this comes after them).
+  thread.unref();
   return (worker = thread);
 }
 
@@ -64,6 +66,7 @@ export function fileMd5(path: string): FileMd5 {
       return new Promise((resolve, reject) => {
         if (worker !== thread) return reject(new Error('The MD5 worker ended while a body was being written.'));
         waiting.set(id, { resolve, reject });
+        thread.ref();
         tell({ id, path, upto: size, end: true });
       });
     },
