@@ -86,8 +86,9 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
  * The baselines: a node:http server in its own process, like the service, that pipes each body to a new file, as
  * the service (and any storage) does. Not the same few files again: the pages a truncation frees are reused hot,
  * and with them `perf` put the kernel's copy into the page cache at a sixth of its cost for new files on this VM
- * (then the service's libuv threads spent 1.5–3 s a GiB more than the baseline's, in the kernel). `md5` also computes the body's MD5 on the way (what an ETag needs) and fsyncs the file before answering (what
- * the service does before a body counts), the least any S3-like storage does.
+ * (then the service's libuv threads spent 1.5–3 s a GiB more than the baseline's, in the kernel). `md5` also
+ * computes the body's MD5 on the way (what an ETag needs) and fsyncs the file before answering (what the service
+ * does before a body counts), the least any S3-like storage does.
  */
 const BASELINE = `
 const WRITE_BUFFER = ${WRITE_BUFFER};
@@ -208,7 +209,7 @@ export async function main(): Promise<void> {
         single: async () => {
           const single = await singleUrl(service, token);
           const sampler = setInterval(() => void rssKiB(pid).then((kib) => (rssPeak = Math.max(rssPeak, kib))), 20);
-          const ms = await sample(
+          return sample(
             () => putRange(single.url, file, 0, TOTAL),
             async () => {
               clearInterval(sampler);
@@ -219,7 +220,6 @@ export async function main(): Promise<void> {
               await rm(join(service.data, 'videos', single.id), { recursive: true, force: true });
             },
           );
-          return ms;
         },
         parallel: async () => {
           const multi = await chunkUrls(service, token, chunks.length);

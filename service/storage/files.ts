@@ -117,7 +117,8 @@ export function everyFewMiB(check: (size: number) => unknown): (size: number) =>
  * Streams a request body to `target` through a temporary file and renames it into place only once the
  * whole body arrived and is on disk (fsync), so a cut connection or a crash never leaves a half file
  * under the real name, and the row that names the file is committed only after its bytes are durable.
- * The MD5 (the chunk's ETag, as S3 computes it) is taken on the way, off the main thread (storage/md5.ts). More than `limit` bytes → 413.
+ * The MD5 (the chunk's ETag, as S3 computes it) is taken on the way, off the main thread (storage/md5.ts).
+ * More than `limit` bytes → 413.
  * The body holds its declared length on `disk` (an undeclared one, `limit`), and the meter looks again at the
  * free space (and asks `check`, the organization's quota) every few MiB or second: 507 (or `check`'s error)
  * mid-body, the part received dropped. `onBytes` sees every byte received, failed attempts included.
