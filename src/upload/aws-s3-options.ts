@@ -229,6 +229,7 @@ export function awsS3Options(deps: WiringDeps, connections: ConnectionController
       const { chunk } = target ?? {};
       const bytes = chunk ? chunkBytes(deps, target!.file, chunk.chunkId, body as Blob) : (body as Blob);
       let endTurn: (() => void) | undefined;
+      let failed = false;
       const complete = (etag: string) => {
         if (chunk) completed.get(target!.file.data as Blob)?.set(chunk.chunkId, etag);
         onComplete?.(etag);
@@ -263,6 +264,7 @@ export function awsS3Options(deps: WiringDeps, connections: ConnectionController
         progress.flush(onProgress);
         return complete(etag);
       } catch (err) {
+        failed = true;
         if (err instanceof ExpiredUrlError && target?.single) {
           throw new VideoServiceError(
             'The upload link expired before the file was sent. Retry to get a new link.',
@@ -273,7 +275,10 @@ export function awsS3Options(deps: WiringDeps, connections: ConnectionController
         }
         throw err;
       } finally {
-        endTurn?.();
+        // A failed PUT gives its turn back once Uppy has heard of the failure: Uppy aborts the file's other chunks
+        // within this task, and a chunk waiting for a turn must not start in the one the failure freed.
+        if (failed) setTimeout(() => endTurn?.(), 0);
+        else endTurn?.();
         progress.flush(onProgress);
         signed.delete(signature.url);
       }
