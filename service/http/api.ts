@@ -33,6 +33,9 @@ declare module 'fastify' {
   }
 }
 
+/** How long the API keeps an idle keep-alive connection open (its `Keep-Alive: timeout=65`). */
+export const API_KEEP_ALIVE_MS = 65_000;
+
 const API_CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-headers': 'Authorization, Content-Type',
@@ -303,9 +306,12 @@ export async function createApi({
   const routes: { method: string; pattern: RegExp }[] = [];
   const app = Fastify({
     ...loggerOptions(),
-    // Node's own limits, as the service had on plain node:http: a request has 5 min, an idle keep-alive 5 s.
+    // A request has 5 min (Node's own limit). An idle keep-alive connection is kept 65 s (as load balancers keep
+    // them: 60 s and more), not Node's 5 s: a browser sends a file's chunks to the storage with nothing to say to the
+    // API, and at 5 s its #6 paid a new connection and a preflight on it, two round trips at the end of every upload
+    // of more than a few seconds (bench/link.bench.ts).
     requestTimeout: 300_000,
-    keepAliveTimeout: 5_000,
+    keepAliveTimeout: API_KEEP_ALIVE_MS,
     bodyLimit: MAX_JSON_BYTES,
     // A long id is an unknown id (404 from the domain), not a framework error; Node bounds the whole target anyway.
     routerOptions: { maxParamLength: 16 * 1024 },

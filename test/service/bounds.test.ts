@@ -411,8 +411,7 @@ describe('indexes and pruning', () => {
   });
 
   it('prunes minted tokens two days after expiry or revocation (never keys), links once expired, jobs after 7 days, deliveries after 30', async () => {
-    // Not execFileSync: a command of a few seconds would block this process past the service's keep-alive (5 s), and
-    // the next request would go out on a socket the service had closed ("fetch failed").
+    // Not execFileSync: a command of a few seconds would block this process, its sockets to the service with it.
     const revoke = (token: string) =>
       new Promise<void>((resolve, reject) => {
         const child = execFile(

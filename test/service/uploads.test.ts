@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -113,6 +113,50 @@ describe('multipart upload (#3, #4, #5, #6, #7)', () => {
     assert.equal(res.text, '', 'a chunk PUT answers with an empty body');
     return res.etag!;
   }
+
+  it("keeps a browser's connection to the API open while the chunks go to the storage: #6 seconds later goes on it", async () => {
+    const { id, key } = await begin();
+    const bytes = randomBytes(1000);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    // Through one socket, as a browser's connection to the API is (node:http, to see whether it is the same socket).
+    const call = (method: string, path: string, body: unknown) =>
+      new Promise<{ status: number; reused: boolean; keepAlive: string | undefined; text: string }>(
+        (resolve, reject) => {
+          const req = request(`${service.api}${path}`, {
+            method,
+            agent,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          });
+          req.on('response', (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode!,
+                reused: req.reusedSocket,
+                keepAlive: res.headers['keep-alive'] as string | undefined,
+                text,
+              }),
+            );
+          });
+          req.on('error', reject);
+          req.end(JSON.stringify(body));
+        },
+      );
+    const signed = await call('POST', `/videos/${id}/multipart-upload/get-chunk-upload-url`, { key, chunkId: 1 });
+    assert.equal(signed.status, 200);
+    assert.equal(signed.keepAlive, 'timeout=65', 'the API says how long it keeps the connection');
+    const res = await put(JSON.parse(signed.text).url, bytes);
+    // Longer than Node's own keep-alive (5 s), which closed the socket before a #6 like this one.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    const done = await call('POST', `/videos/${id}/multipart-upload/complete`, {
+      key,
+      chunks: [{ chunkId: 1, eTag: res.etag }],
+    });
+    assert.equal(done.status, 200, done.text);
+    assert.equal(done.reused, true, '#6 went on the connection #4 opened');
+    agent.destroy();
+  });
 
   it('begins a session whose expiresAt is 13 digits of milliseconds, 6 hours ahead', async () => {
     const before = Date.now();
