@@ -11,14 +11,15 @@ import { DEFAULT_PARALLEL_UPLOADS } from '../options.js';
  * `MEASURE_MS`. Then twice as many connections are tried (as many as the hosts and the ceiling allow), and kept when
  * they raise the rate by `GAIN` of what each added one would add at the level's own rate, and by `MIN_RAISE` at least
  * (`r(m) ≥ r(n)·(1 + max(GAIN·(m-n)/n, MIN_RAISE))`): that is where loss holds back each connection, and each one more
- * adds its own. The first time they do not, the level held is measured again and they are tried against that (its rate
- * may have been measured as its connections started); then half as many more are tried, down to one more; when even one
- * more does not, the level stays, and one fewer is tried: kept while it holds `HOLD` of the rate, as on a clean link,
- * where two or three fill it and the others only split it. Where one fewer falls short, the level before it stays, and
- * the next try waits `BACKOFF_MS`, twice as long each time. A level never moves once fewer chunks are left to start
- * than it has connections: the last chunks' falling rate says nothing about the link; a level being tried then is
- * given up for the one held. Before it, a try of more is cut to half the chunks left to start, as many as the tail
- * leaves time to judge (`more`), and with no room for one more, one fewer is tried.
+ * adds its own. The first time they do not, the level held is measured again (its rate may have been measured as its
+ * connections started), and they are kept at once if they beat it so; otherwise they are tried against it again, then
+ * half as many more, down to one more; when even one more does not, the level stays, and one fewer is tried: kept while
+ * it holds `HOLD` of the rate, as on a clean link, where two or three fill it and the others only split it. Where one
+ * fewer falls short, the level before it stays, and the next try waits `BACKOFF_MS`, twice as long each time. A level
+ * never moves once fewer chunks are left to start than it has connections: the last chunks' falling rate says nothing
+ * about the link; a level being tried then is given up for the one held. Before it, a try of more is cut to half the
+ * chunks left to start, as many as the tail leaves time to judge (`more`), and with no room for one more, one fewer is
+ * tried.
  *
  * Doubling, not one more at a time: a 256 MiB upload lasts about 25 s on a 100 Mbit/s link at 0.1 % loss, and one
  * judged step at a time reached seven in it where twelve were worth 28 % more (docs/benchmarks.md, "Past six
@@ -60,6 +61,10 @@ export const IDLE_MS = 1000;
 
 type Try = 'level' | 'more' | 'fewer';
 
+/** Whether `m` connections at `rate` are worth keeping over `n` at `base`: `r(m) ≥ r(n)·(1 + max(GAIN·(m-n)/n, MIN_RAISE))`. */
+const raises = (rate: number, m: number, base: number, n: number) =>
+  rate >= base * (1 + Math.max((GAIN * (m - n)) / n, MIN_RAISE));
+
 interface FileLevel {
   /** The order it began in, from 1 (its performance marks name it so). */
   number: number;
@@ -91,6 +96,8 @@ interface FileLevel {
   tail?: boolean;
   /** The level held was measured again after more first fell short of it (`decide`). */
   again?: boolean;
+  /** While the level held is measured again: the more that fell short, and their rate, judged against it then. */
+  tried?: { n: number; rate: number };
 }
 
 interface Waiter {
@@ -301,13 +308,25 @@ export class ConnectionController {
   private judge(file: FileLevel, rate: number): void {
     const most = this.most();
     if (file.trying === 'level') {
+      const { tried } = file;
+      file.tried = undefined;
+      if (tried && raises(tried.rate, tried.n, rate, file.n)) {
+        // The more that fell short beat the level held as measured again: both are measured, so they are kept now;
+        // tried once more, near the tail they could be cut to what is left to judge (S3 at 0.1 % loss, 2026-12-07).
+        file.rate = file.best = tried.rate;
+        file.backoff = BACKOFF_MS;
+        file.n = tried.n;
+        if (tried.n < most) this.tryMore(file, most);
+        else this.hold(file, tried.n);
+        return;
+      }
       file.rate = file.best = rate;
       // With no room for more (one host and six under way), the clean link's question is still worth asking.
       if (file.n < most) this.tryMore(file, most);
       else this.tryFewer(file);
     } else if (file.trying === 'more') {
       const added = file.n - file.base;
-      if (rate >= file.rate * (1 + Math.max((GAIN * added) / file.base, MIN_RAISE))) {
+      if (raises(rate, file.n, file.rate, file.base)) {
         file.rate = file.best = rate;
         file.backoff = BACKOFF_MS;
         if (file.n < most) this.tryMore(file, most);
@@ -316,6 +335,7 @@ export class ConnectionController {
         // The level held may have been measured as its connections started, and a connection sends its first MB
         // faster than it goes on (TCP's start, its socket's buffer filling): more are judged against it measured again.
         file.again = true;
+        file.tried = { n: file.n, rate };
         this.try(file, file.base, 'level');
       } else if (added > 1) this.more(file, file.base + Math.floor(added / 2));
       else {

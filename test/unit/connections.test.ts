@@ -306,6 +306,30 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     assert.equal(connections.level(FILE), 12, 'twelve added their share and are kept (counting the pause, nine)');
   });
 
+  it('keeps more that fell short of a level measured high, once that level measured again is below them', async () => {
+    let clock = 0;
+    const connections = new ConnectionController({ fixed: () => null, ceiling: () => 12 }, () => clock);
+    const turns: (() => void)[] = [];
+    const take = async (count: number, left: number) => {
+      for (let i = 0; i < count; i++) turns.push(await connections.acquire(`h${i % 2}:1`, FILE, left));
+    };
+    // Each PUT under way sends `mbps` MB/s for `ms`.
+    const send = (ms: number, mbps: number) => {
+      for (const end = clock + ms; clock < end; clock += STEP_MS)
+        for (let i = 0; i < turns.length; i++) connections.sent(FILE, mbps * MB * (STEP_MS / 1000));
+    };
+    await take(6, 30);
+    send(8000, 2); // six read 12 MB/s, as connections starting do
+    assert.equal(connections.level(FILE), 12, 'six measured, twelve tried');
+    // Twenty chunks left to start: a try of twelve from here would be cut to ten, as many as there is time to judge.
+    await take(6, 20);
+    send(8000, 1);
+    assert.equal(connections.level(FILE), 6, 'twelve at 12 MB/s fell short of six at 12: six measured again');
+    turns.splice(6).forEach((end) => end());
+    send(8000, 1);
+    assert.equal(connections.level(FILE), 12, 'six measured again at 6 MB/s: the twelve measured at 12 are kept');
+  });
+
   it('gives turns in order, and forgets a PUT whose upload was aborted while it waited', async () => {
     const connections = new ConnectionController({ fixed: () => 2, ceiling: () => 12 });
     const started: string[] = [];
