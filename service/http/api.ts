@@ -33,9 +33,6 @@ declare module 'fastify' {
   }
 }
 
-/** How long the API keeps an idle keep-alive connection open (its `Keep-Alive: timeout=65`). */
-export const API_KEEP_ALIVE_MS = 65_000;
-
 const API_CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-headers': 'Authorization, Content-Type',
@@ -311,7 +308,7 @@ export async function createApi({
     // API, and at 5 s its #6 paid a new connection and a preflight on it, two round trips at the end of every upload
     // of more than a few seconds (bench/link.bench.ts).
     requestTimeout: 300_000,
-    keepAliveTimeout: API_KEEP_ALIVE_MS,
+    keepAliveTimeout: 65_000,
     bodyLimit: MAX_JSON_BYTES,
     // A long id is an unknown id (404 from the domain), not a framework error; Node bounds the whole target anyway.
     routerOptions: { maxParamLength: 16 * 1024 },

@@ -61,7 +61,7 @@ export const IDLE_MS = 1000;
 
 type Try = 'level' | 'more' | 'fewer';
 
-/** Whether `m` connections at `rate` are worth keeping over `n` at `base`: `r(m) ≥ r(n)·(1 + max(GAIN·(m-n)/n, MIN_RAISE))`. */
+/** Whether `m` connections at `rate` are worth keeping over `n` at `base` (the rule above). */
 const raises = (rate: number, m: number, base: number, n: number) =>
   rate >= base * (1 + Math.max((GAIN * (m - n)) / n, MIN_RAISE));
 
@@ -313,11 +313,8 @@ export class ConnectionController {
       if (tried && raises(tried.rate, tried.n, rate, file.n)) {
         // The more that fell short beat the level held as measured again: both are measured, so they are kept now;
         // tried once more, near the tail they could be cut to what is left to judge (S3 at 0.1 % loss, 2026-12-07).
-        file.rate = file.best = tried.rate;
-        file.backoff = BACKOFF_MS;
         file.n = tried.n;
-        if (tried.n < most) this.tryMore(file, most);
-        else this.hold(file, tried.n);
+        this.keep(file, tried.rate, most);
         return;
       }
       file.rate = file.best = rate;
@@ -326,12 +323,8 @@ export class ConnectionController {
       else this.tryFewer(file);
     } else if (file.trying === 'more') {
       const added = file.n - file.base;
-      if (raises(rate, file.n, file.rate, file.base)) {
-        file.rate = file.best = rate;
-        file.backoff = BACKOFF_MS;
-        if (file.n < most) this.tryMore(file, most);
-        else this.hold(file, file.n);
-      } else if (!file.again) {
+      if (raises(rate, file.n, file.rate, file.base)) this.keep(file, rate, most);
+      else if (!file.again) {
         // The level held may have been measured as its connections started, and a connection sends its first MB
         // faster than it goes on (TCP's start, its socket's buffer filling): more are judged against it measured again.
         file.again = true;
@@ -346,6 +339,14 @@ export class ConnectionController {
       file.rate = rate;
       this.tryFewer(file);
     } else this.hold(file, file.n + 1);
+  }
+
+  /** Keeps the level tried, measured at `rate`, and tries more from it while the hosts and the ceiling allow. */
+  private keep(file: FileLevel, rate: number, most: number): void {
+    file.rate = file.best = rate;
+    file.backoff = BACKOFF_MS;
+    if (file.n < most) this.tryMore(file, most);
+    else this.hold(file, file.n);
   }
 
   /** Twice the level, within what the hosts and the ceiling allow. */
