@@ -21,7 +21,8 @@ export function role(cmdline: string): string | undefined {
     if (args.some((a) => a.includes('NetworkService'))) return 'network';
     return 'other';
   }
-  if (args.some((a) => a.endsWith('service/main.ts'))) return 'service';
+  // The service from source (tsx) or as built (scripts/service-build.ts, what startService runs).
+  if (args.some((a) => /service\/main\.[jt]s$/.test(a))) return 'service';
   return undefined;
 }
 

@@ -8,7 +8,6 @@ import { parseArgs } from 'node:util';
 import { ENVIRONMENTS } from '../src/api/contract.js';
 import { MiB } from '../src/api/limits.js';
 import type { Environment } from '../src/api/types.js';
-import { startService } from './app.js';
 import { systemClock } from './clock.js';
 import { databaseLocation, openDatabase } from './db/index.js';
 import { Accounts } from './domain/accounts.js';
@@ -280,6 +279,8 @@ if (values.help) {
     media.kind === 'disk' && media.hosts
       ? storageListens(media.hosts, values.host, port('storage-port')).map((on) => on.port)
       : [];
+  // Loaded here, not above: a command (token, plan) needs the database and no server, and starts in half the time.
+  const { startService } = await import('./app.js');
   const service = await startService({
     dataDir: values.data,
     role: role(),

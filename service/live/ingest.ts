@@ -5,6 +5,7 @@ import type { LiveStreams } from '../domain/live-streams.js';
 import { INGEST_NODE_LEASE_MS, type Recordings, type StoredSegment } from '../domain/recordings.js';
 import type { FromWorker, ToWorker, WorkerOptions } from './rtmp-worker.js';
 import { log } from '../log.js';
+import { sibling } from '../modules.js';
 
 /** Decisions (docs/service.md, docs/security.md): how the ingest holds against strangers (live/rtmp-worker.ts). */
 export interface IngestLimits {
@@ -40,7 +41,7 @@ export const DEFAULT_INGEST_LIMITS: IngestLimits = {
 /** The first wait before a restart; it doubles with each death that follows a short life. */
 const FIRST_RESTART_MS = 1_000;
 
-const WORKER = fileURLToPath(new URL('./rtmp-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(sibling('rtmp-worker', import.meta.url));
 
 interface Publish {
   streamId: string;

@@ -1,9 +1,8 @@
-import { Worker } from 'node:worker_threads';
 import type { MediaInfo } from '../../src/api/types.js';
 import { DEFAULT_PROBE_SECONDS, LimitError, spoken } from './ffmpeg.js';
-import { tsWorker } from '../ts-worker.js';
+import { sibling, startWorker } from '../modules.js';
 
-const WORKER = tsWorker(new URL('./mediainfo-worker.ts', import.meta.url));
+const WORKER = sibling('mediainfo-worker', import.meta.url);
 
 /**
  * The spec's `mediainfo` of a file, read in a worker thread of its own. mediainfo.js's WASM parser runs
@@ -15,7 +14,7 @@ export function readMediaInfo(
   { timeoutMs = DEFAULT_PROBE_SECONDS * 1000 }: { timeoutMs?: number } = {},
 ): Promise<MediaInfo> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { eval: true, workerData: { file } });
+    const worker = startWorker(WORKER, { workerData: { file } });
     const timer = setTimeout(() => {
       reject(
         new LimitError(`MediaInfo took longer than ${spoken(timeoutMs / 1000)} to read the file, so it was stopped.`),

@@ -1,9 +1,9 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { MiB } from '../../src/api/limits.js';
-import { tsWorker } from '../ts-worker.js';
+import { sibling, startWorker } from '../modules.js';
 import type { HashAnswer, HashRequest } from './md5-worker.js';
 
-const WORKER = tsWorker(new URL('./md5-worker.ts', import.meta.url));
+const WORKER = sibling('md5-worker', import.meta.url);
 
 /** The worker is told of a file's progress once this many more bytes are written. */
 const TELL_EVERY = MiB;
@@ -24,7 +24,7 @@ const waiting = new Map<number, { resolve: (md5: string) => void; reject: (err: 
 
 function started(): Worker {
   if (worker) return worker;
-  const thread = new Worker(WORKER, { eval: true });
+  const thread = startWorker(WORKER);
   thread.on('message', (answer: HashAnswer) => {
     const waiter = waiting.get(answer.id);
     waiting.delete(answer.id);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { builtService } from '../../scripts/service-build.js';
 import { openDatabase, type Db } from '../../service/db/index.js';
 import { checkedOrigins } from './contract.js';
 import { startPostgres, type Postgres } from './engines/postgres.js';
@@ -12,8 +13,6 @@ import { sha256 } from './media.js';
 import { tempDir } from './temp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(ROOT, 'service/main.ts');
-const TSX = ['--import', 'tsx'];
 const READY_TIMEOUT_MS = 60_000;
 
 export interface RunningService {
@@ -80,6 +79,15 @@ export function serviceDatabase(service: { data: string }): Promise<Db> {
   return openDatabase(databases.get(service.data) ?? join(service.data, 'service.db'));
 }
 
+/**
+ * The command that runs the service (then its flags, or a command such as `token`): node on the build `npm run
+ * service` runs (scripts/service-build.ts), or `main`, the source of another checkout (bench/contract.bench.ts), through
+ * tsx.
+ */
+export async function serviceCommand(main?: string): Promise<string[]> {
+  return main ? [process.execPath, '--import', 'tsx', main] : [process.execPath, await builtService()];
+}
+
 /** Receivers of the tests listen on 127.0.0.1, which the service refuses to reach unless told it may. */
 export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
 
@@ -126,7 +134,8 @@ export async function startService(
     ...(options.role ? ['--role', options.role] : []),
     ...(options.host ? ['--host', options.host] : []),
   ];
-  const command = [process.execPath, ...TSX, options.main ?? MAIN, ...args, ...(options.args ?? [])];
+  const run = await serviceCommand(options.main);
+  const command = [...run, ...args, ...(options.args ?? [])];
   // `ip netns exec` execs the command: the child's pid is the service's.
   if (options.netns) command.unshift('ip', 'netns', 'exec', options.netns);
   const child = spawn(command[0]!, command.slice(1), {
@@ -171,11 +180,9 @@ export async function startService(
       return service.cli('token', '--org', org, '--environment', environment);
     },
     async cli(...cliArgs) {
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [...TSX, options.main ?? MAIN, ...cliArgs, ...service.dataArgs],
-        { cwd: ROOT },
-      );
+      const { stdout } = await promisify(execFile)(run[0]!, [...run.slice(1), ...cliArgs, ...service.dataArgs], {
+        cwd: ROOT,
+      });
       return stdout.trim();
     },
     async call(method, path, { token, body, raw } = {}) {

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Db } from '../../service/db/index.js';
 import { push } from '../helpers/live.js';
 import { media } from '../helpers/media.js';
@@ -11,6 +10,7 @@ import {
   LOCAL_RECEIVERS,
   processTree,
   put,
+  serviceCommand,
   serviceDatabase,
   SERVICE_ENGINE,
   startService,
@@ -24,7 +24,6 @@ import {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-const MAIN = fileURLToPath(new URL('../../service/main.ts', import.meta.url));
 
 /**
  * How the database would answer `query`, one line per step; whether a step reads `index`, and whether one reads a
@@ -412,15 +411,15 @@ describe('indexes and pruning', () => {
 
   it('prunes minted tokens two days after expiry or revocation (never keys), links once expired, jobs after 7 days, deliveries after 30', async () => {
     // Not execFileSync: a command of a few seconds would block this process, its sockets to the service with it.
-    const revoke = (token: string) =>
-      new Promise<void>((resolve, reject) => {
-        const child = execFile(
-          process.execPath,
-          ['--import', 'tsx', MAIN, 'revoke-token', ...service.dataArgs],
-          (err) => (err ? reject(err) : resolve()),
+    const revoke = async (token: string) => {
+      const [node, ...run] = await serviceCommand();
+      await new Promise<void>((resolve, reject) => {
+        const child = execFile(node!, [...run, 'revoke-token', ...service.dataArgs], (err) =>
+          err ? reject(err) : resolve(),
         );
         child.stdin!.end(token);
       });
+    };
     const mint = async () => (await service.call('POST', '/tokens', { token: key, body: {} })).body.token as string;
     const revokedKey = await service.token('acme');
     const [expiring, revoked] = [await mint(), await mint()];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { completeMultipart, put, startWithToken, type RunningService } from '../helpers/service.js';
+import { completeMultipart, put, serviceCommand, startWithToken, type RunningService } from '../helpers/service.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -18,16 +18,16 @@ describe('capabilities end with their source', () => {
     return r.body.token as string;
   };
   /** The service's command line, with the token on standard input as it must be. */
-  const revoke = (token: string) =>
-    new Promise<void>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', 'service/main.ts', 'revoke-token', ...service.dataArgs],
-        { stdio: ['pipe', 'ignore', 'ignore'] },
-      );
+  const revoke = async (token: string) => {
+    const [node, ...run] = await serviceCommand();
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(node!, [...run, 'revoke-token', ...service.dataArgs], {
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
       child.stdin.end(`${token}\n`);
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`revoke exited ${code}`))));
     });
+  };
   /** A video of `token` with a signed link (#2), and a session (#3) with its chunk 1 URL (#4) and stored chunk. */
   const started = async (token: string) => {
     const { body: video } = await service.call('POST', '/videos', { token });

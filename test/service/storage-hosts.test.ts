@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { media, sha256 } from '../helpers/media.js';
 import {
   completeMultipart,
   put,
+  serviceCommand,
   startService,
   startWithToken,
   storedSha256,
@@ -114,11 +114,12 @@ describe('a bad --storage-hosts', () => {
   const ROOT = fileURLToPath(new URL('../../', import.meta.url));
   const serviceWith = async (value: string) => {
     const data = await tempData();
+    const [node, ...run] = await serviceCommand();
     return new Promise<{ code: number; stderr: string }>((resolve) =>
       execFile(
-        process.execPath,
+        node!,
         [
-          ...['--import', 'tsx', join(ROOT, 'service/main.ts')],
+          ...run,
           ...['--port', '0', '--storage-port', '0', '--rtmp-port', '0', '--data', data, '--storage-hosts', value],
         ],
         { cwd: ROOT, timeout: 60_000 },

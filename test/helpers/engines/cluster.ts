@@ -14,12 +14,12 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { checkedOrigins } from '../contract.js';
+import { serviceCommand } from '../service.js';
 import { tempDir } from '../temp.js';
 import type { StoreRequest } from './ceph.js';
 import { scaleEngines } from './environment.js';
@@ -27,7 +27,6 @@ import { startNginx, type Balancer } from './nginx.js';
 import { freePort } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = join(ROOT, 'service/main.ts');
 /**
  * A process of tsx compiling the service on two busy cores takes a few seconds, and a cluster starts five at once;
  * on a machine shared with other runs (a load of 30 on 2 cores was seen) a minute was not always enough.
@@ -265,11 +264,10 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
       return (await start(name, options)).process;
     },
     async token(org) {
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        ['--import', 'tsx', MAIN, 'token', '--org', org, '--database', database],
-        { cwd: ROOT },
-      );
+      const [node, ...run] = await serviceCommand();
+      const { stdout } = await promisify(execFile)(node!, [...run, 'token', '--org', org, '--database', database], {
+        cwd: ROOT,
+      });
       return stdout.trim();
     },
     storeRequests: async () => ours(await engines.storeRequests()),
@@ -311,7 +309,7 @@ export async function freshDatabase(serverUrl: string, prefix = 'cluster'): Prom
 
 /** Starts one process of the service and resolves once its ready line came; fails with its output otherwise. */
 async function startProcess(name: ProcessName, args: string[], pidNamespace: boolean): Promise<Running> {
-  const service = [process.execPath, '--import', 'tsx', MAIN, ...args];
+  const service = [...(await serviceCommand()), ...args];
   // --kill-child: unshare killed (by killAll, say), the service goes too; a SIGKILL the service gets ends its
   // namespace, ffmpeg included, and then unshare. Not root: a user namespace of its own lets it make one.
   const unshare = [
