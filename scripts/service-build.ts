@@ -5,8 +5,8 @@
  *   tsx scripts/service-build.ts     # compiles if the output changed, prints the path of its main.js
  *
  * `npm run service` runs what this prints, and the tests start the service the same way (test/helpers/service.ts).
- * Without a loader a process starts in a third of the CPU: `node --import tsx service/main.ts` costs 2.7–3.4 s of CPU
- * before it serves, the build 1.1–1.4 s, and the tests start hundreds of them (docs/development.md). The source still
+ * Without a loader a process starts in half the CPU: through tsx a service cost 3.5–4.1 s of CPU until it was ready and a
+ * command (`token`) 2.5–2.9 s, built 1.9–2.5 s and 0.8 s, and the tests start hundreds (docs/development.md). The source still
  * runs through tsx where that is how it is used (`npm start`'s demo imports service/app.ts): the few places that find a
  * module beside them by its file name ask `sibling()` (service/modules.ts) which extension they run with.
  *

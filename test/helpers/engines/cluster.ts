@@ -28,7 +28,7 @@ import { freePort } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /**
- * A process of tsx compiling the service on two busy cores takes a few seconds, and a cluster starts five at once;
+ * A process of the service starting on two busy cores takes a few seconds, and a cluster starts five at once;
  * on a machine shared with other runs (a load of 30 on 2 cores was seen) a minute was not always enough.
  */
 const READY_TIMEOUT_MS = 180_000;
