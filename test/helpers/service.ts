@@ -4,7 +4,6 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { builtService } from '../../scripts/service-build.js';
 import { openDatabase, type Db } from '../../service/db/index.js';
 import { checkedOrigins } from './contract.js';
@@ -32,6 +31,8 @@ export interface RunningService {
   token(org: string, environment?: string): Promise<string>;
   /** Runs the service's command line on this service's data (`plan --org …`, say); resolves with its output. */
   cli(...args: string[]): Promise<string>;
+  /** `revoke-token` of the service's command line, the token on its standard input, as it must be. */
+  revoke(token: string): Promise<void>;
   /** Calls the API; `token: null` sends no Authorization header. */
   call<T = any>(
     method: string,
@@ -88,6 +89,25 @@ export async function serviceCommand(main?: string): Promise<string[]> {
   return main ? [process.execPath, '--import', 'tsx', main] : [process.execPath, await builtService()];
 }
 
+/**
+ * Runs the service's command line to its end: a command (`token`, `revoke-token` with the token as `input`) or flags
+ * it refuses; resolves with its exit code and what it printed. Not execFileSync: a command of a second or two would
+ * block the test's process, its sockets to a service with it.
+ */
+export async function runService(
+  args: string[],
+  { input = '', main, timeoutMs = 90_000 }: { input?: string; main?: string; timeoutMs?: number } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [node, ...command] = await serviceCommand(main);
+  return new Promise((resolve) => {
+    const child = execFile(node!, [...command, ...args], { cwd: ROOT, timeout: timeoutMs }, (err, stdout, stderr) =>
+      // Killed (past `timeoutMs`): no exit code, and not a success.
+      resolve({ code: typeof err?.code === 'number' ? err.code : err ? 1 : 0, stdout, stderr }),
+    );
+    child.stdin!.end(input);
+  });
+}
+
 /** Receivers of the tests listen on 127.0.0.1, which the service refuses to reach unless told it may. */
 export const LOCAL_RECEIVERS = { args: ['--allow-private-network'] };
 
@@ -134,8 +154,7 @@ export async function startService(
     ...(options.role ? ['--role', options.role] : []),
     ...(options.host ? ['--host', options.host] : []),
   ];
-  const run = await serviceCommand(options.main);
-  const command = [...run, ...args, ...(options.args ?? [])];
+  const command = [...(await serviceCommand(options.main)), ...args, ...(options.args ?? [])];
   // `ip netns exec` execs the command: the child's pid is the service's.
   if (options.netns) command.unshift('ip', 'netns', 'exec', options.netns);
   const child = spawn(command[0]!, command.slice(1), {
@@ -168,6 +187,12 @@ export async function startService(
   // Every JSON answer of this service's API that a test receives is checked against its /openapi.json.
   if (address('API')) checkedOrigins.add(api);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  /** A command of the service's command line on this service's data; its output, or its failure with what it said. */
+  const runCli = async (cliArgs: string[], input?: string) => {
+    const { code, stdout, stderr } = await runService([...cliArgs, ...service.dataArgs], { input, main: options.main });
+    if (code !== 0) throw new Error(`${cliArgs[0]} exited ${code}: ${stderr}`);
+    return stdout.trim();
+  };
   const service: RunningService = {
     api: api!,
     storage: storage!,
@@ -179,11 +204,9 @@ export async function startService(
     async token(org, environment = 'production') {
       return service.cli('token', '--org', org, '--environment', environment);
     },
-    async cli(...cliArgs) {
-      const { stdout } = await promisify(execFile)(run[0]!, [...run.slice(1), ...cliArgs, ...service.dataArgs], {
-        cwd: ROOT,
-      });
-      return stdout.trim();
+    cli: (...cliArgs) => runCli(cliArgs),
+    async revoke(token) {
+      await runCli(['revoke-token'], `${token}\n`);
     },
     async call(method, path, { token, body, raw } = {}) {
       const headers: Record<string, string> = {};

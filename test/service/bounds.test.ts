@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../service/db/index.js';
 import { push } from '../helpers/live.js';
@@ -10,7 +9,6 @@ import {
   LOCAL_RECEIVERS,
   processTree,
   put,
-  serviceCommand,
   serviceDatabase,
   SERVICE_ENGINE,
   startService,
@@ -410,21 +408,11 @@ describe('indexes and pruning', () => {
   });
 
   it('prunes minted tokens two days after expiry or revocation (never keys), links once expired, jobs after 7 days, deliveries after 30', async () => {
-    // Not execFileSync: a command of a few seconds would block this process, its sockets to the service with it.
-    const revoke = async (token: string) => {
-      const [node, ...run] = await serviceCommand();
-      await new Promise<void>((resolve, reject) => {
-        const child = execFile(node!, [...run, 'revoke-token', ...service.dataArgs], (err) =>
-          err ? reject(err) : resolve(),
-        );
-        child.stdin!.end(token);
-      });
-    };
     const mint = async () => (await service.call('POST', '/tokens', { token: key, body: {} })).body.token as string;
     const revokedKey = await service.token('acme');
     const [expiring, revoked] = [await mint(), await mint()];
-    await revoke(revoked);
-    await revoke(revokedKey);
+    await service.revoke(revoked);
+    await service.revoke(revokedKey);
     assert.equal((await service.call('POST', '/webhooks', { token: key, body: { url: receiver.url } })).status, 200);
     const id = await upload(service, key, await media('h264-aac-320p-4s.mp4'));
     assert.equal((await waitForVideo(service, key, id)).status, 'ready');

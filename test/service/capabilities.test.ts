@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { completeMultipart, put, serviceCommand, startWithToken, type RunningService } from '../helpers/service.js';
+import { completeMultipart, put, startWithToken, type RunningService } from '../helpers/service.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -16,17 +15,6 @@ describe('capabilities end with their source', () => {
     const r = await service.call('POST', '/tokens', { token, body });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body.token as string;
-  };
-  /** The service's command line, with the token on standard input as it must be. */
-  const revoke = async (token: string) => {
-    const [node, ...run] = await serviceCommand();
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(node!, [...run, 'revoke-token', ...service.dataArgs], {
-        stdio: ['pipe', 'ignore', 'ignore'],
-      });
-      child.stdin.end(`${token}\n`);
-      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`revoke exited ${code}`))));
-    });
   };
   /** A video of `token` with a signed link (#2), and a session (#3) with its chunk 1 URL (#4) and stored chunk. */
   const started = async (token: string) => {
@@ -56,7 +44,7 @@ describe('capabilities end with their source', () => {
     const sibling = await mint({ user: 'alice' });
     const made = await started(doomed);
     const kept = await started(sibling);
-    await revoke(doomed);
+    await service.revoke(doomed);
 
     refused(await put(made.link, new Uint8Array(1000)), 'the PUT of its signed link (#5)');
     refused(await put(made.second, new Uint8Array(1000)), 'the PUT of its chunk URL (#5)');
@@ -76,7 +64,7 @@ describe('capabilities end with their source', () => {
     const ofKey = await started(doomedKey);
     const ofToken = await started(minted);
     const ofOther = await started(key);
-    await revoke(doomedKey);
+    await service.revoke(doomedKey);
 
     refused(await put(ofKey.link, new Uint8Array(1000)), "the key's own link");
     refused(await put(ofToken.link, new Uint8Array(1000)), 'the link of a token the key made');

@@ -7,23 +7,18 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { serviceCommand, tempData } from '../helpers/service.js';
+import { runService, tempData } from '../helpers/service.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/**
- * Runs a command line of the project to its end (`npm start`'s demo/start.ts, or the service as `npm run service` runs
- * it); resolves with its exit code and what it printed.
- */
-async function run(
-  script: 'demo/start.ts' | 'service',
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const [node, ...command] =
-    script === 'service' ? await serviceCommand() : [process.execPath, '--import', 'tsx', join(ROOT, script)];
+/** Runs `npm start`'s demo/start.ts to its end; resolves with its exit code and what it printed. */
+function startDemo(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(node!, [...command, ...args], { cwd: ROOT, timeout: 90_000 }, (err, stdout, stderr) =>
-      resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'demo/start.ts'), ...args],
+      { cwd: ROOT, timeout: 90_000 },
+      (err, stdout, stderr) => resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr }),
     );
   });
 }
@@ -43,7 +38,7 @@ describe('a port already in use', () => {
   for (const flag of ['service-port', 'rtmp-port', 'port'] as const) {
     it(`npm start with --${flag} taken says so in one line, and exits`, async () => {
       const data = await tempData();
-      const { code, stderr } = await run('demo/start.ts', [...free, `--${flag}`, String(port), '--data', data]);
+      const { code, stderr } = await startDemo([...free, `--${flag}`, String(port), '--data', data]);
       assert.equal(code, 1);
       const lines = stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'));
       assert.deepEqual(lines, [
@@ -54,7 +49,7 @@ describe('a port already in use', () => {
 
   it('npm run service with --storage-port taken says so in one line, and exits', async () => {
     const data = await tempData();
-    const { code, stderr } = await run('service', [
+    const { code, stderr } = await runService([
       '--port',
       '0',
       '--rtmp-port',
@@ -70,7 +65,7 @@ describe('a port already in use', () => {
 
   it('npm run service with a port of --storage-hosts taken names that flag', async () => {
     const data = await tempData();
-    const { code, stderr } = await run('service', [
+    const { code, stderr } = await runService([
       ...['--port', '0', '--rtmp-port', '0', '--storage-port', '0', '--data', data],
       ...['--storage-hosts', `127.0.0.2:0,127.0.0.1:${port}`],
     ]);
@@ -85,7 +80,7 @@ describe('a port already in use', () => {
     const taken6 = (second.address() as { port: number }).port;
     try {
       const data = await tempData();
-      const { code, stderr } = await run('service', [
+      const { code, stderr } = await runService([
         ...['--host', '::1', '--port', '0', '--rtmp-port', '0', '--storage-port', String(taken6 - 1), '--data', data],
       ]);
       assert.equal(code, 2);

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { media, sha256 } from '../helpers/media.js';
 import {
   completeMultipart,
   put,
-  serviceCommand,
+  runService,
   startService,
   startWithToken,
   storedSha256,
@@ -111,22 +109,11 @@ describe('storage links on several hosts (--storage-hosts)', () => {
 });
 
 describe('a bad --storage-hosts', () => {
-  const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-  const serviceWith = async (value: string) => {
-    const data = await tempData();
-    const [node, ...run] = await serviceCommand();
-    return new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(
-        node!,
-        [
-          ...run,
-          ...['--port', '0', '--storage-port', '0', '--rtmp-port', '0', '--data', data, '--storage-hosts', value],
-        ],
-        { cwd: ROOT, timeout: 60_000 },
-        (err, _stdout, stderr) => resolve({ code: typeof err?.code === 'number' ? err.code : 0, stderr }),
-      ),
+  const serviceWith = async (value: string) =>
+    runService(
+      ['--port', '0', '--storage-port', '0', '--rtmp-port', '0', '--data', await tempData(), '--storage-hosts', value],
+      { timeoutMs: 60_000 },
     );
-  };
 
   for (const [value, why] of [
     ['0', /^video service: --storage-hosts must be a count from 1 to 16, or a list of hosts; got "0"\.$/],

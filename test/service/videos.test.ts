@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { startService as startInProcess } from '../../service/app.js';
-import { serviceCommand, startWithToken, tempData, type RunningService } from '../helpers/service.js';
+import { startWithToken, tempData, type RunningService } from '../helpers/service.js';
 
 describe('accounts, video objects and errors', () => {
   let service: RunningService;
@@ -45,14 +44,7 @@ describe('accounts, video objects and errors', () => {
     const minted = (await service.call('POST', '/tokens', { token: doomed })).body.token as string;
     assert.equal((await service.call('POST', '/videos', { token: minted })).status, 200);
     // The token goes on standard input: a secret in argv would show in `ps` and shell history.
-    const [node, ...run] = await serviceCommand();
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(node!, [...run, 'revoke-token', ...service.dataArgs], {
-        stdio: ['pipe', 'ignore', 'ignore'],
-      });
-      child.stdin.end(`${doomed}\n`);
-      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`revoke exited ${code}`))));
-    });
+    await service.revoke(doomed);
     const revoked = await service.call('POST', '/videos', { token: doomed });
     assert.equal(revoked.status, 401);
     assert.match(revoked.body.error.message, /revoked/);

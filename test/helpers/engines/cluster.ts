@@ -10,16 +10,15 @@
  * nginx keeps in its list), in a PID namespace of its own if asked (as in a container), and everything is stopped
  * however the test ends.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { checkedOrigins } from '../contract.js';
-import { serviceCommand } from '../service.js';
+import { runService, serviceCommand } from '../service.js';
 import { tempDir } from '../temp.js';
 import type { StoreRequest } from './ceph.js';
 import { scaleEngines } from './environment.js';
@@ -264,10 +263,8 @@ export async function startCluster(options: { args?: string[] } = {}): Promise<C
       return (await start(name, options)).process;
     },
     async token(org) {
-      const [node, ...run] = await serviceCommand();
-      const { stdout } = await promisify(execFile)(node!, [...run, 'token', '--org', org, '--database', database], {
-        cwd: ROOT,
-      });
+      const { code, stdout, stderr } = await runService(['token', '--org', org, '--database', database]);
+      if (code !== 0) throw new Error(`token exited ${code}: ${stderr}`);
       return stdout.trim();
     },
     storeRequests: async () => ours(await engines.storeRequests()),
