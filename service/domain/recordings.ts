@@ -661,7 +661,7 @@ export class Recordings {
     if (this.removing.has(id)) return;
     this.removing.add(id);
     try {
-      await this.storyboards.idle(id);
+      await this.storyboards.close(id);
       await this.media.remove(id, this.files.recordingDir(id));
       await this.db.transaction().execute(async (trx) => {
         await this.conversions.forget(id, trx);
@@ -670,8 +670,8 @@ export class Recordings {
         await trx.deleteFrom('recordings').where('id', '=', id).execute();
       });
       this.known.delete(id);
-      this.storyboards.forget(id);
     } finally {
+      this.storyboards.forget(id);
       this.removing.delete(id);
     }
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { run } from '../processing/ffmpeg.js';
 import type { Part } from './playlist.js';
 import { Recent } from './recent.js';
+import { notFound } from '../domain/errors.js';
 import { log } from '../log.js';
 
 /** One thumbnail per segment (every 2 s), this size, 10 to a row and 100 to a sheet. */
@@ -62,6 +63,8 @@ interface Board {
  */
 export class Storyboards {
   private readonly busy = new Map<string, Promise<void>>();
+  /** Recordings being deleted: no work starts for them, so none writes into a folder that is going. */
+  private readonly closed = new Set<string>();
   private readonly boards = new Recent<Board>(CACHED_RECORDINGS, () => ({ parts: new Map(), sheets: new Set() }));
 
   constructor(
@@ -77,6 +80,7 @@ export class Storyboards {
 
   /** Runs `work` after whatever this recording's storyboard is doing: files are written by one hand at a time. */
   private queue<T>(id: string, work: () => Promise<T>): Promise<T> {
+    if (this.closed.has(id)) return Promise.reject(notFound(`Temporary recording ${JSON.stringify(id)}`));
     const next = (this.busy.get(id) ?? Promise.resolve()).then(work);
     const settled = next.then(
       () => {},
@@ -87,14 +91,19 @@ export class Storyboards {
     return next;
   }
 
-  /** Settles once no thumbnail of the recording is being made (before its files are deleted). */
-  async idle(id: string): Promise<void> {
+  /**
+   * The recording is being deleted: what is asked for it from now on is not found, and this settles once the work
+   * already under way is done (before its files are deleted).
+   */
+  async close(id: string): Promise<void> {
+    this.closed.add(id);
     await this.busy.get(id)?.catch(() => {});
   }
 
-  /** The recording is gone: what was known of it goes too. */
+  /** The recording is gone (or its deletion failed, to be tried again): what was known of it goes too. */
   forget(id: string): void {
     this.boards.delete(id);
+    this.closed.delete(id);
   }
 
   async vtt(id: string): Promise<string> {

@@ -70,6 +70,28 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
     await assert.rejects(readdir(join(service.data, 'recordings', live._id)), { code: 'ENOENT' });
   });
 
+  it('a storyboard asked for while its recording is deleted: found or not found, and no file of it left behind', async () => {
+    const stream = await createStream(service, token, 'viewed-while-deleted');
+    const pushed = push(stream.ingest.url, 30);
+    const live = await stream.waitFor('the recording to have media', (r) => r.duration >= 4);
+    // Viewers keep asking for the storyboard and its first sheet, as a clipper open on the recording does.
+    const statuses = new Set<number>();
+    let deleted = false;
+    const viewer = async () => {
+      for (let settledAfter = 0; settledAfter < 10; settledAfter += deleted ? 1 : 0)
+        for (const url of [live.playback.storyboard, new URL('storyboard/0.jpg', live.playback.storyboard).href])
+          statuses.add((await fetch(url)).status);
+    };
+    const viewers = Array.from({ length: 6 }, viewer);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual((await service.call('DELETE', `/live_streams/${stream._id}`, { token })).body, { success: true });
+    deleted = true;
+    await Promise.all(viewers);
+    await pushed;
+    assert.deepEqual([...statuses].sort(), [200, 404]);
+    await assert.rejects(readdir(join(service.data, 'recordings', live._id)), { code: 'ENOENT' });
+  });
+
   it('refuses a publish whose stream key no live stream has', async () => {
     const stream = await createStream(service, token);
     const code = await push(`${service.rtmp}/lv_${'x'.repeat(24)}`, 4);
