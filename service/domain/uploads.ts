@@ -286,15 +286,16 @@ export class Uploads {
       // #6 answers without copying the file (bench/link.bench.ts measured that copy at the end of every upload).
       const unlisted = await this.db.transaction().execute(async (trx) => {
         await this.closeCompleted(session, trx);
-        // A chunk sent again while this complete waited for the disk check: its eTag is no longer the listed one.
+        // A chunk sent again while this complete waited for the disk check: its eTag is no longer the listed one. The
+        // same bytes again (an uploader's twin of a slow chunk, connections.ts) are the chunk listed, in another file.
         for (const [i, p] of parts.entries()) {
           const now = await trx
             .selectFrom('chunks')
-            .select('file')
+            .select('etag')
             .where('session_key', '=', session.key)
             .where('chunk_id', '=', p.chunk_id)
             .executeTakeFirst();
-          if (now?.file !== p.file)
+          if (now?.etag !== p.etag)
             throw badField(
               `chunks[${i}].eTag`,
               `Chunk ${p.chunk_id} was sent again meanwhile; complete with its new eTag.`,

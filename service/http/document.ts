@@ -91,7 +91,7 @@ export const document = ({ ingestLimits: INGEST, minFreeBytes, stallTimeoutMs }:
         'key or token that asked for the link or session was revoked, or its organization purged), or ' +
         "`storage_quota_exceeded` (the organization's stored bytes and the body would pass its quota); 404: unknown link or " +
         'session; 409: session completed or aborted, the video already has its file (chunks too), or `upload_in_progress`: ' +
-        `another PUT to the same link or chunk is still sending (one write at a time); 413: ${spokenBytes(MAX_PART_BYTES)} or more; 507 ` +
+        `another PUT to the same link is still sending, or two to the same chunk (an uploader may send a slow chunk again on a second connection, as S3 takes it); 413: ${spokenBytes(MAX_PART_BYTES)} or more; 507 ` +
         `\`insufficient_storage\`: the data volume would keep less than its reserve free (\`--min-free-mb\`, ${spokenBytes(minFreeBytes)}), ` +
         `counting every body in flight at its declared length (${spokenBytes(MAX_PART_BYTES)} without one), and looked at again every ` +
         `${spokenBytes(CHECK_EVERY_BYTES)} or ${spoken(CHECK_EVERY_MS / 1000)} while the body arrives (then the body is cut with 507; ` +

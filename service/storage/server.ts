@@ -35,8 +35,11 @@ export interface StorageRequest {
  * (domain/uploads.ts) as plain values, which decides whether they are accepted and commits them.
  */
 export class UploadOrigin {
-  /** Bodies being written: one PUT at a time per video (signed link) and per chunk of a session. */
-  private readonly writing = new Set<string>();
+  /**
+   * Bodies being written, per video (signed link: one at a time) and per chunk of a session (two: an uploader's
+   * endgame sends a slow chunk's bytes again on another connection, as S3 takes it, and keeps the first answer).
+   */
+  private readonly writing = new Map<string, number>();
   /** Bytes received per video and per session, failed attempts included (read through test hooks). */
   readonly received = new Map<string, number>();
 
@@ -54,7 +57,7 @@ export class UploadOrigin {
     this.signer.verify(url, this.clock.now());
     const { videoId, storageCheck } = await this.uploads.acceptLink(linkId);
     const source = this.store.files.source(videoId);
-    const written = await this.exclusively(`video:${videoId}`, async () => {
+    const written = await this.exclusively(`video:${videoId}`, 1, async () => {
       const temp = `${source}${TEMP_MARK}${newId()}`;
       const body = await writeBody(req, temp, MAX_PART_BYTES, this.store.files.disk, (n) => this.count(videoId, n), {
         corrupt,
@@ -79,7 +82,7 @@ export class UploadOrigin {
     const { storageCheck } = await this.uploads.acceptChunk(key);
     const file = `${chunkId}-${newId()}`;
     const path = this.store.files.chunk(key, file);
-    const written = await this.exclusively(`chunk:${key}/${chunkId}`, () =>
+    const written = await this.exclusively(`chunk:${key}/${chunkId}`, 2, () =>
       writeBody(req, path, MAX_PART_BYTES, this.store.files.disk, (n) => this.count(key, n), {
         corrupt,
         check: storageCheck,
@@ -92,19 +95,22 @@ export class UploadOrigin {
     return { etag: `"${written.md5}"` };
   }
 
-  /** Runs `write` unless the same target is being written (409): a second PUT must not race the first. */
-  private async exclusively<T>(target: string, write: () => Promise<T>): Promise<T> {
-    if (this.writing.has(target)) {
+  /** Runs `write` unless `most` PUTs to the same target are sending their bodies (409): no more may race them. */
+  private async exclusively<T>(target: string, most: number, write: () => Promise<T>): Promise<T> {
+    const now = this.writing.get(target) ?? 0;
+    if (now >= most) {
       throw new ServiceError(
         'upload_in_progress',
         'Another PUT to this URL is still sending its body; wait for it to end, or cancel it, then send again.',
       );
     }
-    this.writing.add(target);
+    this.writing.set(target, now + 1);
     try {
       return await write();
     } finally {
-      this.writing.delete(target);
+      const left = this.writing.get(target)! - 1;
+      if (left === 0) this.writing.delete(target);
+      else this.writing.set(target, left);
     }
   }
 
