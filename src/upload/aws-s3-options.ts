@@ -4,11 +4,11 @@ import type { VideoServiceClient } from '../api/client.js';
 import { VideoServiceError } from '../api/errors.js';
 import type { Strings } from '../locale/en.js';
 import { ChunkUrls } from './chunk-urls.js';
-import type { ConnectionController } from './connections.js';
+import type { ConnectionController, Flight } from './connections.js';
 import type { ChunkLedger } from './ledger.js';
 import { shrinkingRange, type UploadPlan } from './plan.js';
 import { ProgressBatch } from './progress.js';
-import { ExpiredUrlError, putBytes } from './put.js';
+import { ExpiredUrlError, putBytes, putRacing } from './put.js';
 
 /** What the element keeps in each Uppy file's meta. */
 export interface VideoMeta extends Meta {
@@ -245,22 +245,33 @@ export function awsS3Options(deps: WiringDeps, connections: ConnectionController
         // Chunk N's link names one of the storage hosts, each with its own six connections (connections.ts).
         const chunks = target && planOf(deps, target.file)?.chunks;
         const left = chunk ? Math.max(0, (chunks ?? chunk.chunkId) - chunk.chunkId) : 0;
-        endTurn = await connections.acquire(new URL(url).host, chunk?.sessionKey, left, signal);
+        const host = new URL(url).host;
+        endTurn = await connections.acquire(host, chunk?.sessionKey, left, signal);
         let loaded = 0;
-        const etag = await putBytes({
+        const flight: Flight = { size: bytes.size, loaded: 0, twin: (release) => release() };
+        const options = {
           url,
           body: bytes,
           contentType: signature.headers?.['Content-Type'] ?? 'application/octet-stream',
-          onProgress: (ev) => {
+          onProgress: (ev: { loaded: number; lengthComputable: true }) => {
             // A retry starts again from 0: only what this attempt adds counts.
+            flight.loaded = ev.loaded;
             if (chunk) connections.sent(chunk.sessionKey, Math.max(0, ev.loaded - loaded));
             loaded = ev.loaded;
             progress.queue(onProgress, ev);
           },
           signal,
           verify: deps.verifyChunks(),
-          onRetry: (err, _retry, delay) => target && deps.onRetry?.(target.file, err, delay),
-        });
+          onRetry: (err: VideoServiceError, _retry: number, delay: number) =>
+            target && deps.onRetry?.(target.file, err, delay),
+        };
+        if (!chunk) return complete(await putBytes(options).finally(() => progress.flush(onProgress)));
+        // A chunk may get a twin at the end of its file's upload (connections.ts, the endgame).
+        const racing = putRacing(options);
+        flight.twin = racing.twin;
+        const land = connections.fly(chunk.sessionKey, host, flight);
+        const etag = await racing.answer.catch((err: unknown) => (land(false), Promise.reject(err)));
+        land(true);
         progress.flush(onProgress);
         return complete(etag);
       } catch (err) {

@@ -58,6 +58,28 @@ export const BACKOFF_MS = 10_000;
 export const MAX_BACKOFF_MS = 80_000;
 /** A file with no PUT under way for this long was paused (or offline): its level is measured afresh. */
 export const IDLE_MS = 1000;
+/** A PUT runs this long before the endgame judges its rate. */
+export const TWIN_AFTER_MS = 500;
+/** What a second PUT of a chunk costs before its bytes go: its request and first round trips. */
+export const TWIN_START_MS = 150;
+/** A twin is sent when the PUT would end this much later than it, and twice as late at least. */
+export const TWIN_GAIN_MS = 500;
+/** How often the endgame looks again, progress or not (a stalled connection reports none). */
+export const ENDGAME_EVERY_MS = 250;
+
+/** A chunk PUT under way, as the endgame sees it (`fly`). */
+export interface Flight {
+  size: number;
+  /** Bytes it sent so far. */
+  loaded: number;
+  /** Starts a second PUT of the same bytes in a turn given for it; `release` ends that turn. */
+  twin: (release: () => void) => void;
+}
+interface Flying extends Flight {
+  host: string;
+  started: number;
+  twinned?: boolean;
+}
 
 type Try = 'level' | 'more' | 'fewer';
 
@@ -98,6 +120,14 @@ interface FileLevel {
   again?: boolean;
   /** While the level held is measured again: the more that fell short, and their rate, judged against it then. */
   tried?: { n: number; rate: number };
+  /** Its chunk PUTs under way (the endgame's). */
+  flights: Set<Flying>;
+  /** The rate of this file's chunk PUT that answered last, from its start to its answer: bytes per ms. */
+  pace: number;
+  /** A second PUT of one of its chunks is under way. */
+  twinning?: boolean;
+  /** The endgame's next look. */
+  look?: ReturnType<typeof setTimeout>;
 }
 
 interface Waiter {
@@ -187,10 +217,72 @@ export class ConnectionController {
     if (!file) return;
     file.sent += bytes;
     this.observe(file);
+    this.endgame(file);
+  }
+
+  /**
+   * Once every chunk of a file has started, a PUT that would end much later, at its pace so far, than a second one of
+   * the same bytes begun now at the pace of the PUT that answered last gets one (BitTorrent's endgame): a connection
+   * that stalls (a lost route, a Wi-Fi hand-over; TCP may take minutes to give up) no longer holds the whole file.
+   * Whichever answers first wins. A slow connection of a lossy link is not one: the PUT that answered last had its
+   * pace too (twins judged by the fastest PUT of the file lost both races they ran at 0.1 % loss,
+   * docs/benchmarks.md). One twin at a time per file, in a turn free now: never ahead of another chunk.
+   */
+  private endgame(file: FileLevel): void {
+    if (file.left > 0 || file.flights.size === 0) return;
+    file.look ??= setTimeout(() => {
+      file.look = undefined;
+      this.endgame(file);
+    }, ENDGAME_EVERY_MS);
+    if (file.twinning || file.pace === 0 || this.waiting.some((w) => w.file === file)) return;
+    const now = this.now();
+    let slowest: Flying | undefined;
+    let slack = TWIN_GAIN_MS;
+    for (const f of file.flights) {
+      const ms = now - f.started;
+      if (f.twinned || ms < TWIN_AFTER_MS || f.loaded >= f.size) continue;
+      const left = f.loaded > 0 ? ((f.size - f.loaded) * ms) / f.loaded : Infinity;
+      const twin = TWIN_START_MS + f.size / file.pace;
+      if (left >= 2 * twin && left - twin > slack) [slowest, slack] = [f, left - twin];
+    }
+    if (!slowest || !this.allowed(file, slowest.host)) return;
+    slowest.twinned = true;
+    file.twinning = true;
+    this.begin(file, slowest.host, 0);
+    performance.mark(`connections, file ${file.number}: a twin, ${(slack / 1000).toFixed(2)} s sooner`);
+    let ended = false;
+    slowest.twin(() => {
+      if (ended) return;
+      ended = true;
+      file.twinning = false;
+      this.end(file, slowest.host);
+    });
+  }
+
+  /**
+   * A chunk PUT of a file began (its turn taken): the endgame may give it a twin. Returns what ends it, with whether
+   * it answered.
+   */
+  fly(fileKey: string, host: string, flight: Flight): (answered: boolean) => void {
+    const file = this.files.get(fileKey);
+    if (!file) return () => undefined;
+    const flying: Flying = Object.assign(flight, { host, started: this.now() });
+    file.flights.add(flying);
+    return (answered) => {
+      file.flights.delete(flying);
+      const ms = this.now() - flying.started;
+      if (answered && ms > 0) file.pace = flying.size / ms;
+      this.endgame(file);
+    };
   }
 
   /** The file's upload ended (completed, aborted): its level goes. */
   forget(fileKey: string): void {
+    const file = this.files.get(fileKey);
+    if (file) {
+      clearTimeout(file.look);
+      file.flights.clear();
+    }
     this.files.delete(fileKey);
   }
 
@@ -240,6 +332,8 @@ export class ConnectionController {
         best: 0,
         waitUntil: 0,
         backoff: BACKOFF_MS,
+        flights: new Set(),
+        pace: 0,
       };
       this.files.set(fileKey, file);
     }

@@ -57,6 +57,62 @@ export function putBytes(options: PutOptions): Promise<string> {
   );
 }
 
+/**
+ * `putBytes`, and a second PUT of the same bytes to the same URL once `twin` is called (connections.ts, the endgame):
+ * the first to answer wins, and the other is cancelled. Its progress is the further of the two. A twin that fails is
+ * forgotten (a storage that takes one PUT per URL at a time refuses it: 409); the first PUT's failure is the answer
+ * once no twin is left to win.
+ */
+export function putRacing(options: PutOptions): { answer: Promise<string>; twin: (release: () => void) => void } {
+  const { signal } = options;
+  const loaded = [0, 0];
+  const racers: AbortController[] = [];
+  let won = false;
+  let running = 0;
+  let failure: { err: unknown } | undefined;
+  let settle!: { resolve: (etag: string) => void; reject: (err: unknown) => void };
+  const answer = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+  const race = (at: number, release?: () => void) => {
+    const own = new AbortController();
+    const stop = () => own.abort(signal?.reason);
+    signal?.addEventListener('abort', stop, { once: true });
+    racers.push(own);
+    running++;
+    putBytes({
+      ...options,
+      signal: own.signal,
+      onProgress: (ev) => {
+        loaded[at] = ev.loaded;
+        options.onProgress({ loaded: Math.max(...loaded), lengthComputable: true });
+      },
+    })
+      .then(
+        (etag) => {
+          if (won) return;
+          won = true;
+          for (const other of racers) if (other !== own) other.abort();
+          settle.resolve(etag);
+        },
+        (err: unknown) => {
+          if (at === 0) failure = { err };
+        },
+      )
+      .finally(() => {
+        signal?.removeEventListener('abort', stop);
+        release?.();
+        if (--running === 0 && !won) settle.reject(failure ? failure.err : new DOMException('Aborted', 'AbortError'));
+      });
+  };
+  race(0);
+  return {
+    answer,
+    twin: (release) => {
+      if (won || failure || signal?.aborted) return release();
+      race(1, release);
+    },
+  };
+}
+
 function putOnce({ url, body, contentType, onProgress, signal }: PutOptions): Promise<string> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason ?? new DOMException('Aborted', 'AbortError'));

@@ -112,3 +112,25 @@ test('keeps no more than six connections where a few already fill the link', asy
   // The last chunks to start, in the tail: the level it ends with.
   expect(mostAsStarting(puts, puts.slice(-PER_HOST)), 'six at most at the end').toBeLessThanOrEqual(START_CONNECTIONS);
 });
+
+test('sends a chunk that would end long after the others again, on another connection, and keeps the first answer', async ({
+  page,
+}) => {
+  // Eight chunks of 8 MiB at loopback's pace, but the eighth PUT to arrive is read at 100 kB/s (the kernel's buffers
+  // take its first MB at once): alone it would take most of a minute. Once every chunk has started and a second PUT
+  // would end well before it, one goes.
+  const file = await randomFile(64 * MiB, 'straggler.mp4');
+  const before = (await storageRequests(page)).length;
+  await faults(page, { rules: [{ target: 'chunk-put', nth: [8], action: 'throttle', bytesPerSecond: 100_000 }] });
+  await open(page, { ...CHUNKED, 'chunk-size': '8MB' });
+  await addFile(page, file);
+  await event(page, 'upload-success', 60_000);
+  const puts = byStart(
+    (await storageRequests(page, before)).filter((r) => r.method === 'PUT' && r.path.startsWith('/chunks/')),
+  );
+  const { path } = puts[7]!;
+  // The second answered while the slow one was still being read: every other chunk went once.
+  expect(puts.filter((p) => p.path === path).map((p) => p.status === 200)).toEqual([false, true]);
+  expect(puts.filter((p) => p.status === 200)).toHaveLength(8);
+  expect(puts).toHaveLength(9);
+});

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   ConnectionController,
+  ENDGAME_EVERY_MS,
   MEASURE_MS,
   PER_HOST,
   SETTLE_MS,
@@ -355,5 +356,90 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     void take('e');
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(started.at(-1), 'd', 'two under way: e waits');
+  });
+
+  describe('the endgame: a second PUT of a chunk that would end long after the others', () => {
+    /** Three PUTs of 5 MB, every chunk started; `named` says which were given one. */
+    async function endgame(left = [2, 1, 0]) {
+      let clock = 0;
+      const connections = new ConnectionController({ fixed: () => null, ceiling: () => 12 }, () => clock);
+      const host = 'h:1';
+      const turns = await Promise.all(left.map((l) => connections.acquire(host, FILE, l)));
+      const twins: { name: string; release: () => void }[] = [];
+      const flights = ['a', 'b', 'c'].map((name) => ({
+        size: 5 * MB,
+        loaded: 0,
+        twin: (release: () => void) => twins.push({ name, release }),
+      }));
+      const lands = flights.map((f) => connections.fly(FILE, host, f));
+      const at = (ms: number) => (clock = ms);
+      // Names, not the list itself: assert.deepEqual narrows what it is given.
+      const named = () => twins.map((t) => t.name);
+      return { connections, turns, twins, named, flights, lands, at, done: () => connections.forget(FILE) };
+    }
+
+    it('sends one once every chunk has started, for the PUT that would end latest, one at a time', async () => {
+      const { connections, turns, twins, named, flights, lands, at, done } = await endgame();
+      at(500);
+      flights[1]!.loaded = flights[2]!.loaded = 4 * MB;
+      flights[0]!.loaded = 5 * MB;
+      lands[0]!(true); // 10 MB/s: a second PUT of 5 MB would take 0.65 s
+      turns[0]!();
+      assert.deepEqual(named(), [], 'the others at its pace');
+      at(6000);
+      flights[1]!.loaded = 4.4 * MB; // 0.8 s left at its pace since it began
+      connections.sent(FILE, 0.4 * MB);
+      assert.deepEqual(named(), ['c'], 'c stalled at 4 MB: 1.5 s left');
+      at(12_000);
+      connections.sent(FILE, 0);
+      assert.deepEqual(named(), ['c'], "b has 1.6 s left now, and waits for c's twin to end");
+      twins[0]!.release();
+      connections.sent(FILE, 0);
+      assert.deepEqual(named(), ['c', 'b']);
+      done();
+    });
+
+    it('sends none for a PUT that ends about as soon as a second one would', async () => {
+      const { connections, named, flights, lands, at, done } = await endgame();
+      at(500);
+      flights[1]!.loaded = flights[2]!.loaded = 4 * MB;
+      flights[0]!.loaded = 5 * MB;
+      lands[0]!(true);
+      at(3000);
+      connections.sent(FILE, 0); // 0.75 s left each, against 0.65 s for a second: not twice as late
+      assert.deepEqual(named(), []);
+      done();
+    });
+
+    it('sends none while chunks are left to start, nor before any PUT of the file answered', async () => {
+      const waiting = await endgame([3, 2, 1]);
+      waiting.at(500);
+      waiting.flights[0]!.loaded = 5 * MB;
+      waiting.lands[0]!(true);
+      waiting.at(5000);
+      waiting.connections.sent(FILE, 0);
+      assert.deepEqual(waiting.named(), [], 'a chunk is left to start');
+      waiting.done();
+
+      const none = await endgame();
+      none.at(5000);
+      none.flights[2]!.loaded = 0.1 * MB;
+      none.connections.sent(FILE, 0.1 * MB);
+      assert.deepEqual(none.named(), [], 'no PUT answered yet: no pace to judge a second by');
+      none.done();
+    });
+
+    it('sends one for a PUT that sends nothing, without waiting for its progress', async () => {
+      const { named, flights, lands, at, done } = await endgame();
+      at(500);
+      flights[1]!.loaded = flights[2]!.loaded = 4 * MB;
+      flights[0]!.loaded = flights[1]!.loaded = 5 * MB;
+      lands[0]!(true);
+      lands[1]!(true);
+      at(6000); // c stalled at 4 MB: no progress comes, and the endgame looks again on its own
+      await new Promise((r) => setTimeout(r, ENDGAME_EVERY_MS + 100));
+      assert.deepEqual(named(), ['c']);
+      done();
+    });
   });
 });
