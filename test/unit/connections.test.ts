@@ -411,6 +411,22 @@ describe('chunk PUTs at once (ConnectionController)', () => {
       done();
     });
 
+    it('judges a PUT only once it has run as long as a second one would take', async () => {
+      const { connections, named, flights, lands, at, done } = await endgame();
+      at(5000);
+      flights[0]!.loaded = 5 * MB;
+      lands[0]!(true); // 1 MB/s: a second PUT would take 5.15 s
+      flights[2]!.loaded = 0.5 * MB;
+      at(5100);
+      connections.sent(FILE, 0.5 * MB); // b and c have run 5.1 s: less than a second PUT would take
+      assert.deepEqual(named(), []);
+      at(10_150);
+      flights[1]!.loaded = 4.9 * MB;
+      connections.sent(FILE, 4.4 * MB); // c at 0.5 MB after 10 s: 91 s left
+      assert.deepEqual(named(), ['c']);
+      done();
+    });
+
     it('sends none while chunks are left to start, nor before any PUT of the file answered', async () => {
       const waiting = await endgame([3, 2, 1]);
       waiting.at(500);
