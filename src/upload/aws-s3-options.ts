@@ -8,7 +8,7 @@ import type { ConnectionController, Flight } from './connections.js';
 import type { ChunkLedger } from './ledger.js';
 import { shrinkingRange, type UploadPlan } from './plan.js';
 import { ProgressBatch } from './progress.js';
-import { ExpiredUrlError, putBytes, putRacing } from './put.js';
+import { ExpiredUrlError, putRacing } from './put.js';
 
 /** What the element keeps in each Uppy file's meta. */
 export interface VideoMeta extends Meta {
@@ -248,30 +248,28 @@ export function awsS3Options(deps: WiringDeps, connections: ConnectionController
         const host = new URL(url).host;
         endTurn = await connections.acquire(host, chunk?.sessionKey, left, signal);
         let loaded = 0;
-        const flight: Flight = { size: bytes.size, loaded: 0, twin: (release) => release() };
-        const options = {
+        let flight: Flight | undefined;
+        const racing = putRacing({
           url,
           body: bytes,
           contentType: signature.headers?.['Content-Type'] ?? 'application/octet-stream',
-          onProgress: (ev: { loaded: number; lengthComputable: true }) => {
+          onProgress: (ev) => {
             // A retry starts again from 0: only what this attempt adds counts.
-            flight.loaded = ev.loaded;
+            if (flight) flight.loaded = ev.loaded;
             if (chunk) connections.sent(chunk.sessionKey, Math.max(0, ev.loaded - loaded));
             loaded = ev.loaded;
             progress.queue(onProgress, ev);
           },
           signal,
           verify: deps.verifyChunks(),
-          onRetry: (err: VideoServiceError, _retry: number, delay: number) =>
-            target && deps.onRetry?.(target.file, err, delay),
-        };
-        if (!chunk) return complete(await putBytes(options).finally(() => progress.flush(onProgress)));
-        // A chunk may get a twin at the end of its file's upload (connections.ts, the endgame).
-        const racing = putRacing(options);
-        flight.twin = racing.twin;
-        const land = connections.fly(chunk.sessionKey, host, flight);
-        const etag = await racing.answer.catch((err: unknown) => (land(false), Promise.reject(err)));
-        land(true);
+          onRetry: (err, _retry, delay) => target && deps.onRetry?.(target.file, err, delay),
+        });
+        // A chunk may get a twin at the end of its file's upload (connections.ts, the endgame); a single link never does.
+        const land =
+          chunk &&
+          connections.fly(chunk.sessionKey, host, (flight = { size: bytes.size, loaded: 0, twin: racing.twin }));
+        const etag = await racing.answer.catch((err: unknown) => (land?.(false), Promise.reject(err)));
+        land?.(true);
         progress.flush(onProgress);
         return complete(etag);
       } catch (err) {

@@ -69,6 +69,7 @@ export function putRacing(options: PutOptions): { answer: Promise<string>; twin:
   const racers: AbortController[] = [];
   let won = false;
   let running = 0;
+  /** The first PUT's failure: the answer once no twin is left to win. */
   let failure: { err: unknown } | undefined;
   let settle!: { resolve: (etag: string) => void; reject: (err: unknown) => void };
   const answer = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
@@ -100,7 +101,8 @@ export function putRacing(options: PutOptions): { answer: Promise<string>; twin:
       .finally(() => {
         signal?.removeEventListener('abort', stop);
         release?.();
-        if (--running === 0 && !won) settle.reject(failure ? failure.err : new DOMException('Aborted', 'AbortError'));
+        // The first PUT ends by winning or failing, and a twin starts only while it runs: `failure` is set here.
+        if (--running === 0 && !won) settle.reject(failure!.err);
       });
   };
   race(0);
