@@ -1,5 +1,21 @@
-import { expect } from '@open-wc/testing';
+import { expect, waitUntil } from '@open-wc/testing';
 import { bytes, nextEvent, pick, uploader } from './helpers.js';
+
+/** Every call the page makes to the service's API, as `METHOD path`, while `body` runs. */
+async function apiCalls(api: string, body: (calls: string[]) => Promise<void>): Promise<void> {
+  const calls: string[] = [];
+  const { fetch: original } = window;
+  window.fetch = (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url.startsWith(api)) calls.push(`${init?.method ?? 'GET'} ${url.slice(api.length)}`);
+    return original(input, init);
+  };
+  try {
+    await body(calls);
+  } finally {
+    window.fetch = original;
+  }
+}
 
 /**
  * The MD5 worker (fingerprints for resume, verify-chunks) can fail to start: a Content-Security-Policy
@@ -20,13 +36,43 @@ describe('<video-uploader> when its worker cannot start', () => {
     window.Worker = RealWorker;
   });
 
-  it('ends a multipart upload with upload-error naming the worker, not a silent hang', async () => {
+  it('ends a multipart upload with upload-error naming the worker, not a silent hang, and aborts its session', async () => {
     const el = await uploader({ 'multipart-threshold': '5MB', 'chunk-size': '5MB', 'auto-proceed': '' });
-    const failed = nextEvent(el, 'upload-error', () => true, 15_000);
-    await pick(el, bytes(6 * 1024 * 1024, 'chunked.mp4'));
-    const { detail } = await failed;
-    expect(detail.error.message).to.match(/Web Worker/);
-    expect(detail.retryable).to.equal(false);
-    expect(el.shadowRoot!.querySelector('.uppy-StatusBar')!.textContent).to.match(/failed/i);
+    await apiCalls(el.baseUrl!, async (calls) => {
+      const failed = nextEvent(el, 'upload-error', () => true, 15_000);
+      await pick(el, bytes(6 * 1024 * 1024, 'chunked.mp4'));
+      const { detail } = await failed;
+      expect(detail.error.message).to.match(/Web Worker/);
+      expect(detail.retryable).to.equal(false);
+      expect(el.shadowRoot!.querySelector('.uppy-StatusBar')!.textContent).to.match(/failed/i);
+      // #3 does not wait for the hash: the session it began is aborted (#7), not left to expire.
+      if (calls.some((c) => c.endsWith('/multipart-upload/begin')))
+        await waitUntil(() => calls.includes('POST /videos/multipart-upload/abort'), 'the session aborted');
+    });
+  });
+});
+
+describe('<video-uploader> while a file is hashed', () => {
+  const RealWorker = window.Worker;
+  before(() => {
+    // A worker that starts and never answers: the file's fingerprint is still being computed.
+    const silent = URL.createObjectURL(new Blob([''], { type: 'text/javascript' }));
+    window.Worker = class extends RealWorker {
+      constructor(_url: string | URL, options?: WorkerOptions) {
+        super(silent, options);
+      }
+    };
+  });
+  after(() => {
+    window.Worker = RealWorker;
+  });
+
+  it('begins the multipart session (#3) without waiting for the fingerprint', async () => {
+    const el = await uploader({ 'multipart-threshold': '5MB', 'chunk-size': '5MB', 'auto-proceed': '' });
+    await apiCalls(el.baseUrl!, async (calls) => {
+      await pick(el, bytes(6 * 1024 * 1024, 'hashing.mp4'));
+      await waitUntil(() => calls.some((c) => c.endsWith('/multipart-upload/begin')), '#3 sent', { timeout: 5000 });
+    });
+    el.remove();
   });
 });
