@@ -8,8 +8,9 @@ import { DEFAULT_PARALLEL_UPLOADS } from '../options.js';
  *
  * Per file, with `parallel-uploads` unset: start at `START_CONNECTIONS` (six, what a fixed default used to be). Once
  * every connection of a level is under way and past TCP's slow start, the bytes the file sends are measured for
- * `MEASURE_MS`. Then twice as many connections are tried (as many as the hosts and the ceiling allow), and kept when
- * they raise the rate by `GAIN` of what each added one would add at the level's own rate, and by `MIN_RAISE` at least
+ * `MEASURE_MS` (a level held that is still settling, by the window's later half: `SETTLING`). Then twice as many
+ * connections are tried (as many as the hosts and the ceiling allow), and kept when they raise the rate by `GAIN` of
+ * what each added one would add at the level's own rate, and by `MIN_RAISE` at least
  * (`r(m) ≥ r(n)·(1 + max(GAIN·(m-n)/n, MIN_RAISE))`): that is where loss holds back each connection, and each one more
  * adds its own. The first time they do not, the level held is measured again (its rate may have been measured as its
  * connections started), and they are kept at once if they beat it so; otherwise they are tried against it again, then
@@ -47,6 +48,13 @@ export const PER_HOST = 6;
 export const SETTLE_MS = 2500;
 /** How long the bytes sent at one level are counted. */
 export const MEASURE_MS = 3000;
+/**
+ * A level held whose window's later half sent less than this share of the whole window's rate is still settling, and
+ * is judged by that later half: at loss, connections that have just started send at the link's pace until their first
+ * losses and then fall to what loss leaves them (six at 0.1 %: 11.1 then 7.6 MB/s in one window), and twelve judged
+ * against such a six were given up, and kept only once six had been measured again, seconds later.
+ */
+export const SETTLING = 0.9;
 /** The share of what the added connections would add at the level's rate each that they must add to be kept. */
 export const GAIN = 0.15;
 /** The least raise that keeps more connections: less is within what two measurements of one level differ by. */
@@ -108,8 +116,9 @@ interface FileLevel {
   trying: Try;
   /** When every connection of the level first ran at once; undefined until then. */
   full?: number;
-  /** Where the measurement began. */
+  /** Where the measurement began, and where its later half began. */
   from?: { at: number; sent: number };
+  half?: { at: number; sent: number };
   /** The rate of the level held, bytes per ms; 0 until the first is measured. */
   rate: number;
   /** The rate one fewer must keep: that of the level held before the tries downwards began. */
@@ -191,7 +200,7 @@ export class ConnectionController {
       // A file that sent nothing for a while was paused: the rate measured before says nothing now.
       if (file.active === 0 && file.idleSince !== undefined && this.now() - file.idleSince >= IDLE_MS) {
         file.full = undefined;
-        file.from = undefined;
+        file.from = file.half = undefined;
       }
     }
     if (this.waiting.length > 0 || !this.allowed(file, host)) {
@@ -389,17 +398,21 @@ export class ConnectionController {
       if (now - file.full >= SETTLE_MS) file.from = { at: now, sent: file.sent };
       return;
     }
+    if (!file.half && now - file.from.at >= MEASURE_MS / 2) file.half = { at: now, sent: file.sent };
     if (now - file.from.at < MEASURE_MS) return;
-    this.decide(file, (file.sent - file.from.sent) / (now - file.from.at));
+    const whole = (file.sent - file.from.sent) / (now - file.from.at);
+    const later = file.half ? (file.sent - file.half.sent) / (now - file.half.at) : whole;
+    const settling = file.trying === 'level' && later < SETTLING * whole;
+    this.decide(file, settling ? later : whole, settling);
   }
 
-  private decide(file: FileLevel, rate: number): void {
+  private decide(file: FileLevel, rate: number, settling: boolean): void {
     const { n, trying } = file;
     this.judge(file, rate);
     // A User Timing mark for each decision (a handful per upload), as DevTools' performance panel and the link bench's
     // timeline show them; files by the order they began, never by their session's key.
     performance.mark(
-      `connections, file ${file.number}: ${n} (${trying}) sent ${(rate / 1000).toFixed(2)} MB/s; ${file.n} (${file.trying})`,
+      `connections, file ${file.number}: ${n} (${trying}) sent ${(rate / 1000).toFixed(2)} MB/s${settling ? ' (its later half)' : ''}; ${file.n} (${file.trying})`,
     );
   }
 
@@ -477,7 +490,7 @@ export class ConnectionController {
     file.n = n;
     file.trying = trying;
     file.full = undefined;
-    file.from = undefined;
+    file.from = file.half = undefined;
     this.filled(file);
     this.wake();
   }

@@ -16,8 +16,9 @@ const FILE = 'session-1';
 interface Link {
   /** Storage hosts: chunk N's link names host (N-1) mod hosts, as the service hands them out. */
   hosts: number;
-  /** What loss leaves one TCP connection, bytes per second. */
+  /** What loss leaves one TCP connection, bytes per second; `shareAt` instead, when it changes with the time. */
   share: number;
+  shareAt?: (ms: number) => number;
   /** What the link carries for all connections together, bytes per second. */
   capacity: number;
   /** Time each chunk PUT holds its turn before its first byte (preflight, request, the answer at its end). */
@@ -60,7 +61,8 @@ async function simulate(link: Link) {
     }
     await new Promise((r) => setImmediate(r));
     const sending = running.filter((put) => clock - put.sinceMs >= (link.gapMs ?? 0));
-    const each = Math.min(link.share, link.capacity / Math.max(1, sending.length)) * (STEP_MS / 1000);
+    const share = link.shareAt?.(clock) ?? link.share;
+    const each = Math.min(share, link.capacity / Math.max(1, sending.length)) * (STEP_MS / 1000);
     for (const put of sending) {
       const bytes = Math.min(each, put.left);
       put.left -= bytes;
@@ -117,6 +119,23 @@ describe('chunk PUTs at once (ConnectionController)', () => {
     const { levels } = await simulate({ hosts: 2, share: 2 * MB, capacity: 13 * MB, seconds: 120, ...LONG });
     assert.deepEqual(stretches(levels).slice(0, 5), [6, 12, 6, 12, 9], 'twelve tried, six measured again, then nine');
     assert.equal(mostHeld(levels.slice(levels.length / 2)), 7, 'the level held between tries');
+  });
+
+  it('judges more against the later half of a level that was still settling, and keeps them at once', async () => {
+    // At loss, connections send at the link's pace until their first losses: 2.2 MB/s each for the first 4 s, then
+    // 1.2. Six measured over 2.5–5.5 s send 9.5 MB/s (the link) and then 7.2: twelve at 9.5 beat 7.2 by far, and
+    // 8.35 (the whole window) by less than a doubling must.
+    const { levels } = await simulate({
+      hosts: 2,
+      share: 1.2 * MB,
+      shareAt: (ms) => (ms < 4000 ? 2.2 : 1.2) * MB,
+      capacity: 9.5 * MB,
+      seconds: 30,
+      ...LONG,
+    });
+    const held = stretches(levels);
+    assert.deepEqual(held.slice(0, 2), [6, 12]);
+    assert.ok(!held.slice(2).includes(6), `twelve kept from the first try, not after six measured again: ${held}`);
   });
 
   it('ends with two or three connections on a clean link that a few fill', async () => {
