@@ -268,7 +268,7 @@ async function onStore(link: Link, dir: string, pages: string, file: string, not
  */
 async function warmService(link: Link, api: string, token: string): Promise<void> {
   const script = `
-    const [api, token] = process.argv.slice(1);
+    const [api, token, address] = process.argv.slice(1);
     const call = async (path, body) => {
       const res = await fetch(api + path, {
         method: 'POST',
@@ -281,10 +281,19 @@ async function warmService(link: Link, api: string, token: string): Promise<void
     const video = await call('/videos');
     const { key } = await call('/videos/' + video._id + '/multipart-upload/begin');
     const { url } = await call('/videos/' + video._id + '/multipart-upload/get-chunk-upload-url', { key, chunkId: 1 });
-    const put = await fetch(url, { method: 'PUT', headers: { 'content-type': 'video/mp4' }, body: new Uint8Array(1 << 20) });
-    if (put.status !== 200) throw new Error('chunk PUT: ' + put.status + ' ' + (await put.text()));
+    // The link may name the store's host (store.bench), which only the browser is told is the server's address.
+    const { request } = await import('node:http');
+    const lookup = (_host, options, done) =>
+      options.all ? done(null, [{ address, family: 4 }]) : done(null, address, 4);
+    const body = new Uint8Array(1 << 20);
+    const status = await new Promise((resolve, reject) => {
+      const headers = { 'content-type': 'video/mp4', 'content-length': body.length };
+      const answered = (res) => res.resume().on('end', () => resolve(res.statusCode));
+      request(url, { method: 'PUT', headers, lookup }, answered).on('error', reject).end(body);
+    });
+    if (status !== 200) throw new Error('chunk PUT: ' + status);
     await call('/videos/multipart-upload/abort', { key });`;
-  const child = link.server(process.execPath, ['--input-type=module', '-e', script, api, token], {
+  const child = link.server(process.execPath, ['--input-type=module', '-e', script, api, token, link.serverAddress], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const code = await new Promise<number | null>((resolve, reject) => {
