@@ -262,7 +262,9 @@ export class ConnectionController {
     slowest.twinned = true;
     file.twinning = true;
     this.begin(file, slowest.host, 0);
-    performance.mark(`connections, file ${file.number}: a twin, ${(slack / 1000).toFixed(2)} s sooner`);
+    // A PUT that has sent nothing yet has no end to compare (`slack` is Infinity): the mark says so.
+    const sooner = Number.isFinite(slack) ? `${(slack / 1000).toFixed(2)} s sooner` : 'its PUT has sent nothing';
+    performance.mark(`connections, file ${file.number}: a twin, ${sooner}`);
     let ended = false;
     slowest.twin(() => {
       if (ended) return;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import {
   ConnectionController,
   ENDGAME_EVERY_MS,
@@ -378,10 +378,16 @@ describe('chunk PUTs at once (ConnectionController)', () => {
   });
 
   describe('the endgame: a second PUT of a chunk that would end long after the others', () => {
+    // The endgame looks again every 250 ms until its file is forgotten: a test that fails before its `done` must not
+    // keep the process alive.
+    const forgets: (() => void)[] = [];
+    afterEach(() => forgets.splice(0).forEach((forget) => forget()));
+
     /** Three PUTs of 5 MB, every chunk started; `named` says which were given one. */
     async function endgame(left = [2, 1, 0]) {
       let clock = 0;
       const connections = new ConnectionController({ fixed: () => null, ceiling: () => 12 }, () => clock);
+      forgets.push(() => connections.forget(FILE));
       const host = 'h:1';
       const turns = await Promise.all(left.map((l) => connections.acquire(host, FILE, l)));
       const twins: { name: string; release: () => void }[] = [];
@@ -462,6 +468,20 @@ describe('chunk PUTs at once (ConnectionController)', () => {
       none.connections.sent(FILE, 0.1 * MB);
       assert.deepEqual(none.named(), [], 'no PUT answered yet: no pace to judge a second by');
       none.done();
+    });
+
+    it('names a twin for a PUT that has sent nothing yet as such in its performance mark', async () => {
+      const { connections, named, flights, lands, at, done } = await endgame();
+      at(500);
+      flights[0]!.loaded = flights[1]!.loaded = 5 * MB;
+      lands[0]!(true);
+      lands[1]!(true);
+      at(6000); // c has sent nothing in 6 s
+      connections.sent(FILE, 0);
+      assert.deepEqual(named(), ['c']);
+      const marks = performance.getEntriesByType('mark').filter((m) => m.name.includes(': a twin, '));
+      assert.match(marks.at(-1)!.name, /: a twin, its PUT has sent nothing$/);
+      done();
     });
 
     it('sends one for a PUT that sends nothing, without waiting for its progress', async () => {
