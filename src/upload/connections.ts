@@ -199,8 +199,7 @@ export class ConnectionController {
     if (file) {
       // A file that sent nothing for a while was paused: the rate measured before says nothing now.
       if (file.active === 0 && file.idleSince !== undefined && this.now() - file.idleSince >= IDLE_MS) {
-        file.full = undefined;
-        file.from = file.half = undefined;
+        this.unmeasured(file);
       }
     }
     if (this.waiting.length > 0 || !this.allowed(file, host)) {
@@ -378,6 +377,11 @@ export class ConnectionController {
     }
   }
 
+  /** The file's level is measured afresh: from when its connections next all run at once. */
+  private unmeasured(file: FileLevel): void {
+    file.full = file.from = file.half = undefined;
+  }
+
   /** A level is measured from when all its connections first ran at once (and no more than it has). */
   private filled(file: FileLevel): void {
     if (file.full === undefined && file.active === file.n) file.full = this.now();
@@ -491,8 +495,7 @@ export class ConnectionController {
   private try(file: FileLevel, n: number, trying: Try): void {
     file.n = n;
     file.trying = trying;
-    file.full = undefined;
-    file.from = file.half = undefined;
+    this.unmeasured(file);
     this.filled(file);
     this.wake();
   }

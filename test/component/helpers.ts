@@ -93,6 +93,22 @@ export function interceptStoragePuts(
   return () => Object.assign(XMLHttpRequest.prototype, { open, send });
 }
 
+/** Every call the page makes to the service's API, as `METHOD path`, while `body` runs; fetch is itself again after. */
+export async function apiCalls(api: string, body: (calls: string[]) => Promise<void>): Promise<void> {
+  const calls: string[] = [];
+  const { fetch: original } = window;
+  window.fetch = (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url.startsWith(api)) calls.push(`${init?.method ?? 'GET'} ${url.slice(api.length)}`);
+    return original(input, init);
+  };
+  try {
+    await body(calls);
+  } finally {
+    window.fetch = original;
+  }
+}
+
 /** A file of `size` bytes (not media: enough for upload tests, which never wait for processing). */
 export function bytes(size: number, name = 'clip.mp4', type = 'video/mp4'): File {
   const data = new Uint8Array(size);

@@ -4,7 +4,7 @@ import de from '../../src/locale/clipper-de.js';
 import { clipperEn } from '../../src/locale/clipper.js';
 import '../../src/clipper.js';
 import type { RecordingClipper } from '../../src/clipper.js';
-import { asClipper, env, pressKeys } from './helpers.js';
+import { apiCalls, asClipper, env, pressKeys } from './helpers.js';
 
 /** <recording-clipper> on a real stopped recording of 6 s in the local service, with a clip token of its stream. */
 async function clipper(attributes: Record<string, string> = {}): Promise<RecordingClipper> {
@@ -439,24 +439,15 @@ describe('<recording-clipper>', () => {
     this.timeout(60_000);
     const el = await clipper();
     const { api } = await env();
-    const reads: string[] = [];
-    const { fetch: original } = window;
-    window.fetch = (input, init) => {
-      const url = String(input instanceof Request ? input.url : input);
-      if (url.startsWith(api) && url.endsWith('/temporary_recordings')) reads.push(url);
-      return original(input, init);
-    };
-    try {
+    await apiCalls(api, async (calls) => {
       const refused = oneEvent(el, 'config-error');
       el.setAttribute('stream-id', ' ');
       expect((await refused).detail.attribute).to.equal('stream-id');
       // #9 is read every 2 s while something can change, every 10 s when not: 13 s would see at least one read.
       await new Promise((resolve) => setTimeout(resolve, 13_000));
-      expect(reads).to.deep.equal([]);
+      expect(calls.filter((call) => call.endsWith('/temporary_recordings'))).to.deep.equal([]);
       expect(el.shadowRoot!.querySelector('[part="recordings"]'), 'nor lists the other stream’s').to.equal(null);
-    } finally {
-      window.fetch = original;
-    }
+    });
   });
 
   it('takes any of its strings from the locale property', async () => {

@@ -1,21 +1,5 @@
 import { expect, waitUntil } from '@open-wc/testing';
-import { bytes, nextEvent, pick, uploader } from './helpers.js';
-
-/** Every call the page makes to the service's API, as `METHOD path`, while `body` runs. */
-async function apiCalls(api: string, body: (calls: string[]) => Promise<void>): Promise<void> {
-  const calls: string[] = [];
-  const { fetch: original } = window;
-  window.fetch = (input, init) => {
-    const url = String(input instanceof Request ? input.url : input);
-    if (url.startsWith(api)) calls.push(`${init?.method ?? 'GET'} ${url.slice(api.length)}`);
-    return original(input, init);
-  };
-  try {
-    await body(calls);
-  } finally {
-    window.fetch = original;
-  }
-}
+import { apiCalls, bytes, nextEvent, pick, uploader } from './helpers.js';
 
 /**
  * The MD5 worker (fingerprints for resume, verify-chunks) can fail to start: a Content-Security-Policy
