@@ -61,10 +61,10 @@ export function partStarts(parts: Part[]): number[] {
  * VOD with an end once it is complete.
  */
 export function composePlaylist(parts: Part[], complete: boolean): string {
-  const all = parts.flatMap((p) => p.segments);
-  const target = Math.max(1, ...all.map((s) => Math.ceil(s.duration)));
-  const lines = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, '#EXT-X-MEDIA-SEQUENCE:0'];
-  lines.push(`#EXT-X-PLAYLIST-TYPE:${complete ? 'VOD' : 'EVENT'}`, '#EXT-X-INDEPENDENT-SEGMENTS');
+  const lines = header(
+    parts.flatMap((p) => p.segments),
+    complete ? 'VOD' : 'EVENT',
+  );
   parts.forEach((part, i) => {
     if (i > 0 && part.segments.length > 0) lines.push('#EXT-X-DISCONTINUITY');
     let at = part.startedAt;
@@ -79,4 +79,24 @@ export function composePlaylist(parts: Part[], complete: boolean): string {
   });
   if (complete) lines.push('#EXT-X-ENDLIST');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * One part's own playlist as its recorder keeps it (an EVENT playlist of the segments in its folder, an end once the
+ * part has ended), from its segments: what a worker without the part's files gives ffmpeg (storage/s3-recordings.ts).
+ */
+export function partPlaylist(segments: Segment[], ended: boolean): string {
+  const lines = header(segments, 'EVENT');
+  for (const segment of segments) lines.push(`#EXTINF:${segment.duration.toFixed(6)},`, segment.file);
+  if (ended) lines.push('#EXT-X-ENDLIST');
+  return `${lines.join('\n')}\n`;
+}
+
+/** A media playlist's first lines, for these segments. */
+function header(segments: Segment[], type: 'EVENT' | 'VOD'): string[] {
+  const target = Math.max(1, ...segments.map((s) => Math.ceil(s.duration)));
+  return [
+    ...['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, '#EXT-X-MEDIA-SEQUENCE:0'],
+    ...[`#EXT-X-PLAYLIST-TYPE:${type}`, '#EXT-X-INDEPENDENT-SEGMENTS'],
+  ];
 }

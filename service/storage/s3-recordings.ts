@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { playlistSegments, type Segment } from '../live/playlist.js';
+import { partPlaylist, playlistSegments, type Segment } from '../live/playlist.js';
 import { RecordingMedia } from '../processing/recording-media.js';
 import { notFound } from '../domain/errors.js';
 import type { S3Store } from './s3.js';
@@ -19,15 +19,15 @@ export interface Shipping {
 /**
  * A live recording's segments on an S3 store (issue 30, item 3): the ingest node's recorder writes HLS under --data as
  * today, and each segment goes to the store as soon as its recorder's playlist lists it (ffmpeg lists a segment once
- * it is closed), then the part's playlist as it stands, so the store's playlist never names a segment the store
- * lacks. Keys: `orgs/<organization>/recordings/<recording>/part<seq>/seg00000.ts`, `…/stream.m3u8` (s3.ts, Keys).
+ * it is closed), then its row to the database. The rows are the part's playlist for every process without its files;
+ * the store holds segments only. Keys: `orgs/<organization>/recordings/<recording>/part<seq>/seg00000.ts` (s3.ts, Keys).
  */
 export class S3Recordings {
   constructor(private readonly s3: S3Store) {}
 
   /**
    * `stored` is told each segment once the store has it (the database keeps it: Recordings.addSegment), so a row never
-   * names a segment the store lacks. The store's playlist is still put after them, for the worker's jobs (`local`).
+   * names a segment the store lacks.
    */
   follow(
     recordingId: string,
@@ -38,11 +38,11 @@ export class S3Recordings {
   ): Shipping {
     const prefix = `${this.s3.keys.recording(organizationId, recordingId)}part${seq}/`;
     const shipped = new Set<string>();
-    let playlistSent = '';
+    let read = '';
     let pass: Promise<void> = Promise.resolve();
     const ship = async () => {
       const text = await readFile(join(dir, 'stream.m3u8'), 'utf8').catch(() => '');
-      if (text === playlistSent) return;
+      if (text === read) return;
       for (const [index, { file, duration }] of playlistSegments(text).entries()) {
         if (shipped.has(file)) continue;
         const bytes = await this.s3.putFile(join(dir, file), prefix + file);
@@ -50,8 +50,7 @@ export class S3Recordings {
         await stored({ seq: index, file, duration, bytes });
         shipped.add(file);
       }
-      await this.s3.putFile(join(dir, 'stream.m3u8'), `${prefix}stream.m3u8`, text);
-      playlistSent = text;
+      read = text;
     };
     // One pass at a time; a pass the store refused is tried again at the next tick.
     const next = () =>
@@ -124,7 +123,9 @@ export class S3RecordingMedia extends RecordingMedia {
   /**
    * Where this process holds every file (the ingest node, or every role in one process) they are read where they
    * are. Otherwise the job fetches them from the store into a new folder of its own, never shared: a finish and a
-   * cut of one recording at once on one worker each read and remove their own copies. The folder goes with
+   * cut of one recording at once on one worker each read and remove their own copies. A part's playlist is written
+   * from its rows (the segments the store holds: Recordings.storedPart), never fetched: the store has none (its
+   * ingest node puts segments only), and the rows are what every process reads a part by. The folder goes with
    * `release`, or at once when a fetch fails.
    */
   override async local(recordingId: string, dir: string, paths: string[]) {
@@ -138,6 +139,12 @@ export class S3RecordingMedia extends RecordingMedia {
       for (const path of paths) {
         const file = join(scratch, path);
         await mkdir(dirname(file), { recursive: true });
+        const part = /^part(\d+)\/stream\.m3u8$/.exec(path);
+        if (part) {
+          const { segments, ended } = await this.storedPart(recordingId, Number(part[1]));
+          await writeFile(file, partPlaylist(segments, ended));
+          continue;
+        }
         await this.s3.download(prefix + path, file);
         this.work.fileCalls++;
       }

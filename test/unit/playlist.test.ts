@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { composePlaylist, partStarts, playlistSegments, type Part } from '../../service/live/playlist.js';
+import { composePlaylist, partPlaylist, partStarts, playlistSegments, type Part } from '../../service/live/playlist.js';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');
 const part = (seq: number, startedAt: number, ...durations: number[]): Part => ({
@@ -52,5 +52,15 @@ describe('recording playlists (service/live/playlist.ts)', () => {
       lines.filter((l) => l.endsWith('.ts')),
       ['part1/seg00000.ts', 'part1/seg00001.ts', 'part2/seg00000.ts'],
     );
+  });
+
+  it("writes one part's own playlist from its segments, names in its folder, with an end once it has ended", () => {
+    const { segments } = part(1, T0, 2.002, 2.4);
+    const growing = partPlaylist(segments, false);
+    assert.deepEqual(playlistSegments(growing), segments, 'the segments read back as they were written');
+    assert.match(growing, /#EXT-X-PLAYLIST-TYPE:EVENT\n/);
+    assert.match(growing, /#EXT-X-TARGETDURATION:3\n/);
+    assert.doesNotMatch(growing, /ENDLIST/);
+    assert.equal(partPlaylist(segments, true).trim().split('\n').at(-1), '#EXT-X-ENDLIST');
   });
 });
