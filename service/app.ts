@@ -339,10 +339,14 @@ export function registerJobs(context: Context): void {
     perGroup: 2,
   });
   // Two at a time, one of each organization: one organization's many long recordings never hold the others'.
-  jobs.register(FINISH_RECORDING, ({ recordingId }, signal) => recordings.finish(recordingId, signal), {
-    concurrency: 2,
-    perGroup: 1,
-  });
+  jobs.register(
+    FINISH_RECORDING,
+    ({ recordingId }, signal, attempt) => recordings.finish(recordingId, signal, attempt),
+    {
+      concurrency: 2,
+      perGroup: 1,
+    },
+  );
   jobs.register(EXPORT_RECORDING, ({ exportId }, signal, attempt) => exports.run(exportId, signal, attempt), {
     concurrency: 2,
     perGroup: 1,

@@ -6,6 +6,7 @@ import { iso, type Clock } from '../clock.js';
 import type { Db, Executor } from '../db/index.js';
 import { isId, newId } from '../ids.js';
 import type { Jobs } from '../jobs.js';
+import { retryOutage } from '../outages.js';
 import { CACHED_RECORDINGS, Storyboards } from '../live/storyboard.js';
 import { composePlaylist, partSeconds, partStarts, type Part, type Segment } from '../live/playlist.js';
 import { Recent } from '../live/recent.js';
@@ -612,8 +613,19 @@ export class Recordings {
    * part is read through its own playlist (one continuous timeline) and the parts are joined at their
    * playlist lengths, laid out by partStarts (a short gap between them); joining the segment files themselves would let
    * every segment's estimated length stretch the timeline (measured: about 15 s over 10 minutes of 2 s segments).
+   * The store or the database away: it runs again after the outage waits (outages.ts), and stays `finishing` meanwhile.
    */
-  async finish(id: string, signal: AbortSignal): Promise<void> {
+  async finish(id: string, signal: AbortSignal, attempt: number): Promise<void> {
+    try {
+      await this.joinParts(id, signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const gaveUp = retryOutage(err, attempt, this.clock.now());
+      throw gaveUp === undefined ? err : new Error(gaveUp);
+    }
+  }
+
+  private async joinParts(id: string, signal: AbortSignal): Promise<void> {
     const row = await this.row(id);
     if (!row || row.state !== 'finishing') return;
     const dir = this.files.recordingDir(id);

@@ -366,3 +366,9 @@ export async function waitForVideo(
     timeoutMs,
   );
 }
+
+/** A series' value in a /metrics text (`name{labels}` as the text writes it), or undefined without it. */
+export function metricSample(metrics: string, series: string): number | undefined {
+  const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}

@@ -17,8 +17,17 @@ import { freshDatabase } from '../helpers/engines/cluster.js';
 import { scaleEngines } from '../helpers/engines/environment.js';
 import { startFaultProxy } from '../helpers/engines/fault-proxy.js';
 import { media } from '../helpers/media.js';
+import { createStream, push } from '../helpers/live.js';
 import { Receiver } from '../helpers/receiver.js';
-import { LOCAL_RECEIVERS, put, startService, until, waitForVideo, type RunningService } from '../helpers/service.js';
+import {
+  LOCAL_RECEIVERS,
+  metricSample,
+  put,
+  startService,
+  until,
+  waitForVideo,
+  type RunningService,
+} from '../helpers/service.js';
 
 const engines = scaleEngines();
 /** The statement that records a video ready (Videos.markReady, as Kysely writes it): its SQL's beginning. */
@@ -145,6 +154,46 @@ describe('jobs through a short outage of the database or the store', () => {
         const video = await waitForVideo(service, token, id);
         assert.equal(video.status, 'ready', video.failure_reason);
         await announcedOnce(receiver, id);
+      } finally {
+        await stop();
+        await proxy.close();
+      }
+    });
+
+    it('the store away while a recording is finished: it waits, and completes when the store is back', async () => {
+      const store = new URL(endpoint);
+      const proxy = await startFaultProxy({ host: store.hostname, port: Number(store.port) });
+      const proxied = new URL(endpoint);
+      proxied.host = proxy.host;
+      const { service, token, stop } = await serviceWithReceiver([
+        ...['--storage', `s3://${bucket}/media`, '--s3-endpoint', proxied.origin, '--s3-path-style'],
+        ...['--merge-window-seconds', '1'],
+      ]);
+      const finishes = async (outcome: string) =>
+        metricSample(
+          await (await fetch(`${service.api}/metrics`)).text(),
+          `video_job_duration_seconds_count{kind="finish-recording",outcome="${outcome}"}`,
+        ) ?? 0;
+      try {
+        const stream = await createStream(service, token);
+        assert.equal(await push(stream.ingest.url, 4), 0);
+        // Stopped once the store has its segments; past the merge window the sweeper queues its finish.
+        await stream.waitFor('the publish to stop', (r) => r.status === 'stopped', 0, 60_000);
+        proxy.cut();
+        try {
+          // The finish puts the recording's MP4 in the store, meets it away, and waits to run again.
+          await until('the finish to meet the store away', async () =>
+            (await finishes('retry')) + (await finishes('failed')) > 0 ? true : undefined,
+          );
+          assert.equal(await finishes('failed'), 0, "not failed for the store's fault");
+          assert.equal((await stream.list())[0].status, 'stopped');
+        } finally {
+          proxy.restore();
+        }
+        await service.advanceClock(PAST_THE_WAIT_MS);
+        const done = await stream.waitFor('the recording to complete', (r) => r.status === 'complete', 0, 60_000);
+        assert.ok(done.duration >= 3, JSON.stringify(done));
+        assert.equal((await fetch(done.download_url)).status, 200, 'its MP4 plays from the store');
       } finally {
         await stop();
         await proxy.close();

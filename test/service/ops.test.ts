@@ -9,6 +9,7 @@ import { testClock } from '../../service/clock.js';
 import { DATABASE_FIGURES_MS } from '../../service/metrics.js';
 import { media } from '../helpers/media.js';
 import {
+  metricSample,
   SERVICE_ENGINE,
   startWithToken,
   tempData,
@@ -34,12 +35,6 @@ function get(url: string, headers: Record<string, string> = {}) {
       .on('error', reject)
       .end();
   });
-}
-
-/** The value of one series of a Prometheus text answer (labels in the order the registry writes them), or undefined. */
-function sample(metrics: string, series: string): number | undefined {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 /**
@@ -166,16 +161,22 @@ describe('health, readiness, metrics and logs (docs/operations.md)', () => {
     assert.equal(status, 200);
     assert.match(String(headers['content-type']), /^text\/plain; version=0\.0\.4/);
     assert.equal(
-      sample(text, 'video_http_request_duration_seconds_count{method="GET",route="/videos/{id}",status_class="2xx"}'),
+      metricSample(
+        text,
+        'video_http_request_duration_seconds_count{method="GET",route="/videos/{id}",status_class="2xx"}',
+      ),
       2,
     );
     assert.equal(
-      sample(text, 'video_http_request_duration_seconds_count{method="GET",route="unmatched",status_class="4xx"}'),
+      metricSample(
+        text,
+        'video_http_request_duration_seconds_count{method="GET",route="unmatched",status_class="4xx"}',
+      ),
       1,
     );
     for (const secret of [video._id, token, 'QUERYSECRET']) assert.ok(!text.includes(secret), secret);
     // Node's own: CPU, memory, event loop lag.
-    assert.ok(sample(text, 'process_cpu_user_seconds_total')! > 0);
+    assert.ok(metricSample(text, 'process_cpu_user_seconds_total')! > 0);
     assert.ok(text.includes('nodejs_eventloop_lag_p99_seconds'));
   });
 
@@ -187,13 +188,13 @@ describe('health, readiness, metrics and logs (docs/operations.md)', () => {
     // Past the figures an earlier scrape read from the database.
     await service.advanceClock(DATABASE_FIGURES_MS);
     const { text } = await get(`${service.api}/metrics`);
-    assert.equal(sample(text, 'video_job_duration_seconds_count{kind="process-video",outcome="done"}'), 1);
-    assert.ok(sample(text, 'video_job_duration_seconds_sum{kind="process-video",outcome="done"}')! > 0);
+    assert.equal(metricSample(text, 'video_job_duration_seconds_count{kind="process-video",outcome="done"}'), 1);
+    assert.ok(metricSample(text, 'video_job_duration_seconds_sum{kind="process-video",outcome="done"}')! > 0);
     // Its kind is known from the queue now, and nothing of it waits.
-    assert.equal(sample(text, 'video_jobs_due{kind="process-video"}'), 0);
-    assert.equal(sample(text, 'video_jobs_oldest_due_age_seconds{kind="process-video"}'), 0);
-    assert.equal(sample(text, 'video_stored_source_bytes'), (await stat(file)).size);
-    assert.equal(sample(text, 'video_live_streams_publishing'), 0);
+    assert.equal(metricSample(text, 'video_jobs_due{kind="process-video"}'), 0);
+    assert.equal(metricSample(text, 'video_jobs_oldest_due_age_seconds{kind="process-video"}'), 0);
+    assert.equal(metricSample(text, 'video_stored_source_bytes'), (await stat(file)).size);
+    assert.equal(metricSample(text, 'video_live_streams_publishing'), 0);
   });
 
   it("takes a load balancer's request id, answers it and logs it; a malformed one is replaced", async () => {
@@ -252,7 +253,7 @@ describe('metrics of services in one process', () => {
     const [open, guarded] = services as [Service, Service];
     for (let i = 0; i < 3; i++) assert.equal((await get(`${open.apiOrigin}/healthz`)).status, 200);
     const healthz = 'video_http_request_duration_seconds_count{method="GET",route="/healthz",status_class="2xx"}';
-    assert.equal(sample((await get(`${open.apiOrigin}/metrics`)).text, healthz), 3);
+    assert.equal(metricSample((await get(`${open.apiOrigin}/metrics`)).text, healthz), 3);
 
     const refused = await get(`${guarded.apiOrigin}/metrics`);
     assert.equal(refused.status, 401);
@@ -260,7 +261,7 @@ describe('metrics of services in one process', () => {
     assert.equal((await get(`${guarded.apiOrigin}/metrics`, { authorization: 'Bearer metrics-wrong' })).status, 401);
     const scraped = await get(`${guarded.apiOrigin}/metrics`, { authorization: 'Bearer metrics-secret' });
     assert.equal(scraped.status, 200);
-    assert.equal(sample(scraped.text, healthz), undefined, "the other service's requests are not counted here");
+    assert.equal(metricSample(scraped.text, healthz), undefined, "the other service's requests are not counted here");
   });
 
   it('reads the queue from the database at most once every few seconds, however often it is scraped', async () => {
@@ -269,7 +270,7 @@ describe('metrics of services in one process', () => {
     const service = await startInProcess({ dataDir: await tempData(), clock, logLevel: 'silent' });
     services.push(service);
     const due = 'video_jobs_due{kind="metrics-probe"}';
-    assert.equal(sample((await get(`${service.apiOrigin}/metrics`)).text, due), undefined);
+    assert.equal(metricSample((await get(`${service.apiOrigin}/metrics`)).text, due), undefined);
     // A due job of a kind nothing runs: it stays in the queue.
     const at = clock.now();
     await service.db
@@ -277,10 +278,14 @@ describe('metrics of services in one process', () => {
       .values({ kind: 'metrics-probe', payload: '{}', state: 'queued', run_at: at, created_at: at, updated_at: at })
       .execute();
     const scrapes = await Promise.all([0, 1, 2].map(() => get(`${service.apiOrigin}/metrics`)));
-    for (const { text } of scrapes) assert.equal(sample(text, due), undefined, 'the figures of the first scrape');
+    for (const { text } of scrapes) assert.equal(metricSample(text, due), undefined, 'the figures of the first scrape');
     clock.advance(DATABASE_FIGURES_MS - 1);
-    assert.equal(sample((await get(`${service.apiOrigin}/metrics`)).text, due), undefined);
+    assert.equal(metricSample((await get(`${service.apiOrigin}/metrics`)).text, due), undefined);
     clock.advance(1);
-    assert.equal(sample((await get(`${service.apiOrigin}/metrics`)).text, due), 1, 'read again once they are as old');
+    assert.equal(
+      metricSample((await get(`${service.apiOrigin}/metrics`)).text, due),
+      1,
+      'read again once they are as old',
+    );
   });
 });
