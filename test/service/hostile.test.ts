@@ -353,10 +353,12 @@ describe('uploaded media: limits and a fair queue', () => {
     const { service, token: crowd } = await startWithToken('busy');
     try {
       const other = await service.token('small');
+      // 10 s of 720p VP9: each takes several times the small one's processing, and both are still waiting or
+      // processing when it is ready (20 s made this test 145 s of the service step's time, with the same outcome).
       const long = await made('long.webm', [
         ...testPattern('1280x720', 30),
         '-t',
-        '20',
+        '10',
         '-c:v',
         'libvpx-vp9',
         '-deadline',
