@@ -570,7 +570,7 @@ export class Recordings {
 
   /**
    * Run by the sweeper: left live by a dead ingest node → stopped; stopped for longer than the merge window → finish
-   * it (make its MP4; the longest stopped first); 3 days after its end → delete it.
+   * it (make its MP4; the longest stopped first); 3 days after its end → delete it, its MP4 made or not.
    */
   async sweep(): Promise<void> {
     // A dead ingest node's publishes have ended, whether or not it comes back (its heartbeat ran out).
@@ -602,8 +602,13 @@ export class Recordings {
     const expired = await this.db
       .selectFrom('recordings')
       .select('id')
-      .where('state', '=', 'complete')
-      .where('end_at', '<=', now - RECORDING_RETENTION_MS)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'complete'), eb('end_at', '<=', now - RECORDING_RETENTION_MS)]),
+          // One whose MP4 could not be made (its finish failed for good) stays finishing: it goes all the same.
+          eb.and([eb('state', '=', 'finishing'), eb('stopped_at', '<=', now - RECORDING_RETENTION_MS)]),
+        ]),
+      )
       .execute();
     await Promise.all(expired.map(({ id }) => this.remove(id)));
   }

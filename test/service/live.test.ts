@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -10,6 +10,7 @@ import { createStream, push, streamOf } from '../helpers/live.js';
 import { decodeProblems, firstFrameLikeness, media, probeDuration } from '../helpers/media.js';
 import {
   LOCAL_RECEIVERS,
+  metricSample,
   startService,
   startWithToken,
   until,
@@ -524,6 +525,28 @@ describe('retention, plan end and quotas on the service clock', () => {
     await until('the recording to be deleted', async () => ((await stream.list()).length === 0 ? true : undefined));
     assert.equal((await stream.convert(recording._id, {})).status, 404);
     assert.equal((await fetch(recording.download_url)).status, 404);
+    await assert.rejects(readdir(dir), { code: 'ENOENT' });
+  });
+
+  it('deletes a recording whose MP4 could not be made 3 days after it stopped, as any other', async () => {
+    const stream = await createStream(service, token);
+    assert.equal(await push(stream.ingest.url, 3), 0);
+    const stopped = await stream.waitFor('the publish to stop', (r) => r.status === 'stopped');
+    // Its recorder's playlist made unreadable: ffmpeg cannot join the part, and the finish fails for good.
+    const dir = join(service.data, 'recordings', stopped._id);
+    await writeFile(join(dir, 'part1', 'stream.m3u8'), 'not a playlist');
+    const failed = async () =>
+      metricSample(
+        await (await fetch(`${service.api}/metrics`)).text(),
+        'video_job_duration_seconds_count{kind="finish-recording",outcome="failed"}',
+      ) ?? 0;
+    const before = await failed();
+    await service.advanceClock(MINUTE + 1_000);
+    await until('the finish to fail', async () => ((await failed()) > before ? true : undefined));
+    assert.equal((await stream.list())[0].status, 'stopped', 'no MP4: it stays stopped');
+
+    await service.advanceClock(3 * 24 * 60 * MINUTE);
+    await until('the recording to be deleted', async () => ((await stream.list()).length === 0 ? true : undefined));
     await assert.rejects(readdir(dir), { code: 'ENOENT' });
   });
 
