@@ -269,7 +269,10 @@ export function awsS3Options(deps: WiringDeps, connections: ConnectionController
           },
           signal,
           verify: deps.verifyChunks(),
-          onRetry: (err, _retry, delay) => target && deps.onRetry?.(target.file, err, delay),
+          onRetry: (err, _retry, delay) => {
+            if (flight) connections.retrying(flight, delay);
+            if (target) deps.onRetry?.(target.file, err, delay);
+          },
         });
         // A chunk may get a twin at the end of its file's upload (connections.ts, the endgame); a single link never does.
         const land =

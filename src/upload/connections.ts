@@ -290,6 +290,19 @@ export class ConnectionController {
     };
   }
 
+  /**
+   * A chunk PUT under way failed and is sent again after `delayMs` (api/retry.ts): the endgame judges it from that
+   * attempt's start, by what that attempt sends, and never while it waits. Judged by its first attempt, a PUT answered
+   * 500 had sent nothing for longer than a second one would take, and its twin went with its retry: the chunk was
+   * stored twice (an end-to-end run, 2026-12-07), and a twin then defies the wait a 429 or 503 asked for.
+   */
+  retrying(flight: Flight, delayMs: number): void {
+    const flying = flight as Partial<Flying>;
+    if (flying.started === undefined) return;
+    flying.started = this.now() + delayMs;
+    flying.loaded = 0;
+  }
+
   /** The file's upload ended (completed, aborted): its level goes. */
   forget(fileKey: string): void {
     const file = this.files.get(fileKey);

@@ -484,6 +484,26 @@ describe('chunk PUTs at once (ConnectionController)', () => {
       done();
     });
 
+    it('sends none for a PUT waiting to be sent again, and judges it from its new attempt on', async () => {
+      const { connections, named, flights, lands, at, done } = await endgame();
+      at(500);
+      flights[0]!.loaded = flights[1]!.loaded = 5 * MB;
+      lands[0]!(true);
+      lands[1]!(true); // 10 MB/s: a second PUT of 5 MB would take 0.65 s
+      connections.retrying(flights[2]!, 1000); // c answered 500 at 0.5 s: sent again at 1.5 s, from its first byte
+      at(1400);
+      connections.sent(FILE, 0);
+      assert.deepEqual(named(), [], 'c waits as long as its retry policy says: a twin now would not');
+      at(1900);
+      flights[2]!.loaded = 1 * MB;
+      connections.sent(FILE, 1 * MB);
+      assert.deepEqual(named(), [], 'its new attempt sends at 2.5 MB/s: 1.6 s left, judged from 1.5 s');
+      at(8000);
+      connections.sent(FILE, 0);
+      assert.deepEqual(named(), ['c'], 'its new attempt stalled at 1 MB');
+      done();
+    });
+
     it('sends one for a PUT that sends nothing, without waiting for its progress', async () => {
       const { named, flights, lands, at, done } = await endgame();
       at(500);
