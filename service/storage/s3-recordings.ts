@@ -38,11 +38,12 @@ export class S3Recordings {
   ): Shipping {
     const prefix = `${this.s3.keys.recording(organizationId, recordingId)}part${seq}/`;
     const shipped = new Set<string>();
-    let read = '';
+    /** The recorder's playlist as the last pass read it: unchanged, there is nothing new to ship. */
+    let lastRead = '';
     let pass: Promise<void> = Promise.resolve();
     const ship = async () => {
       const text = await readFile(join(dir, 'stream.m3u8'), 'utf8').catch(() => '');
-      if (text === read) return;
+      if (text === lastRead) return;
       for (const [index, { file, duration }] of playlistSegments(text).entries()) {
         if (shipped.has(file)) continue;
         const bytes = await this.s3.putFile(join(dir, file), prefix + file);
@@ -50,7 +51,7 @@ export class S3Recordings {
         await stored({ seq: index, file, duration, bytes });
         shipped.add(file);
       }
-      read = text;
+      lastRead = text;
     };
     // One pass at a time; a pass the store refused is tried again at the next tick.
     const next = () =>

@@ -372,3 +372,9 @@ export function metricSample(metrics: string, series: string): number | undefine
   const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
+
+/** How many jobs of `kind` this service's process ended with `outcome` (done, failed, retry, stopped), by its /metrics. */
+export async function jobsEnded(service: RunningService, kind: string, outcome: string): Promise<number> {
+  const metrics = await (await fetch(`${service.api}/metrics`)).text();
+  return metricSample(metrics, `video_job_duration_seconds_count{kind="${kind}",outcome="${outcome}"}`) ?? 0;
+}

@@ -21,7 +21,7 @@ import { createStream, push } from '../helpers/live.js';
 import { Receiver } from '../helpers/receiver.js';
 import {
   LOCAL_RECEIVERS,
-  metricSample,
+  jobsEnded,
   put,
   startService,
   until,
@@ -169,11 +169,7 @@ describe('jobs through a short outage of the database or the store', () => {
         ...['--storage', `s3://${bucket}/media`, '--s3-endpoint', proxied.origin, '--s3-path-style'],
         ...['--merge-window-seconds', '1'],
       ]);
-      const finishes = async (outcome: string) =>
-        metricSample(
-          await (await fetch(`${service.api}/metrics`)).text(),
-          `video_job_duration_seconds_count{kind="finish-recording",outcome="${outcome}"}`,
-        ) ?? 0;
+      const finishes = (outcome: string) => jobsEnded(service, 'finish-recording', outcome);
       try {
         const stream = await createStream(service, token);
         assert.equal(await push(stream.ingest.url, 4), 0);

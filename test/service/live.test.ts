@@ -10,7 +10,7 @@ import { createStream, push, streamOf } from '../helpers/live.js';
 import { decodeProblems, firstFrameLikeness, media, probeDuration } from '../helpers/media.js';
 import {
   LOCAL_RECEIVERS,
-  metricSample,
+  jobsEnded,
   startService,
   startWithToken,
   until,
@@ -535,11 +535,7 @@ describe('retention, plan end and quotas on the service clock', () => {
     // Its recorder's playlist made unreadable: ffmpeg cannot join the part, and the finish fails for good.
     const dir = join(service.data, 'recordings', stopped._id);
     await writeFile(join(dir, 'part1', 'stream.m3u8'), 'not a playlist');
-    const failed = async () =>
-      metricSample(
-        await (await fetch(`${service.api}/metrics`)).text(),
-        'video_job_duration_seconds_count{kind="finish-recording",outcome="failed"}',
-      ) ?? 0;
+    const failed = () => jobsEnded(service, 'finish-recording', 'failed');
     const before = await failed();
     await service.advanceClock(MINUTE + 1_000);
     await until('the finish to fail', async () => ((await failed()) > before ? true : undefined));
