@@ -39,7 +39,7 @@ async function recordingToClip(service: RunningService, key: string) {
     return r.body;
   };
   const stream = await call('POST', '/live_streams', { name: 'component tests' });
-  if ((await push(stream.ingest.url, 6, undefined, false)) !== 0) throw new Error('the RTMP push failed');
+  if ((await push(stream.ingest.url, 6, { realTime: false })) !== 0) throw new Error('the RTMP push failed');
   const [recording] = await until('the recording to stop', async () => {
     const list = await call('GET', `/live_streams/${stream._id}/temporary_recordings`);
     return list[0]?.status === 'stopped' ? list : undefined;

@@ -4,32 +4,27 @@ import type { LiveStream } from '../../src/api/types.js';
 import { testPattern } from './media.js';
 import { until, type RunningService } from './service.js';
 
+/** What `push` sends unless told: H.264 + AAC with a keyframe every 2 s, as OBS sends by default. */
+const OBS_LIKE = [
+  ...['-c:v', 'libx264', '-preset', 'veryfast', '-g', '60', '-b:v', '2M', '-pix_fmt', 'yuv420p'],
+  ...['-c:a', 'aac', '-b:a', '128k'],
+];
+
+export interface PushOptions {
+  /** ffmpeg's output codecs in place of the default: FLV's own Sorenson video and MP3, say, to make the service encode. */
+  codecs?: string[];
+  /** false: sent as fast as it encodes (a recording to test against, made in a second or two). */
+  realTime?: boolean;
+}
+
 /**
- * A real RTMP publisher: ffmpeg pushing a test pattern and a tone in real time (`-re`), 720p at 2 Mbit/s,
- * H.264 + AAC with a keyframe every 2 s, as OBS sends by default. `codecs` swaps in others (FLV's own
- * Sorenson video and MP3, say) to make the service encode. `realTime: false` sends it as fast as it encodes (a
- * recording to test against, made in a second or two). Resolves with ffmpeg's exit code.
+ * A real RTMP publisher: ffmpeg pushing a test pattern and a tone in real time (`-re`), 720p at 2 Mbit/s.
+ * Resolves with ffmpeg's exit code.
  */
 export function push(
   url: string,
   seconds: number,
-  codecs = [
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-g',
-    '60',
-    '-b:v',
-    '2M',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
-  ],
-  realTime = true,
+  { codecs = OBS_LIKE, realTime = true }: PushOptions = {},
 ): Promise<number | null> {
   const child = spawn(
     'ffmpeg',

@@ -116,7 +116,7 @@ test.describe('dist/cdn/recording-clipper.js on a page of plain static files', (
       server: string;
       streamKey: string;
     };
-    expect(await push(`${live.server}/${live.streamKey}`, 4, undefined, false)).toBe(0);
+    expect(await push(`${live.server}/${live.streamKey}`, 4, { realTime: false })).toBe(0);
 
     await page.goto(served.url);
     const clipper = await clipperReady(page);

@@ -141,7 +141,7 @@ for (const app of APPS) {
           server: string;
           streamKey: string;
         };
-        expect(await push(`${live.server}/${live.streamKey}`, 4, undefined, false)).toBe(0);
+        expect(await push(`${live.server}/${live.streamKey}`, 4, { realTime: false })).toBe(0);
         const loaded: string[] = [];
         page.on('response', (r) => loaded.push(r.url()));
         await page.goto(new URL('clipper.html', served.get(app.name)!.url).href);

@@ -271,7 +271,7 @@ describe('two whole processes with live recordings and their sweepers on one Pos
     key = await pair.token('live-race');
     // Three recordings, pushed to A's ingest at once as fast as ffmpeg makes them; every one stops.
     streams = await Promise.all(['one', 'two', 'three'].map((name) => createStream(pair.a, key, name)));
-    const codes = await Promise.all(streams.map((s) => push(s.ingest.url, 4, undefined, false)));
+    const codes = await Promise.all(streams.map((s) => push(s.ingest.url, 4, { realTime: false })));
     assert.deepEqual(codes, [0, 0, 0]);
     recordings = await Promise.all(streams.map((s) => s.waitFor('the push to stop', (r) => r.status === 'stopped')));
   });

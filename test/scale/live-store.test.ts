@@ -276,8 +276,8 @@ describe('live recordings on a store, with the service split over processes', ()
   it('a deleted recording leaves no key in the store: its stream deleted, or 3 days after its end', async () => {
     const kept = await createStream(api, token, 'kept three days');
     const deleted = await createStream(api, token, 'deleted');
-    assert.equal(await push(`${ingest.rtmp}/${kept.stream_key}`, 6, undefined, false), 0);
-    assert.equal(await push(`${ingest.rtmp}/${deleted.stream_key}`, 6, undefined, false), 0);
+    assert.equal(await push(`${ingest.rtmp}/${kept.stream_key}`, 6, { realTime: false }), 0);
+    assert.equal(await push(`${ingest.rtmp}/${deleted.stream_key}`, 6, { realTime: false }), 0);
     const [first, second] = await Promise.all(
       [kept, deleted].map((s) => s.waitFor('the recording to complete', (r) => r.status === 'complete', 0, 120_000)),
     );

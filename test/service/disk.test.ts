@@ -339,7 +339,7 @@ describe('processing below the disk reserve', () => {
     const first = await startService({ data });
     const token = await first.token('acme');
     const stream = await createStream(first, token);
-    assert.equal(await push(stream.ingest.url, 6, undefined, false), 0);
+    assert.equal(await push(stream.ingest.url, 6, { realTime: false }), 0);
     await first.advanceClock(61_000);
     await first.sweep();
     const recording = await stream.waitFor('the recording to complete', (r) => r.status === 'complete');

@@ -32,7 +32,7 @@ describe('publish keys stay with keys (issue 28, item 1)', () => {
 
   it("a clip token's #9 shows the stream key masked, never the key itself; a key sees it whole", async () => {
     const stream = await createStream(service, token, 'masked');
-    assert.equal(await push(stream.ingest.url, 3, undefined, false), 0);
+    assert.equal(await push(stream.ingest.url, 3, { realTime: false }), 0);
     await recordingsOf(service, token, stream._id).waitFor('the publish to stop', (r) => r.status === 'stopped');
     const clip = await clipToken(stream._id);
 
@@ -57,7 +57,7 @@ describe('publish keys stay with keys (issue 28, item 1)', () => {
     const stream = await createStream(service, token, 'rotated');
     const recordings = recordingsOf(service, token, stream._id);
     // An earlier recording, complete, with a conversion of it.
-    assert.equal(await push(stream.ingest.url, 3, undefined, false), 0);
+    assert.equal(await push(stream.ingest.url, 3, { realTime: false }), 0);
     await recordings.waitFor('the first publish to stop', (r) => r.status === 'stopped');
     await service.advanceClock(MINUTE + 1_000);
     const earlier = await recordings.waitFor('the first recording to be complete', (r) => r.status === 'complete');
@@ -113,8 +113,8 @@ describe('recording routes do their work once (issue 28, item 7)', () => {
   it('answers the storyboard, its sheets and the playlist of complete recordings again without touching a segment or running ffmpeg', async () => {
     const video = await createStream(service, token, 'picture');
     const audio = await createStream(service, token, 'audio only');
-    assert.equal(await push(video.ingest.url, 6, undefined, false), 0);
-    assert.equal(await push(audio.ingest.url, 6, AUDIO_ONLY, false), 0);
+    assert.equal(await push(video.ingest.url, 6, { realTime: false }), 0);
+    assert.equal(await push(audio.ingest.url, 6, { codecs: AUDIO_ONLY, realTime: false }), 0);
     const streams = [video, audio].map((s) => recordingsOf(service, token, s._id));
     for (const s of streams) await s.waitFor('the publish to stop', (r) => r.status === 'stopped');
     await service.advanceClock(MINUTE + 1_000);
@@ -177,12 +177,15 @@ describe('completing recordings is fair per organization (issue 28, item 2)', ()
     const many = await service.token('many-recordings');
     const one = await service.token('one-recording');
     const theirs = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => createStream(service, many, `many ${n}`)));
-    assert.deepEqual(await Promise.all(theirs.map((s) => push(s.ingest.url, 2, undefined, false))), [0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(
+      await Promise.all(theirs.map((s) => push(s.ingest.url, 2, { realTime: false }))),
+      [0, 0, 0, 0, 0, 0],
+    );
     const manyRecordings = theirs.map((s) => recordingsOf(service, many, s._id));
     for (const r of manyRecordings) await r.waitFor('the publish to stop', (x) => x.status === 'stopped');
     // Stopped last, so it is the last to be due.
     const mine = await createStream(service, one, 'one');
-    assert.equal(await push(mine.ingest.url, 2, undefined, false), 0);
+    assert.equal(await push(mine.ingest.url, 2, { realTime: false }), 0);
     const myRecording = recordingsOf(service, one, mine._id);
     await myRecording.waitFor('the publish to stop', (x) => x.status === 'stopped');
 

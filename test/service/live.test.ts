@@ -178,7 +178,7 @@ describe('live streams, RTMP ingest and temporary recordings (#9)', () => {
   it('encodes a stream that is not H.264/AAC into H.264/AAC segments', async () => {
     const stream = await createStream(service, token, 'old encoder');
     assert.equal(
-      await push(stream.ingest.url, 4, ['-c:v', 'flv', '-q:v', '5', '-c:a', 'libmp3lame', '-ar', '44100']),
+      await push(stream.ingest.url, 4, { codecs: ['-c:v', 'flv', '-q:v', '5', '-c:a', 'libmp3lame', '-ar', '44100'] }),
       0,
     );
     const recording = await stream.waitFor('the publish to stop', (r) => r.status === 'stopped' && r.duration >= 2);
