@@ -95,7 +95,7 @@ describe('conversions (#10) are bounded', () => {
     ({ service, token: key } = await startWithToken('acme'));
     stream = (await service.call('POST', '/live_streams', { token: key, body: { name: 'bounded' } })).body;
     // Ten seconds of 720p, pushed as fast as ffmpeg makes it; complete once the merge window has passed.
-    assert.equal(await push(stream.ingest.url, 10, { realTime: false }), 0);
+    assert.equal(await push(stream.ingest.url, 10, { realTime: false, size: '1280x720' }), 0);
     await until('the publish to stop', async () => ((await recordings())[0]?.status === 'stopped' ? true : undefined));
     await service.advanceClock(MINUTE + 1_000);
     await service.sweep();
