@@ -5,7 +5,7 @@
 import mediaInfoFactory from 'mediainfo.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { open, stat } from 'node:fs/promises';
-import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/contract.js';
+import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/mediainfo-fields.js';
 import type { MediaInfo, MediaTrack } from '../../src/api/types.js';
 
 /** MediaInfo's General `Format` → the usual file extension (mediainfo.js has no file name to read it from). */

@@ -18,6 +18,7 @@ import {
   PLAN_GRACE_MS,
   UPLOAD_TTL_MS,
 } from './limits.js';
+import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from './mediainfo-fields.js';
 
 /** Decision: a token belongs to one environment; its videos carry it. */
 export const ENVIRONMENTS = ['production', 'sandbox'] as const;
@@ -28,31 +29,6 @@ export const MINTED_SCOPES = ['upload', 'clip'] as const;
 export const WEBHOOK_EVENTS = ['video-ready'] as const;
 /** Decision: lifetimes POST /tokens accepts, in seconds (default one hour). */
 export const TOKEN_TTL = { min: 60, max: 24 * 60 * 60, default: 60 * 60 } as const;
-
-export const GENERAL_FIELDS = [
-  'VideoCount',
-  'AudioCount',
-  'FileExtension',
-  'Format',
-  'FileSize',
-  'Duration',
-  'OverallBitRate_Mode',
-  'OverallBitRate',
-  'FrameRate',
-] as const;
-export const VIDEO_FIELDS = [
-  'Format',
-  'Format_Profile',
-  'Format_Level',
-  'CodecID',
-  'BitRate',
-  'Width',
-  'Height',
-  'DisplayAspectRatio_String',
-  'FrameRate_Mode',
-  'FrameRate',
-] as const;
-export const AUDIO_FIELDS = ['Format', 'CodecID', 'BitRate', 'Channels', 'ChannelPositions', 'SamplingRate'] as const;
 
 /**
  * Every error code the service sends, with its HTTP status and when. The one table: the domain throws a code,

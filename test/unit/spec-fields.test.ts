@@ -15,18 +15,16 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
-  AUDIO_FIELDS,
   ChunkDetail,
   ConversionRequest,
   ExportEntry,
-  GENERAL_FIELDS,
   MultipartSession,
   TemporaryRecording,
   UploadUrl,
   Video,
-  VIDEO_FIELDS,
   VideoReadyEvent,
 } from '../../src/api/contract.js';
+import { AUDIO_FIELDS, GENERAL_FIELDS, VIDEO_FIELDS } from '../../src/api/mediainfo-fields.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const COPY = join(ROOT, 'docs/spec/service-spec.md');
